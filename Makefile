@@ -1,0 +1,74 @@
+# corral: `make` builds ./corral, `make check` runs every test.
+PREFIX ?= /usr/local
+CC ?= cc
+PKGS := yajl libseccomp libcap
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+VERSION := $(shell cat VERSION)
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+	-D_FORTIFY_SOURCE=2 -D_GNU_SOURCE -fstack-protector-strong -fPIE \
+	-DCORRAL_VERSION='"$(VERSION)"' -Ispec -Ihooks $(PKG_CFLAGS)
+LDFLAGS += -pie -Wl,-z,relro,-z,now
+
+SPEC_SRC := $(wildcard spec/*.c)
+HOOKS_SRC := $(wildcard hooks/*.c)
+RUNTIME_SRC := $(wildcard runtime/*.c)
+SPEC_OBJ := $(SPEC_SRC:%.c=build/%.o)
+HOOKS_OBJ := $(HOOKS_SRC:%.c=build/%.o)
+RUNTIME_OBJ := $(RUNTIME_SRC:%.c=build/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=build/helpers/%)
+
+all: corral
+
+corral: $(RUNTIME_OBJ) $(HOOKS_OBJ) $(SPEC_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+build/%.o: %.c $(wildcard spec/*.h hooks/*.h runtime/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -c -o $@ $<
+
+build/tests/%: tests/unit/%.c tests/unit/unit.h $(SPEC_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(SPEC_OBJ) $(PKG_LIBS)
+
+build/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+unit: $(UNIT_BIN)
+	@tests/unit/run $(UNIT_BIN)
+
+helpers: $(HELPER_BIN)
+
+check: corral $(UNIT_BIN) $(HELPER_BIN)
+	@tests/run
+
+sanitize:
+	$(MAKE) clean
+	$(MAKE) CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+		LDFLAGS="-fsanitize=address,undefined" check
+
+install: corral
+	install -D -m 0755 corral $(DESTDIR)$(PREFIX)/bin/corral
+
+deps:
+	@tests/deps
+
+format:
+	clang-format -i $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h
+
+format-check:
+	clang-format --dry-run --Werror $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h
+
+demo: corral
+	@tests/demo
+
+clean:
+	rm -rf build corral
+
+.PHONY: all unit helpers check sanitize install deps format format-check demo clean

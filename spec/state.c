@@ -1,0 +1,179 @@
+/* state.json and `list --format json`: emit and parse. */
+#include "state.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "util.h"
+
+static void emit_state_object(yajl_gen gen, const struct spec_state *s,
+			      enum spec_state_view view)
+{
+	yajl_gen_map_open(gen);
+	json_key_str(gen, "ociVersion", s->oci_version);
+	json_key_str(gen, "id", s->id);
+	json_key_str(gen, "status", s->status ? s->status : "stopped");
+	if (s->pid > 0)
+		json_key_int(gen, "pid", s->pid);
+	json_key_str(gen, "bundle", s->bundle);
+	json_key_str(gen, "rootfs", s->rootfs);
+	json_key_str(gen, "created", s->created);
+	if (s->n_annotations > 0) {
+		json_str(gen, "annotations");
+		yajl_gen_map_open(gen);
+		for (size_t i = 0; i < s->n_annotations; i++)
+			json_key_str(gen, s->annotations[i].key,
+				     s->annotations[i].value);
+		yajl_gen_map_close(gen);
+	}
+	if (view == STATE_PRIVATE) {
+		json_str(gen, "corral");
+		yajl_gen_map_open(gen);
+		json_key_int(gen, "startTime", (long long)s->start_time);
+		yajl_gen_map_close(gen);
+	}
+	yajl_gen_map_close(gen);
+}
+
+int spec_state_emit(const struct spec_state *state, enum spec_state_view view,
+		    char **out, struct error **err)
+{
+	yajl_gen gen = json_gen_new(view == STATE_PUBLIC);
+
+	if (!gen)
+		return error_set(err, ENOMEM, "emit state: out of memory");
+	emit_state_object(gen, state, view);
+	return json_gen_finish(gen, out, NULL, err);
+}
+
+int spec_state_emit_list(struct spec_state *const *states, size_t n,
+			 char **out, struct error **err)
+{
+	yajl_gen gen = json_gen_new(0);
+
+	if (!gen)
+		return error_set(err, ENOMEM, "emit list: out of memory");
+	yajl_gen_array_open(gen);
+	for (size_t i = 0; i < n; i++)
+		emit_state_object(gen, states[i], STATE_PUBLIC);
+	yajl_gen_array_close(gen);
+	return json_gen_finish(gen, out, NULL, err);
+}
+
+static int dup_member(yajl_val root, const char *key, char **out,
+		      struct error **err)
+{
+	yajl_val v = json_get(root, key);
+
+	if (!YAJL_IS_STRING(v))
+		return error_set(err, EINVAL, ".%s: expected a string", key);
+	*out = strdup(v->u.string);
+	if (!*out)
+		return error_set(err, ENOMEM, ".%s: out of memory", key);
+	return 0;
+}
+
+static int parse_annotations(yajl_val v, struct spec_state *s,
+			     struct error **err)
+{
+	size_t n;
+
+	if (!v)
+		return 0;
+	if (!YAJL_IS_OBJECT(v))
+		return error_set(err, EINVAL, ".annotations: expected an object");
+	n = v->u.object.len;
+	s->annotations = calloc(n ? n : 1, sizeof(*s->annotations));
+	if (!s->annotations)
+		return error_set(err, ENOMEM, ".annotations: out of memory");
+	for (size_t i = 0; i < n; i++) {
+		yajl_val val = v->u.object.values[i];
+
+		if (!YAJL_IS_STRING(val))
+			return error_set(err, EINVAL,
+					 ".annotations.%s: expected a string",
+					 v->u.object.keys[i]);
+		s->annotations[i].key = strdup(v->u.object.keys[i]);
+		s->annotations[i].value = strdup(val->u.string);
+		s->n_annotations++;
+		if (!s->annotations[i].key || !s->annotations[i].value)
+			return error_set(err, ENOMEM, ".annotations: out of memory");
+	}
+	return 0;
+}
+
+static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
+{
+	yajl_val pid, start;
+
+	if (!YAJL_IS_OBJECT(root))
+		return error_set(err, EINVAL, "expected a JSON object");
+	if (dup_member(root, "ociVersion", &s->oci_version, err) < 0 ||
+	    dup_member(root, "id", &s->id, err) < 0 ||
+	    dup_member(root, "bundle", &s->bundle, err) < 0 ||
+	    dup_member(root, "rootfs", &s->rootfs, err) < 0 ||
+	    dup_member(root, "created", &s->created, err) < 0)
+		return -1;
+	pid = json_get(root, "pid");
+	if (pid) {
+		if (!YAJL_IS_INTEGER(pid) || YAJL_GET_INTEGER(pid) <= 0 ||
+		    YAJL_GET_INTEGER(pid) > INT_MAX)
+			return error_set(err, EINVAL, ".pid: expected a pid");
+		s->pid = (int)YAJL_GET_INTEGER(pid);
+	}
+	start = json_get(json_get(root, "corral"), "startTime");
+	if (!YAJL_IS_INTEGER(start) || YAJL_GET_INTEGER(start) < 0)
+		return error_set(err, EINVAL,
+				 ".corral.startTime: expected an integer");
+	s->start_time = (uint64_t)YAJL_GET_INTEGER(start);
+	return parse_annotations(json_get(root, "annotations"), s, err);
+}
+
+int spec_state_parse(const char *json, size_t len, struct spec_state **out,
+		     struct error **err)
+{
+	_cleanup_free_ char *text = strndup(json, len);
+	char errbuf[256] = "";
+	struct spec_state *s;
+	yajl_val root;
+	int r;
+
+	if (!text)
+		return error_set(err, ENOMEM, "out of memory");
+	root = yajl_tree_parse(text, errbuf, sizeof(errbuf));
+	if (!root)
+		return error_set(err, EINVAL, "invalid JSON");
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		yajl_tree_free(root);
+		return error_set(err, ENOMEM, "out of memory");
+	}
+	r = parse_tree(root, s, err);
+	yajl_tree_free(root);
+	if (r < 0) {
+		spec_state_free(s);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+void spec_state_free(struct spec_state *s)
+{
+	if (!s)
+		return;
+	free(s->oci_version);
+	free(s->id);
+	free(s->bundle);
+	free(s->rootfs);
+	free(s->created);
+	for (size_t i = 0; i < s->n_annotations; i++) {
+		free(s->annotations[i].key);
+		free(s->annotations[i].value);
+	}
+	free(s->annotations);
+	free(s);
+}

@@ -1,0 +1,53 @@
+/* The state of one container: what `corral state` prints (the runtime-spec
+ * state object), what hooks read on stdin, and what corral keeps in
+ * ROOT/ID/state.json between commands (the same object plus a private
+ * "corral" member with the init process's start time, which guards against
+ * pid reuse).
+ */
+#ifndef CORRAL_STATE_MODEL_H
+#define CORRAL_STATE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "spec.h"
+
+struct spec_state {
+	char *oci_version;
+	char *id;
+	const char *status; /* static: "creating", "created", ... */
+	int pid; /* 0: none */
+	char *bundle;
+	char *rootfs;
+	char *created; /* RFC 3339 with nanoseconds, UTC */
+	struct spec_kv *annotations;
+	size_t n_annotations;
+	/* private, kept in state.json only */
+	uint64_t start_time; /* /proc/PID/stat field 22 */
+};
+
+enum spec_state_view {
+	STATE_PUBLIC, /* the runtime-spec state object */
+	STATE_PRIVATE, /* plus corral's own fields, for state.json */
+};
+
+int spec_state_emit(const struct spec_state *state, enum spec_state_view view,
+		    char **out, struct error **err);
+
+/* Parse state.json as written by spec_state_emit(STATE_PRIVATE).  The
+ * status is not stored: it is computed from the live process. */
+int spec_state_parse(const char *json, size_t len, struct spec_state **out,
+		     struct error **err);
+
+/* `list --format json`: an array of state objects in runc's shape. */
+int spec_state_emit_list(struct spec_state *const *states, size_t n,
+			 char **out, struct error **err);
+
+void spec_state_free(struct spec_state *state);
+
+/* The runtime-spec features document for `corral features`. */
+int spec_features_emit(char **out, struct error **err);
+
+#endif
