@@ -1,0 +1,41 @@
+/* The commands of the CLI, one function each. */
+#ifndef CORRAL_COMMANDS_H
+#define CORRAL_COMMANDS_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "log.h"
+
+#define DEFAULT_ROOT "/run/corral"
+
+struct global {
+	const char *root;
+	const char *log;
+	enum log_format log_format;
+	bool debug;
+	bool systemd_cgroup;
+};
+
+/* argv[0] is the command name.  Returns the process exit status; on
+ * failure *err is set (and the status is non-zero). */
+typedef int (*command_fn)(const struct global *g, int argc, char **argv,
+			  struct error **err);
+
+struct command {
+	const char *name;
+	command_fn fn;
+	const char *help;
+};
+
+int cmd_create(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_start(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_state(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_kill(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_delete(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_run(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_list(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_spec(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_features(const struct global *g, int argc, char **argv, struct error **err);
+
+#endif

@@ -1,0 +1,95 @@
+#include "console.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int console_connect(const char *path, struct error **err)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return error_set(err, ENAMETOOLONG,
+				 "console socket %s: path too long", path);
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return error_errno(err, "console socket %s", path);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		error_errno(err, "console socket %s", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int send_fd(int sock, int fd, struct error **err)
+{
+	char name[] = "/dev/ptmx";
+	struct iovec iov = { .iov_base = name, .iov_len = sizeof(name) - 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+
+	memset(&u, 0, sizeof(u));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
+		return error_errno(err, "send the console to the console socket");
+	return 0;
+}
+
+int console_setup(int sock, const struct spec_process *process,
+		  struct error **err)
+{
+	_cleanup_close_ int master = -1, slave = -1;
+
+	master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0)
+		return error_errno(err, "open /dev/ptmx");
+	if (unlockpt(master) < 0)
+		return error_errno(err, "unlock pty");
+	/* TIOCGPTPEER opens the peer without a path lookup. */
+	slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0)
+		return error_errno(err, "open pty peer");
+	if (process->has_console_size) {
+		struct winsize ws = {
+			.ws_row = (unsigned short)process->console_height,
+			.ws_col = (unsigned short)process->console_width,
+		};
+
+		if (ioctl(master, TIOCSWINSZ, &ws) < 0)
+			return error_errno(err, "set console size");
+	}
+	if (fchown(slave, process->user.uid, (gid_t)-1) < 0)
+		return error_errno(err, "chown pty");
+	if (send_fd(sock, master, err) < 0)
+		return -1;
+	if (ioctl(slave, TIOCSCTTY, 0) < 0)
+		return error_errno(err, "set controlling terminal");
+	for (int fd = 0; fd < 3; fd++)
+		if (dup2(slave, fd) < 0)
+			return error_errno(err, "dup pty to fd %d", fd);
+	return 0;
+}

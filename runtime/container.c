@@ -1,0 +1,427 @@
+/* start, state, kill, delete, list and run. */
+#include "container.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "container_dir.h"
+#include "fsutil.h"
+#include "hooks.h"
+#include "log.h"
+#include "spec.h"
+#include "state.h"
+#include "util.h"
+
+#define KILL_WAIT_MS 10000
+
+/* An opened container: its directory (locked), state and live status. */
+struct opened {
+	struct container_dir dir;
+	struct spec_state *state;
+	const char *status;
+};
+
+static void opened_close(struct opened *c)
+{
+	spec_state_free(c->state);
+	c->state = NULL;
+	state_dir_close(&c->dir);
+}
+
+static int open_container(const char *root, const char *id, struct opened *c,
+			  struct error **err)
+{
+	c->dir = (struct container_dir){ -1, -1 };
+	c->state = NULL;
+	if (state_dir_open(root, id, &c->dir, err) < 0)
+		return -1;
+	if (state_load(&c->dir, &c->state, err) < 0) {
+		opened_close(c);
+		return -1;
+	}
+	c->status = state_status(&c->dir, c->state);
+	return 0;
+}
+
+static int run_hooks_warn(const struct container_dir *dir,
+			  struct spec_state *st, enum spec_hook_kind kind)
+{
+	_cleanup_error_ struct error *err = NULL;
+	_cleanup_free_ char *json = NULL;
+	struct spec *spec = NULL;
+
+	if (state_load_config(dir, &spec, &err) < 0 ||
+	    (spec->hooks[kind].n > 0 &&
+	     (spec_state_emit(st, STATE_PUBLIC, &json, &err) < 0 ||
+	      hooks_run(&spec->hooks[kind], kind, json, &err) < 0)))
+		log_warn("%s", err->msg);
+	spec_free(spec);
+	return 0;
+}
+
+/* Open the init process by pidfd, then check it is still the process we
+ * started (start time), so a recycled pid is never signalled. */
+static int open_init(const struct spec_state *st, struct error **err)
+{
+	int pidfd = pidfd_open_(st->pid);
+	uint64_t start;
+	char s;
+
+	if (pidfd < 0 || proc_stat(st->pid, &start, &s) < 0 ||
+	    start != st->start_time) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return error_set(err, ESRCH, "container %s is not running",
+				 st->id);
+	}
+	return pidfd;
+}
+
+int container_start(const char *root, const char *id, struct error **err)
+{
+	struct opened c;
+	_cleanup_close_ int fifo = -1, pidfd = -1;
+	char byte = 0;
+	int r = -1;
+
+	if (open_container(root, id, &c, err) < 0)
+		return -1;
+	if (strcmp(c.status, "created") != 0) {
+		error_set(err, EINVAL, "cannot start container %s: it is %s",
+			  id, c.status);
+		goto out;
+	}
+	fifo = openat(c.dir.dirfd, FIFO_FILE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	pidfd = open_init(c.state, err);
+	if (fifo < 0 || pidfd < 0) {
+		if (fifo < 0)
+			error_errno(err, "open exec fifo");
+		goto out;
+	}
+	{
+		struct pollfd p[2] = { { .fd = fifo, .events = POLLIN },
+				       { .fd = pidfd, .events = POLLIN } };
+
+		while (poll(p, 2, -1) < 0 && errno == EINTR)
+			;
+		if (!(p[0].revents & POLLIN) || read(fifo, &byte, 1) != 1 ||
+		    byte != '0') {
+			error_set(err, ESRCH,
+				  "cannot start container %s: its init process exited",
+				  id);
+			goto out;
+		}
+	}
+	unlinkat(c.dir.dirfd, FIFO_FILE, 0);
+	c.state->status = "running";
+	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTART);
+	r = 0;
+out:
+	opened_close(&c);
+	return r;
+}
+
+int container_state(const char *root, const char *id, char **json,
+		    struct error **err)
+{
+	struct opened c;
+	int r;
+
+	if (open_container(root, id, &c, err) < 0)
+		return -1;
+	c.state->status = c.status;
+	r = spec_state_emit(c.state, STATE_PUBLIC, json, err);
+	opened_close(&c);
+	return r;
+}
+
+static bool same_pid_ns(pid_t pid, const char *init_ns)
+{
+	char path[64], link[128];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, init_ns) == 0;
+}
+
+/* Every process in the init's pid namespace (the container's processes;
+ * its cgroup takes this role once cgroups are managed). */
+static void signal_all(const struct spec_state *st, int sig)
+{
+	char path[64], ns[128];
+	struct dirent *e;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", st->pid);
+	n = readlink(path, ns, sizeof(ns) - 1);
+	if (n < 0)
+		return;
+	ns[n] = '\0';
+	d = opendir("/proc");
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == st->pid)
+			continue;
+		if (same_pid_ns((pid_t)pid, ns))
+			kill((pid_t)pid, sig);
+	}
+	closedir(d);
+}
+
+int container_kill(const char *root, const char *id, int sig, bool all,
+		   struct error **err)
+{
+	_cleanup_close_ int pidfd = -1;
+	struct opened c;
+	int r = -1;
+
+	if (open_container(root, id, &c, err) < 0)
+		return -1;
+	if (strcmp(c.status, "stopped") == 0) {
+		error_set(err, ESRCH, "container %s is not running", id);
+		goto out;
+	}
+	pidfd = open_init(c.state, err);
+	if (pidfd < 0)
+		goto out;
+	if (all)
+		signal_all(c.state, sig);
+	if (pidfd_send_signal_(pidfd, sig) < 0 && errno != ESRCH) {
+		error_errno(err, "kill container %s", id);
+		goto out;
+	}
+	r = 0;
+out:
+	opened_close(&c);
+	return r;
+}
+
+/* SIGKILL the init (the kernel then kills its whole pid namespace) and
+ * wait until it is gone. */
+static int kill_and_wait(const struct spec_state *st, struct error **err)
+{
+	_cleanup_close_ int pidfd = open_init(st, NULL);
+	struct pollfd p;
+
+	if (pidfd < 0)
+		return 0;
+	if (pidfd_send_signal_(pidfd, SIGKILL) < 0 && errno != ESRCH)
+		return error_errno(err, "kill container %s", st->id);
+	p = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	while (poll(&p, 1, KILL_WAIT_MS) < 0 && errno == EINTR)
+		;
+	if (!(p.revents & POLLIN))
+		return error_set(err, ETIMEDOUT,
+				 "container %s did not die after SIGKILL", st->id);
+	return 0;
+}
+
+/* A state directory without state.json is what a create that was killed
+ * leaves: --force removes it as well. */
+static int remove_leftover(const char *root, const char *id)
+{
+	_cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct container_dir dir = { -1, -1 };
+	struct stat st;
+
+	if (rootfd < 0 || state_validate_id(id, NULL) < 0)
+		return 0;
+	dir.dirfd = openat(rootfd, id, O_PATH | O_DIRECTORY | O_CLOEXEC |
+					       O_NOFOLLOW);
+	if (dir.dirfd < 0)
+		return 0;
+	dir.lockfd = openat(dir.dirfd, LOCK_FILE, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	/* a create in progress holds the lock: leave it alone */
+	if (dir.lockfd < 0 || flock(dir.lockfd, LOCK_EX | LOCK_NB) < 0 ||
+	    fstatat(dir.dirfd, STATE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		state_dir_close(&dir);
+		return 0;
+	}
+	state_dir_remove(root, id, &dir, NULL);
+	state_dir_close(&dir);
+	return 0;
+}
+
+int container_delete(const char *root, const char *id, bool force,
+		     struct error **err)
+{
+	struct opened c;
+	int r = -1;
+
+	if (open_container(root, id, &c, err) < 0) {
+		if (force && (*err)->code == ENOENT) {
+			error_free(*err);
+			*err = NULL;
+			return remove_leftover(root, id);
+		}
+		return -1;
+	}
+	if (!force && strcmp(c.status, "stopped") != 0 &&
+	    strcmp(c.status, "created") != 0) {
+		error_set(err, EBUSY,
+			  "cannot delete container %s: it is %s (use --force)",
+			  id, c.status);
+		goto out;
+	}
+	if (strcmp(c.status, "stopped") != 0 && kill_and_wait(c.state, err) < 0)
+		goto out;
+	c.state->status = "stopped";
+	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTOP);
+	r = state_dir_remove(root, id, &c.dir, err);
+out:
+	opened_close(&c);
+	return r;
+}
+
+static int list_one(const char *root, const char *id, struct spec_state **out)
+{
+	_cleanup_error_ struct error *err = NULL;
+	struct opened c;
+
+	if (open_container(root, id, &c, &err) < 0)
+		return -1;
+	c.state->status = c.status;
+	*out = c.state;
+	c.state = NULL;
+	opened_close(&c);
+	return 0;
+}
+
+static int cmp_state(const void *a, const void *b)
+{
+	return strcmp((*(struct spec_state *const *)a)->id,
+		      (*(struct spec_state *const *)b)->id);
+}
+
+static int format_table(struct spec_state **states, size_t n,
+			enum list_format format, char **out, struct error **err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return error_errno(err, "list");
+	if (format == LIST_TABLE)
+		fprintf(f, "%-12s %-8s %-10s %-40s %s\n", "ID", "PID", "STATUS",
+			"BUNDLE", "CREATED");
+	for (size_t i = 0; i < n; i++) {
+		const struct spec_state *s = states[i];
+
+		if (format == LIST_QUIET)
+			fprintf(f, "%s\n", s->id);
+		else
+			fprintf(f, "%-12s %-8d %-10s %-40s %s\n", s->id,
+				strcmp(s->status, "stopped") ? s->pid : 0,
+				s->status, s->bundle, s->created);
+	}
+	fclose(f);
+	*out = buf;
+	return 0;
+}
+
+int container_list(const char *root, enum list_format format, char **out,
+		   struct error **err)
+{
+	struct spec_state **states = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	DIR *d = opendir(root);
+	int r;
+
+	while (d && (e = readdir(d))) {
+		struct spec_state *s, **grown;
+
+		if (e->d_name[0] == '.' || list_one(root, e->d_name, &s) < 0)
+			continue;
+		grown = realloc(states, (n + 1) * sizeof(*states));
+		if (!grown) {
+			spec_state_free(s);
+			break;
+		}
+		states = grown;
+		states[n++] = s;
+	}
+	if (d)
+		closedir(d);
+	if (n > 1)
+		qsort(states, n, sizeof(*states), cmp_state);
+	if (format == LIST_JSON)
+		r = spec_state_emit_list(states, n, out, err);
+	else
+		r = format_table(states, n, format, out, err);
+	for (size_t i = 0; i < n; i++)
+		spec_state_free(states[i]);
+	free(states);
+	return r;
+}
+
+/* Forward the signals a terminal or an engine sends `run` to the
+ * container's init, until it exits. */
+static int wait_forwarding(pid_t pid, const sigset_t *set)
+{
+	for (;;) {
+		siginfo_t info;
+		int status;
+		int sig = sigwaitinfo(set, &info);
+
+		if (sig < 0)
+			continue;
+		if (sig != SIGCHLD) {
+			kill(pid, sig);
+			continue;
+		}
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			if (WIFSIGNALED(status))
+				return 128 + WTERMSIG(status);
+			return WEXITSTATUS(status);
+		}
+	}
+}
+
+int container_run(const struct create_opts *o, bool detach, int *status,
+		  struct error **err)
+{
+	static const int forwarded[] = { SIGCHLD, SIGHUP, SIGINT, SIGQUIT,
+					 SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
+	sigset_t set, old;
+	pid_t pid;
+	int r;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	r = container_create(o, &pid, err);
+	if (r == 0 && container_start(o->root, o->id, err) < 0) {
+		container_delete(o->root, o->id, true, NULL);
+		r = -1;
+	}
+	if (r == 0 && !detach) {
+		*status = wait_forwarding(pid, &set);
+		r = container_delete(o->root, o->id, true, err);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (r == 0 && detach)
+		*status = 0;
+	return r;
+}

@@ -1,0 +1,43 @@
+/* The OCI lifecycle: one function per command.  Each takes the state root
+ * and the container ID, does its work under the container's lock, and
+ * reports failure through *err; printing is left to main. */
+#ifndef CORRAL_CONTAINER_H
+#define CORRAL_CONTAINER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+struct create_opts {
+	const char *root;
+	const char *id;
+	const char *bundle; /* NULL: the current directory */
+	const char *pid_file;
+	const char *console_socket;
+	bool no_pivot;
+	bool no_new_keyring;
+	int preserve_fds;
+};
+
+int container_create(const struct create_opts *o, pid_t *pid,
+		     struct error **err);
+int container_start(const char *root, const char *id, struct error **err);
+int container_state(const char *root, const char *id, char **json,
+		    struct error **err);
+int container_kill(const char *root, const char *id, int sig, bool all,
+		   struct error **err);
+int container_delete(const char *root, const char *id, bool force,
+		     struct error **err);
+
+/* create + start; unless detached, wait for the workload, forwarding
+ * signals, delete the container and set *status to the workload's exit
+ * status (128+N when killed by signal N). */
+int container_run(const struct create_opts *o, bool detach, int *status,
+		  struct error **err);
+
+enum list_format { LIST_TABLE, LIST_JSON, LIST_QUIET };
+int container_list(const char *root, enum list_format format, char **out,
+		   struct error **err);
+
+#endif

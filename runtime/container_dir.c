@@ -1,0 +1,218 @@
+#include "container_dir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "util.h"
+
+int state_validate_id(const char *id, struct error **err)
+{
+	size_t len = strlen(id);
+
+	if (len == 0)
+		return error_set(err, EINVAL, "invalid container ID: empty");
+	if (len > 1024)
+		return error_set(err, EINVAL,
+				 "invalid container ID: longer than 1024 bytes");
+	if (id[0] == '.')
+		return error_set(err, EINVAL,
+				 "invalid container ID \"%s\": starts with a dot",
+				 id);
+	for (const char *p = id; *p; p++) {
+		char c = *p;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+		      c == '.' || c == '+'))
+			return error_set(err, EINVAL,
+					 "invalid container ID \"%s\": only letters, digits and \"_-.+\" are allowed",
+					 id);
+	}
+	return 0;
+}
+
+static int open_root(const char *root, bool create, struct error **err)
+{
+	int fd;
+
+	if (create && mkdir(root, 0700) < 0 && errno != EEXIST)
+		return error_errno(err, "state root %s", root);
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, "state root %s", root);
+	return fd;
+}
+
+static int lock_dir(int dirfd, bool create, struct error **err)
+{
+	int fd = openat(dirfd, LOCK_FILE,
+			O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0),
+			0600);
+
+	if (fd < 0)
+		return error_errno(err, "lock");
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			error_errno(err, "lock");
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+int state_dir_create(const char *root, const char *id,
+		     struct container_dir *out, struct error **err)
+{
+	_cleanup_close_ int rootfd = open_root(root, true, err);
+	int dirfd;
+
+	if (rootfd < 0)
+		return -1;
+	if (mkdirat(rootfd, id, 0700) < 0) {
+		if (errno == EEXIST)
+			return error_set(err, EEXIST,
+					 "container %s already exists", id);
+		return error_errno(err, "create state directory %s/%s", root,
+				   id);
+	}
+	dirfd = openat(rootfd, id, O_PATH | O_DIRECTORY | O_CLOEXEC |
+				   O_NOFOLLOW);
+	if (dirfd < 0) {
+		error_errno(err, "open state directory %s/%s", root, id);
+		unlinkat(rootfd, id, AT_REMOVEDIR);
+		return -1;
+	}
+	out->dirfd = dirfd;
+	out->lockfd = lock_dir(dirfd, true, err);
+	if (out->lockfd < 0) {
+		close(dirfd);
+		unlinkat(rootfd, id, AT_REMOVEDIR);
+		return -1;
+	}
+	return 0;
+}
+
+int state_dir_open(const char *root, const char *id, struct container_dir *out,
+		   struct error **err)
+{
+	_cleanup_close_ int rootfd = -1, dirfd = -1;
+	struct stat st;
+
+	if (state_validate_id(id, err) < 0)
+		return -1;
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd >= 0)
+		dirfd = openat(rootfd, id, O_PATH | O_DIRECTORY | O_CLOEXEC |
+					   O_NOFOLLOW);
+	if (dirfd < 0)
+		return error_set(err, ENOENT, "container %s does not exist",
+				 id);
+	out->lockfd = lock_dir(dirfd, false, NULL);
+	if (out->lockfd < 0)
+		return error_set(err, ENOENT, "container %s does not exist",
+				 id);
+	/* A delete may have removed the directory while we waited. */
+	if (fstatat(dirfd, STATE_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		close(out->lockfd);
+		out->lockfd = -1;
+		return error_set(err, ENOENT, "container %s does not exist",
+				 id);
+	}
+	out->dirfd = take_fd(&dirfd);
+	return 0;
+}
+
+int state_dir_remove(const char *root, const char *id,
+		     struct container_dir *dir, struct error **err)
+{
+	_cleanup_close_ int rootfd = -1;
+	int fd;
+	DIR *d;
+	struct dirent *e;
+
+	fd = openat(dir->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, "remove state of %s", id);
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return error_errno(err, "remove state of %s", id);
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 || unlinkat(rootfd, id, AT_REMOVEDIR) < 0)
+		return error_errno(err, "remove state directory %s/%s", root,
+				   id);
+	return 0;
+}
+
+void state_dir_close(struct container_dir *dir)
+{
+	if (dir->lockfd >= 0)
+		close(dir->lockfd);
+	if (dir->dirfd >= 0)
+		close(dir->dirfd);
+	dir->lockfd = dir->dirfd = -1;
+}
+
+int state_load(const struct container_dir *dir, struct spec_state **out,
+	       struct error **err)
+{
+	_cleanup_free_ char *json = NULL;
+	size_t len;
+
+	if (read_file_at(dir->dirfd, STATE_FILE, &json, &len, err) < 0)
+		return -1;
+	if (spec_state_parse(json, len, out, err) < 0)
+		return error_wrap(err, STATE_FILE);
+	return 0;
+}
+
+int state_save(const struct container_dir *dir, const struct spec_state *s,
+	       struct error **err)
+{
+	_cleanup_free_ char *json = NULL;
+
+	if (spec_state_emit(s, STATE_PRIVATE, &json, err) < 0)
+		return -1;
+	return write_file_atomic_at(dir->dirfd, STATE_FILE, json,
+				    strlen(json), 0600, err);
+}
+
+int state_load_config(const struct container_dir *dir, struct spec **out,
+		      struct error **err)
+{
+	_cleanup_free_ char *json = NULL;
+	size_t len;
+
+	if (read_file_at(dir->dirfd, CONFIG_FILE, &json, &len, err) < 0)
+		return -1;
+	if (spec_parse(json, len, out, err) < 0)
+		return error_wrap(err, "stored " CONFIG_FILE);
+	return 0;
+}
+
+const char *state_status(const struct container_dir *dir,
+			 const struct spec_state *s)
+{
+	uint64_t start;
+	char st = '?';
+	struct stat sb;
+
+	if (s->pid <= 0 || proc_stat(s->pid, &start, &st) < 0 ||
+	    start != s->start_time || st == 'Z' || st == 'X')
+		return "stopped";
+	if (fstatat(dir->dirfd, FIFO_FILE, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+		return "created";
+	return "running";
+}

@@ -1,0 +1,55 @@
+/* The state directory: ROOT/ID/ holds state.json, config.json (the
+ * effective spec the container was created with), exec.fifo while the
+ * container is created but not started, and `lock`, an flock(2) held by
+ * every command on the container so two never race. */
+#ifndef CORRAL_CONTAINER_DIR_H
+#define CORRAL_CONTAINER_DIR_H
+
+#include "error.h"
+#include "spec.h"
+#include "state.h"
+
+#define STATE_FILE "state.json"
+#define CONFIG_FILE "config.json"
+#define FIFO_FILE "exec.fifo"
+#define LOCK_FILE "lock"
+
+struct container_dir {
+	int dirfd;
+	int lockfd;
+};
+
+/* Letters, digits, "_ - . +", 1 to 1024 bytes, no leading dot. */
+int state_validate_id(const char *id, struct error **err);
+
+/* Make ROOT/ID and take its lock; fails if the container exists. */
+int state_dir_create(const char *root, const char *id,
+		     struct container_dir *out, struct error **err);
+
+/* Open ROOT/ID and take its lock; "container ID does not exist" when there
+ * is no such container (or only a leftover of a create that died). */
+int state_dir_open(const char *root, const char *id, struct container_dir *out,
+		   struct error **err);
+
+/* Remove the directory and everything in it; the lock stays held until
+ * state_dir_close(). */
+int state_dir_remove(const char *root, const char *id,
+		     struct container_dir *dir, struct error **err);
+
+void state_dir_close(struct container_dir *dir);
+
+int state_load(const struct container_dir *dir, struct spec_state **out,
+	       struct error **err);
+int state_save(const struct container_dir *dir, const struct spec_state *s,
+	       struct error **err);
+
+/* The effective spec stored at create. */
+int state_load_config(const struct container_dir *dir, struct spec **out,
+		      struct error **err);
+
+/* created, running or stopped, from the live process: the pid must exist,
+ * not be a zombie, and have the recorded start time. */
+const char *state_status(const struct container_dir *dir,
+			 const struct spec_state *s);
+
+#endif

@@ -1,0 +1,364 @@
+/* `create` and `run`: parse and check the bundle, prepare everything that
+ * can fail before any process exists, then clone the container's first
+ * process and walk it through setup over the sync socket. */
+#include "container.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "console.h"
+#include "container_dir.h"
+#include "fsutil.h"
+#include "hooks.h"
+#include "init.h"
+#include "log.h"
+#include "namespace.h"
+#include "seccomp.h"
+#include "spec.h"
+#include "state.h"
+#include "sync.h"
+#include "util.h"
+
+/* What create builds before the clone and releases after. */
+struct create_ctx {
+	const struct create_opts *o;
+	char *bundle;
+	char *rootfs;
+	struct spec *spec;
+	char **env;
+	struct ns_plan ns;
+	struct seccomp_program seccomp;
+	bool has_seccomp;
+	struct container_dir dir;
+	int fifo_fd;
+	int console_fd;
+	int sync[2];
+	pid_t pid;
+};
+
+static int load_bundle(struct create_ctx *c, struct error **err)
+{
+	_cleanup_free_ char *json = NULL, *rootfs = NULL;
+	_cleanup_close_ int bfd = -1;
+	struct stat st;
+	size_t len;
+
+	c->bundle = realpath(c->o->bundle ? c->o->bundle : ".", NULL);
+	if (!c->bundle)
+		return error_errno(err, "bundle %s",
+				   c->o->bundle ? c->o->bundle : ".");
+	bfd = open(c->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0)
+		return error_errno(err, "bundle %s", c->bundle);
+	if (read_file_at(bfd, "config.json", &json, &len, err) < 0)
+		return error_wrap(err, "bundle %s", c->bundle);
+	if (spec_parse(json, len, &c->spec, err) < 0)
+		return error_wrap(err, "config.json");
+	if (!c->spec->process)
+		return error_set(err, EINVAL, "config.json: .process: missing");
+	if (!c->spec->root)
+		return error_set(err, EINVAL, "config.json: .root: missing");
+	if (c->spec->root->path[0] == '/')
+		rootfs = strdup(c->spec->root->path);
+	else if (asprintf(&rootfs, "%s/%s", c->bundle, c->spec->root->path) < 0)
+		rootfs = NULL;
+	if (!rootfs)
+		return error_set(err, ENOMEM, "out of memory");
+	c->rootfs = realpath(rootfs, NULL);
+	if (!c->rootfs || stat(c->rootfs, &st) < 0)
+		return error_errno(err, "rootfs %s", rootfs);
+	if (!S_ISDIR(st.st_mode))
+		return error_set(err, ENOTDIR, "rootfs %s: not a directory",
+				 rootfs);
+	return 0;
+}
+
+/* The systemd socket-activation fds (LISTEN_FDS for this very process)
+ * are passed on as runc does, after fd 2, with LISTEN_PID=1. */
+static int listen_fds(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	char *end;
+	long n;
+
+	if (!pid || !fds || strtol(pid, NULL, 10) != getpid())
+		return 0;
+	errno = 0;
+	n = strtol(fds, &end, 10);
+	if (errno || *end || n < 0 || n > 1024)
+		return 0;
+	return (int)n;
+}
+
+static int build_env(struct create_ctx *c, int nlisten, struct error **err)
+{
+	const struct spec_process *p = c->spec->process;
+	size_t n = p->n_env;
+
+	c->env = calloc(n + 3, sizeof(char *));
+	if (!c->env)
+		return error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (!(c->env[i] = strdup(p->env[i])))
+			return error_set(err, ENOMEM, "out of memory");
+	if (nlisten > 0 &&
+	    (asprintf(&c->env[n], "LISTEN_FDS=%d", nlisten) < 0 ||
+	     !(c->env[n + 1] = strdup("LISTEN_PID=1"))))
+		return error_set(err, ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The fds handed to the container must be exactly 3..3+N-1: fill any gap
+ * with /dev/null so no fd of corral's lands in that range. */
+static int reserve_fds(int keep, struct error **err)
+{
+	for (int fd = 3; fd < 3 + keep; fd++) {
+		int null;
+
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		null = open("/dev/null", O_RDWR);
+		if (null < 0)
+			return error_errno(err, "open /dev/null");
+		if (null != fd) {
+			if (dup2(null, fd) < 0)
+				return error_errno(err, "reserve fd %d", fd);
+			close(null);
+		}
+	}
+	return 0;
+}
+
+static int check_spec(const struct create_ctx *c, struct error **err)
+{
+	const struct spec *s = c->spec;
+
+	if ((s->hostname || s->domainname) &&
+	    !(c->ns.clone_flags & CLONE_NEWUTS))
+		return error_set(err, EINVAL,
+				 "config.json: .hostname: needs a new uts namespace");
+	if (s->process->terminal && !c->o->console_socket)
+		return error_set(err, EINVAL,
+				 "config.json: .process.terminal is true: --console-socket is required");
+	if (!s->process->terminal && c->o->console_socket)
+		return error_set(err, EINVAL,
+				 "--console-socket given but .process.terminal is false");
+	return 0;
+}
+
+static int prepare(struct create_ctx *c, struct error **err)
+{
+	const struct spec *s;
+	int nlisten = listen_fds();
+	_cleanup_free_ char *config = NULL;
+
+	if (state_validate_id(c->o->id, err) < 0 ||
+	    reserve_fds(c->o->preserve_fds + nlisten, err) < 0 ||
+	    load_bundle(c, err) < 0)
+		return -1;
+	s = c->spec;
+	if (ns_plan_make(s, &c->ns, err) < 0 || check_spec(c, err) < 0 ||
+	    build_env(c, nlisten, err) < 0)
+		return -1;
+	if (s->linux_ && s->linux_->seccomp) {
+		if (seccomp_compile(s->linux_->seccomp, &c->seccomp, err) < 0)
+			return -1;
+		c->has_seccomp = true;
+	}
+	if (c->o->console_socket) {
+		c->console_fd = console_connect(c->o->console_socket, err);
+		if (c->console_fd < 0)
+			return -1;
+	}
+	if (state_dir_create(c->o->root, c->o->id, &c->dir, err) < 0)
+		return -1;
+	if (spec_emit(s, &config, NULL, err) < 0 ||
+	    write_file_atomic_at(c->dir.dirfd, CONFIG_FILE, config,
+				 strlen(config), 0600, err) < 0)
+		return -1;
+	if (mkfifoat(c->dir.dirfd, FIFO_FILE, 0600) < 0)
+		return error_errno(err, "make exec fifo");
+	c->fifo_fd = openat(c->dir.dirfd, FIFO_FILE, O_PATH | O_CLOEXEC);
+	if (c->fifo_fd < 0)
+		return error_errno(err, "open exec fifo");
+	return sync_socketpair(c->sync, err);
+}
+
+static void fill_state(const struct create_ctx *c, struct spec_state *st,
+		       char *created, const char *status)
+{
+	*st = (struct spec_state){
+		.oci_version = c->spec->oci_version,
+		.id = (char *)c->o->id,
+		.status = status,
+		.pid = c->pid,
+		.bundle = c->bundle,
+		.rootfs = c->rootfs,
+		.created = created,
+		.annotations = c->spec->annotations,
+		.n_annotations = c->spec->n_annotations,
+	};
+	proc_stat(c->pid, &st->start_time, NULL);
+}
+
+static int write_pid_file(const char *path, pid_t pid, struct error **err)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	_cleanup_close_ int dfd = -1;
+	char buf[32], *slash;
+	const char *name = path;
+	int n = snprintf(buf, sizeof(buf), "%d", (int)pid);
+
+	if (!dir)
+		return error_set(err, ENOMEM, "out of memory");
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		name = slash + 1;
+	}
+	dfd = open(slash ? (*dir ? dir : "/") : ".",
+		   O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return error_errno(err, "pid file %s", path);
+	if (write_file_atomic_at(dfd, name, buf, (size_t)n, 0644, err) < 0)
+		return error_wrap(err, "pid file");
+	return 0;
+}
+
+/* The parent's half of the sync protocol. */
+static int supervise_setup(struct create_ctx *c, struct error **err)
+{
+	_cleanup_free_ char *state_json = NULL;
+	char created[64];
+	struct spec_state st;
+
+	now_rfc3339(created, sizeof(created));
+	if (c->ns.clone_flags & CLONE_NEWUSER &&
+	    ns_write_id_maps(c->pid, c->spec, err) < 0)
+		return -1;
+	fill_state(c, &st, created, "creating");
+	if (spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0 ||
+	    sync_send(c->sync[0], SYNC_GO, state_json, strlen(state_json),
+		      err) < 0)
+		return -1;
+	for (;;) {
+		enum sync_msg type;
+		_cleanup_free_ char *payload = NULL;
+
+		if (sync_recv(c->sync[0], &type, &payload, err) < 0)
+			return -1;
+		if (type == SYNC_ERROR)
+			return error_set(err, EIO, "%s", payload);
+		if (type == SYNC_READY)
+			break;
+		if (type != SYNC_HOOKS)
+			return error_set(err, EPROTO, "sync: unexpected message");
+		if (hooks_run(&c->spec->hooks[HOOK_PRESTART], HOOK_PRESTART,
+			      state_json, err) < 0 ||
+		    hooks_run(&c->spec->hooks[HOOK_CREATE_RUNTIME],
+			      HOOK_CREATE_RUNTIME, state_json, err) < 0 ||
+		    sync_send(c->sync[0], SYNC_HOOKS_DONE, NULL, 0, err) < 0)
+			return -1;
+	}
+	fill_state(c, &st, created, "created");
+	if (state_save(&c->dir, &st, err) < 0)
+		return -1;
+	if (c->o->pid_file && write_pid_file(c->o->pid_file, c->pid, err) < 0)
+		return -1;
+	return sync_send(c->sync[0], SYNC_COMMIT, NULL, 0, err);
+}
+
+static int spawn(struct create_ctx *c, struct error **err)
+{
+	struct init_config cfg = {
+		.spec = c->spec,
+		.bundle = c->bundle,
+		.rootfs = c->rootfs,
+		.ns = &c->ns,
+		.sync_fd = c->sync[1],
+		.fifo_fd = c->fifo_fd,
+		.console_fd = c->console_fd,
+		.keep_fds = c->o->preserve_fds + listen_fds(),
+		.no_pivot = c->o->no_pivot,
+		.no_new_keyring = c->o->no_new_keyring,
+		.env = c->env,
+		.seccomp = c->has_seccomp ? &c->seccomp : NULL,
+	};
+
+	caps_resolve(c->spec->process->caps, &cfg.caps);
+	if (ns_join_pid(&c->ns, err) < 0)
+		return -1;
+	c->pid = ns_clone(c->ns.clone_flags);
+	if (c->pid < 0)
+		return error_errno(err, "clone the container process");
+	if (c->pid == 0) {
+		/* The lock is shared with this copy of its fd: drop it here so
+		 * the parent's close releases the container to other commands. */
+		state_dir_close(&c->dir);
+		close(c->sync[0]);
+		_exit(init_run(&cfg));
+	}
+	closep(&c->sync[1]);
+	c->sync[1] = -1;
+	return supervise_setup(c, err);
+}
+
+static void ctx_release(struct create_ctx *c, bool failed)
+{
+	if (failed && c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, NULL, 0);
+	}
+	if (failed && c->dir.dirfd >= 0)
+		state_dir_remove(c->o->root, c->o->id, &c->dir, NULL);
+	state_dir_close(&c->dir);
+	for (int i = 0; i < 2; i++)
+		if (c->sync[i] >= 0)
+			close(c->sync[i]);
+	if (c->fifo_fd >= 0)
+		close(c->fifo_fd);
+	if (c->console_fd >= 0)
+		close(c->console_fd);
+	ns_plan_release(&c->ns);
+	seccomp_program_free(&c->seccomp);
+	strv_free(c->env);
+	spec_free(c->spec);
+	free(c->bundle);
+	free(c->rootfs);
+}
+
+int container_create(const struct create_opts *o, pid_t *pid,
+		     struct error **err)
+{
+	struct create_ctx c = {
+		.o = o,
+		.dir = { -1, -1 },
+		.fifo_fd = -1,
+		.console_fd = -1,
+		.sync = { -1, -1 },
+	};
+	int r;
+
+	for (int i = 0; i < NS_TYPE_COUNT; i++)
+		c.ns.join_fds[i] = -1;
+	r = prepare(&c, err);
+	if (r == 0)
+		r = spawn(&c, err);
+	if (r == 0 && pid)
+		*pid = c.pid;
+	ctx_release(&c, r < 0);
+	if (r < 0)
+		return error_wrap(err, "create %s", o->id);
+	return 0;
+}

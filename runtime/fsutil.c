@@ -1,0 +1,244 @@
+#include "fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define READ_MAX (64u << 20)
+
+int read_file_at(int dirfd, const char *path, char **out, size_t *len,
+		 struct error **err)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0, cap = 0;
+
+	if (fd < 0)
+		return error_errno(err, "open %s", path);
+	for (;;) {
+		ssize_t n;
+
+		if (size + 4096 + 1 > cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 16384;
+			if (cap > READ_MAX + 1)
+				return error_set(err, EFBIG, "read %s: too large",
+						 path);
+			nb = realloc(buf, cap);
+			if (!nb)
+				return error_set(err, ENOMEM, "read %s: out of memory",
+						 path);
+			buf = nb;
+		}
+		n = read(fd, buf + size, cap - size - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return error_errno(err, "read %s", path);
+		if (n == 0)
+			break;
+		size += (size_t)n;
+	}
+	buf[size] = '\0';
+	*out = steal_pointer(&buf);
+	if (len)
+		*len = size;
+	return 0;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int write_file_atomic_at(int dirfd, const char *name, const char *data,
+			 size_t len, mode_t mode, struct error **err)
+{
+	char tmp[4096];
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, getpid()) >=
+	    (int)sizeof(tmp))
+		return error_set(err, ENAMETOOLONG, "write %s: name too long",
+				 name);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+			O_NOFOLLOW, mode);
+	if (fd < 0)
+		return error_errno(err, "write %s", name);
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		error_errno(err, "write %s", name);
+		close(fd);
+		unlinkat(dirfd, tmp, 0);
+		return -1;
+	}
+	close(fd);
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		error_errno(err, "rename %s", name);
+		unlinkat(dirfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
+int proc_stat(pid_t pid, uint64_t *start_time, char *state)
+{
+	char path[64], buf[1024];
+	_cleanup_close_ int fd = -1;
+	char *p, *save = NULL;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: fields start after the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return -1;
+	p += 2;
+	for (int field = 3; (p = strtok_r(p, " ", &save)); p = NULL, field++) {
+		if (field == 3 && state)
+			*state = p[0];
+		if (field == 22) {
+			if (start_time)
+				*start_time = strtoull(p, NULL, 10);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int pidfd_send_signal_(int pidfd, int sig)
+{
+	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+void now_rfc3339(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char base[32];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%09ldZ", base, ts.tv_nsec);
+}
+
+int open_in_root(int rootfd, const char *path, int flags, struct error **err)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	while (*path == '/')
+		path++;
+	if (!*path)
+		path = ".";
+	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	if (fd < 0)
+		return error_errno(err, "open %s in rootfs", path);
+	return fd;
+}
+
+void fd_path(int fd, char buf[FD_PATH_MAX])
+{
+	snprintf(buf, FD_PATH_MAX, "/proc/self/fd/%d", fd);
+}
+
+static int create_entry(int rootfd, const char *parent_path,
+			const char *name, bool file, struct error **err)
+{
+	_cleanup_close_ int parent = -1;
+
+	parent = open_in_root(rootfd, parent_path, O_PATH | O_DIRECTORY, err);
+	if (parent < 0)
+		return -1;
+	if (file) {
+		int f = openat(parent, name,
+			       O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC |
+				       O_NOFOLLOW,
+			       0644);
+
+		if (f < 0 && errno != EEXIST)
+			return error_errno(err, "create %s/%s", parent_path,
+					   name);
+		if (f >= 0)
+			close(f);
+		return 0;
+	}
+	if (mkdirat(parent, name, 0755) < 0 && errno != EEXIST)
+		return error_errno(err, "mkdir %s/%s", parent_path, name);
+	return 0;
+}
+
+/* Create PATH one component at a time.  Each prefix is resolved from the
+ * container root with RESOLVE_IN_ROOT, so symlinks in the image resolve as
+ * they would inside the container and never lead outside the rootfs, and
+ * each missing entry is made relative to its resolved parent's fd. */
+int mkdir_in_root(int rootfd, const char *path, bool file, struct error **err)
+{
+	size_t len = strlen(path), start = 0;
+
+	for (size_t end = 0; end <= len; end++) {
+		_cleanup_free_ char *prefix = NULL, *parent = NULL, *name = NULL;
+		_cleanup_close_ int fd = -1;
+		bool last = end == len;
+
+		if (!last && path[end] != '/')
+			continue;
+		name = strndup(path + start, end - start);
+		prefix = strndup(path, end);
+		parent = strndup(path, start);
+		start = end + 1;
+		if (!name || !prefix || !parent)
+			return error_set(err, ENOMEM, "out of memory");
+		if (!*name || strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0)
+			return error_set(err, EINVAL, "%s: \"..\" not allowed",
+					 path);
+		fd = open_in_root(rootfd, prefix, O_PATH, NULL);
+		if (fd >= 0)
+			continue;
+		if (errno != ENOENT)
+			return error_errno(err, "open %s", prefix);
+		if (create_entry(rootfd, parent, name, last && file, err) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* File and process helpers used across the runtime. */
+#ifndef CORRAL_FSUTIL_H
+#define CORRAL_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+/* Read a whole file (at most 64 MiB) into a NUL-terminated buffer. */
+int read_file_at(int dirfd, const char *path, char **out, size_t *len,
+		 struct error **err);
+
+/* Write `data` to DIR/NAME through a temporary file and rename(2), so a
+ * reader sees the old content or the new, never a part. */
+int write_file_atomic_at(int dirfd, const char *name, const char *data,
+			 size_t len, mode_t mode, struct error **err);
+
+/* Write a whole buffer, retrying on EINTR and short writes. */
+int write_all(int fd, const void *buf, size_t len);
+
+/* The start time of a process (field 22 of /proc/PID/stat) and its state
+ * letter; -1 when the process does not exist. */
+int proc_stat(pid_t pid, uint64_t *start_time, char *state);
+
+int pidfd_open_(pid_t pid);
+int pidfd_send_signal_(int pidfd, int sig);
+
+/* The current time as RFC 3339 with nanoseconds, UTC. */
+void now_rfc3339(char *buf, size_t len);
+
+/* Open PATH inside the tree at rootfd, resolving symlinks as if rootfd
+ * were "/" (openat2 RESOLVE_IN_ROOT, no magic links). */
+int open_in_root(int rootfd, const char *path, int flags, struct error **err);
+
+/* Create PATH (and its parents) inside the tree at rootfd as a directory
+ * or, with `file`, as an empty regular file; existing entries are kept. */
+int mkdir_in_root(int rootfd, const char *path, bool file, struct error **err);
+
+/* "/proc/self/fd/N" for mount(2) on an fd-resolved target. */
+#define FD_PATH_MAX 32
+void fd_path(int fd, char buf[FD_PATH_MAX]);
+
+#endif

@@ -1,0 +1,33 @@
+/* The container's first process: everything the child does between
+ * clone(2) and exec, in order. */
+#ifndef CORRAL_INIT_H
+#define CORRAL_INIT_H
+
+#include <stdbool.h>
+
+#include "caps.h"
+#include "namespace.h"
+#include "seccomp.h"
+#include "spec.h"
+
+struct init_config {
+	const struct spec *spec;
+	const char *bundle; /* absolute; relative bind sources resolve here */
+	const char *rootfs; /* absolute host path */
+	const struct ns_plan *ns;
+	int sync_fd;
+	int fifo_fd; /* O_PATH fd of ROOT/ID/exec.fifo */
+	int console_fd; /* connected console socket, or -1 */
+	int keep_fds; /* fds 3 .. 3+keep_fds-1 are passed to the process */
+	bool no_pivot;
+	bool no_new_keyring;
+	char **env; /* the process environment */
+	struct caps_masks caps;
+	const struct seccomp_program *seccomp; /* NULL: none */
+};
+
+/* Runs in the cloned child.  Does not return on success (the workload is
+ * exec'd); otherwise reports the error and returns an exit status. */
+int init_run(const struct init_config *cfg);
+
+#endif

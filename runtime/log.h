@@ -1,0 +1,25 @@
+/* The runtime log (--log FILE --log-format text|json).
+ *
+ * Engines read this file: containerd takes the last error line, podman
+ * parses the whole file as one JSON object.  So by default only the final
+ * error is written; debug and warning lines are written only with --debug.
+ * Without --log, debug lines go to stderr when --debug is given. */
+#ifndef CORRAL_LOG_H
+#define CORRAL_LOG_H
+
+#include <stdbool.h>
+
+enum log_format { LOG_TEXT, LOG_JSON };
+
+void log_init(const char *path, enum log_format format, bool debug);
+bool log_debug_enabled(void);
+
+/* Append the final error message (already "WHAT: WHY"). */
+void log_error(const char *msg);
+
+void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A warning goes to stderr, and to the log file with --debug. */
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,135 @@
+/* The corral CLI: global flags, then one command.  Each command parses its
+ * own flags and calls one function of the runtime; errors are printed here
+ * and nowhere else, as one line "corral: WHAT: WHY". */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "spec.h"
+#include "log.h"
+#include "util.h"
+
+static const struct command commands[] = {
+	{ "create", cmd_create, "create a container from a bundle" },
+	{ "start", cmd_start, "start the process of a created container" },
+	{ "state", cmd_state, "print the state of a container as JSON" },
+	{ "kill", cmd_kill, "send a signal to a container's init process" },
+	{ "delete", cmd_delete, "delete a container and its state" },
+	{ "run", cmd_run, "create and start a container, wait for it" },
+	{ "list", cmd_list, "list containers" },
+	{ "spec", cmd_spec, "write a config.json with corral's defaults" },
+	{ "features", cmd_features, "print the runtime's features as JSON" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: corral [GLOBAL OPTIONS] COMMAND [OPTIONS] [ARGS]\n\n"
+		   "An OCI runtime that runs untrusted code in a hardened sandbox.\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nGlobal options:\n"
+		   "  --root DIR           state directory (default " DEFAULT_ROOT ")\n"
+		   "  --log FILE           append errors to FILE\n"
+		   "  --log-format FORMAT  text or json\n"
+		   "  --debug              debug logging\n"
+		   "  --systemd-cgroup     accepted for compatibility\n"
+		   "  -v, --version        print the version\n"
+		   "  -h, --help           print this help\n");
+}
+
+static int parse_global(int argc, char **argv, struct global *g,
+			struct error **err)
+{
+	enum { OPT_ROOT = 256, OPT_LOG, OPT_LOG_FORMAT, OPT_DEBUG,
+	       OPT_SYSTEMD_CGROUP };
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
+		{ "debug", no_argument, NULL, OPT_DEBUG },
+		{ "systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP },
+		{ "version", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ROOT:
+			g->root = optarg;
+			break;
+		case OPT_LOG:
+			g->log = optarg;
+			break;
+		case OPT_LOG_FORMAT:
+			if (strcmp(optarg, "json") == 0)
+				g->log_format = LOG_JSON;
+			else if (strcmp(optarg, "text") == 0)
+				g->log_format = LOG_TEXT;
+			else
+				return error_set(err, EINVAL,
+						 "--log-format: expected text or json, got \"%s\"",
+						 optarg);
+			break;
+		case OPT_DEBUG:
+			g->debug = true;
+			break;
+		case OPT_SYSTEMD_CGROUP:
+			g->systemd_cgroup = true;
+			break;
+		case 'v':
+			printf("corral version %s\nspec: %s\n", CORRAL_VERSION,
+			       SPEC_OCI_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return error_set(err, EINVAL, "unknown option %s",
+					 argv[optind - 1]);
+		}
+	}
+	return optind;
+}
+
+int main(int argc, char **argv)
+{
+	_cleanup_error_ struct error *err = NULL;
+	struct global g = { .root = DEFAULT_ROOT, .log_format = LOG_TEXT };
+	const struct command *cmd = NULL;
+	int first, status = 1;
+
+	/* A hook or console peer that goes away must not kill the runtime
+	 * halfway through: write errors are handled where they happen. */
+	signal(SIGPIPE, SIG_IGN);
+	first = parse_global(argc, argv, &g, &err);
+	if (first >= 0) {
+		log_init(g.log, g.log_format, g.debug);
+		if (first >= argc) {
+			usage(stderr);
+			return 1;
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+			if (strcmp(commands[i].name, argv[first]) == 0)
+				cmd = &commands[i];
+		if (!cmd)
+			error_set(&err, EINVAL, "unknown command \"%s\"",
+				  argv[first]);
+		else
+			status = cmd->fn(&g, argc - first, argv + first, &err);
+	}
+	if (err) {
+		fprintf(stderr, "corral: %s\n", err->msg);
+		log_error(err->msg);
+		return status > 0 ? status : 1;
+	}
+	return status;
+}

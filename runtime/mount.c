@@ -1,0 +1,418 @@
+#include "mount.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/mount.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "devices.h"
+#include "fsutil.h"
+#include "log.h"
+#include "mount_options.h"
+#include "util.h"
+
+#define PROPAGATION_MASK (MS_SHARED | MS_SLAVE | MS_PRIVATE | MS_UNBINDABLE)
+#define BIND_REMOUNT_FLAGS                                                 \
+	(MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME |       \
+	 MS_NODIRATIME | MS_RELATIME | MS_STRICTATIME)
+
+static void flags_free(struct spec_mount_flags *f)
+{
+	free(f->data);
+	f->data = NULL;
+}
+
+static unsigned long locked_flags(int fd)
+{
+	struct statvfs st;
+	unsigned long flags = 0;
+
+	if (fstatvfs(fd, &st) < 0)
+		return 0;
+	if (st.f_flag & ST_NOSUID)
+		flags |= MS_NOSUID;
+	if (st.f_flag & ST_NODEV)
+		flags |= MS_NODEV;
+	if (st.f_flag & ST_NOEXEC)
+		flags |= MS_NOEXEC;
+	if (st.f_flag & ST_RDONLY)
+		flags |= MS_RDONLY;
+	return flags;
+}
+
+/* Remount a bind mount with per-mount flags.  The nosuid, nodev and noexec
+ * the mount already has are kept: config.json may add restrictions to a
+ * host mount, never lift them.  When the kernel refuses to drop a locked
+ * read-only flag, keep that too: it can only narrow. */
+static int bind_remount(int fd, unsigned long flags, const char *dst,
+			struct error **err)
+{
+	char p[FD_PATH_MAX];
+
+	fd_path(fd, p);
+	flags |= locked_flags(fd) & (MS_NOSUID | MS_NODEV | MS_NOEXEC);
+	if (mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | flags, NULL) == 0)
+		return 0;
+	if (errno == EPERM &&
+	    mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | flags | locked_flags(fd),
+		  NULL) == 0)
+		return 0;
+	return error_errno(err, "remount %s", dst);
+}
+
+static int set_propagation_and_attrs(int fd, const struct spec_mount_flags *f,
+				     const char *dst, struct error **err)
+{
+	char p[FD_PATH_MAX];
+
+	fd_path(fd, p);
+	if (f->propagation && mount(NULL, p, NULL, f->propagation, NULL) < 0)
+		return error_errno(err, "set propagation of %s", dst);
+	if (f->attr_set || f->attr_clr) {
+		struct mount_attr attr = { .attr_set = f->attr_set,
+					   .attr_clr = f->attr_clr };
+
+		if (syscall(SYS_mount_setattr, fd, "",
+			    AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+			    sizeof(attr)) < 0)
+			return error_errno(err, "set attributes of %s", dst);
+	}
+	return 0;
+}
+
+static int mount_bind(int rootfd, const struct spec_mount *m,
+		      const struct spec_mount_flags *f, struct error **err)
+{
+	_cleanup_close_ int src = -1, target = -1, mounted = -1;
+	char sp[FD_PATH_MAX], tp[FD_PATH_MAX];
+	struct stat st;
+
+	if (!m->source)
+		return error_set(err, EINVAL, "bind mount %s: no source",
+				 m->destination);
+	/* The source is a host path chosen by whoever wrote config.json. */
+	src = open(m->source, O_PATH | O_CLOEXEC);
+	if (src < 0 || fstat(src, &st) < 0)
+		return error_errno(err, "bind mount source %s", m->source);
+	if (mkdir_in_root(rootfd, m->destination, !S_ISDIR(st.st_mode), err) < 0)
+		return -1;
+	target = open_in_root(rootfd, m->destination, O_PATH, err);
+	if (target < 0)
+		return -1;
+	fd_path(src, sp);
+	fd_path(target, tp);
+	if (mount(sp, tp, NULL, MS_BIND | (f->flags & MS_REC), NULL) < 0)
+		return error_errno(err, "bind %s on %s", m->source,
+				   m->destination);
+	/* Re-open: the old fd names the directory under the new mount. */
+	mounted = open_in_root(rootfd, m->destination, O_PATH, err);
+	if (mounted < 0)
+		return -1;
+	if ((f->flags & BIND_REMOUNT_FLAGS) &&
+	    bind_remount(mounted, f->flags & BIND_REMOUNT_FLAGS,
+			 m->destination, err) < 0)
+		return -1;
+	return set_propagation_and_attrs(mounted, f, m->destination, err);
+}
+
+static int mount_fs(int rootfd, const char *dst, const char *source,
+		    const char *type, unsigned long flags, const char *data,
+		    struct error **err)
+{
+	_cleanup_close_ int target = -1;
+	char tp[FD_PATH_MAX];
+
+	if (mkdir_in_root(rootfd, dst, false, err) < 0)
+		return -1;
+	target = open_in_root(rootfd, dst, O_PATH | O_DIRECTORY, err);
+	if (target < 0)
+		return -1;
+	fd_path(target, tp);
+	if (mount(source ? source : type, tp, type, flags, data) < 0)
+		return error_errno(err, "mount %s on %s", type, dst);
+	return 0;
+}
+
+static int reopen_and_finish(int rootfd, const char *dst,
+			     const struct spec_mount_flags *f,
+			     struct error **err)
+{
+	_cleanup_close_ int fd = open_in_root(rootfd, dst, O_PATH, err);
+
+	if (fd < 0)
+		return -1;
+	return set_propagation_and_attrs(fd, f, dst, err);
+}
+
+/* A v1 hierarchy's super options, from the host's mountinfo line for
+ * /sys/fs/cgroup/NAME: "cpu", "name=systemd", ... */
+static int v1_hierarchies(char ***names, char ***opts, size_t *n,
+			  struct error **err)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	*names = *opts = NULL;
+	if (!f)
+		return error_errno(err, "read /proc/self/mountinfo");
+	while (getline(&line, &cap, f) > 0) {
+		char mnt[4096], fstype[64], super[1024];
+		const char *sep = strstr(line, " - ");
+		char *name;
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+		    sscanf(sep + 3, "%63s %*s %1023s", fstype, super) != 2)
+			continue;
+		if (strncmp(mnt, "/sys/fs/cgroup/", 15) != 0 ||
+		    strchr(mnt + 15, '/'))
+			continue;
+		if (strcmp(fstype, "cgroup") != 0 &&
+		    strcmp(fstype, "cgroup2") != 0)
+			continue;
+		name = mnt + 15;
+		*names = realloc(*names, (*n + 2) * sizeof(char *));
+		*opts = realloc(*opts, (*n + 2) * sizeof(char *));
+		if (!*names || !*opts)
+			break;
+		(*names)[*n] = strdup(name);
+		/* drop "rw," / "ro,": the flags come from config.json */
+		(*opts)[*n] = strcmp(fstype, "cgroup2") == 0 ?
+				      NULL :
+				      strdup(strncmp(super, "rw,", 3) == 0 ||
+						     strncmp(super, "ro,", 3) == 0 ?
+					     super + 3 :
+					     super);
+		(*n)++;
+		(*names)[*n] = (*opts)[*n] = NULL;
+	}
+	free(line);
+	if (!*names || !*opts)
+		return error_set(err, ENOMEM, "cgroup mounts: out of memory");
+	return 0;
+}
+
+/* type "cgroup": on a cgroup2 host a cgroup2 mount; on v1 and hybrid hosts
+ * a tmpfs holding one mount per hierarchy.  The child is in a new cgroup
+ * namespace, so each shows only the container's own subtree. */
+static int mount_cgroup(int rootfd, const struct spec_mount *m,
+			const struct spec_mount_flags *f, struct error **err)
+{
+	_cleanup_strv_ char **names = NULL, **opts = NULL;
+	unsigned long flags = f->flags & ~(MS_BIND | MS_REC | MS_REMOUNT);
+	struct statfs sfs;
+	size_t n = 0;
+
+	if (statfs("/sys/fs/cgroup", &sfs) == 0 &&
+	    sfs.f_type == CGROUP2_SUPER_MAGIC)
+		return mount_fs(rootfd, m->destination, "cgroup2", "cgroup2",
+				flags, NULL, err);
+	if (mount_fs(rootfd, m->destination, "tmpfs", "tmpfs",
+		     flags & ~MS_RDONLY, "mode=755", err) < 0)
+		return -1;
+	if (v1_hierarchies(&names, &opts, &n, err) < 0) {
+		strv_free(opts);
+		opts = NULL;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char dst[4096];
+		bool v2 = opts[i] == NULL;
+
+		snprintf(dst, sizeof(dst), "%s/%s", m->destination, names[i]);
+		if (mount_fs(rootfd, dst, "cgroup", v2 ? "cgroup2" : "cgroup",
+			     flags, opts[i], err) < 0)
+			return -1;
+	}
+	if (flags & MS_RDONLY) {
+		_cleanup_close_ int fd =
+			open_in_root(rootfd, m->destination, O_PATH, err);
+		char p[FD_PATH_MAX];
+
+		if (fd < 0)
+			return -1;
+		fd_path(fd, p);
+		if (mount(NULL, p, NULL, MS_REMOUNT | flags, "mode=755") < 0)
+			return error_errno(err, "remount %s read-only",
+					   m->destination);
+	}
+	return 0;
+}
+
+static int mount_one(int rootfd, const struct spec_mount *m,
+		     struct error **err)
+{
+	struct spec_mount_flags f;
+	const char *type = m->type ? m->type : "none";
+	int r;
+
+	if (spec_mount_options_parse(m->options, m->n_options, &f, err) < 0)
+		return error_wrap(err, "mount %s", m->destination);
+	if (f.bind || strcmp(type, "bind") == 0) {
+		r = mount_bind(rootfd, m, &f, err);
+	} else if (strcmp(type, "cgroup") == 0 ||
+		   strcmp(type, "cgroup2") == 0) {
+		r = mount_cgroup(rootfd, m, &f, err);
+	} else {
+		r = mount_fs(rootfd, m->destination, m->source, type,
+			     f.flags & ~MS_REC, f.data, err);
+		if (r == 0)
+			r = reopen_and_finish(rootfd, m->destination, &f, err);
+	}
+	flags_free(&f);
+	return r;
+}
+
+static unsigned long propagation_flag(const char *name)
+{
+	static const struct {
+		const char *name;
+		unsigned long flag;
+	} table[] = {
+		{ "shared", MS_SHARED },
+		{ "rshared", MS_SHARED | MS_REC },
+		{ "slave", MS_SLAVE },
+		{ "rslave", MS_SLAVE | MS_REC },
+		{ "private", MS_PRIVATE },
+		{ "rprivate", MS_PRIVATE | MS_REC },
+		{ "unbindable", MS_UNBINDABLE },
+		{ "runbindable", MS_UNBINDABLE | MS_REC },
+	};
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(table); i++)
+		if (strcmp(table[i].name, name) == 0)
+			return table[i].flag;
+	return 0;
+}
+
+int mount_prepare_rootfs(const struct spec *spec, const char *rootfs,
+			 struct error **err)
+{
+	const char *prop_name =
+		spec->linux_ ? spec->linux_->rootfs_propagation : NULL;
+	unsigned long prop = propagation_flag(prop_name);
+	_cleanup_close_ int rootfd = -1;
+
+	if (prop_name && !prop)
+		return error_set(err, EINVAL,
+				 "config.json: .linux.rootfsPropagation: unknown value \"%s\"",
+				 prop_name);
+	/* Nothing mounted from here on may propagate back to the host: start
+	 * from slaves (shared is applied after pivot_root). */
+	if (!prop || (prop & MS_SHARED))
+		prop = MS_SLAVE | MS_REC;
+	if (mount(NULL, "/", NULL, prop, NULL) < 0)
+		return error_errno(err, "make / %s", prop_name ? prop_name : "rslave");
+	if (mount(rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return error_errno(err, "bind rootfs %s", rootfs);
+	rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return error_errno(err, "open rootfs %s", rootfs);
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		if (mount_one(rootfd, &spec->mounts[i], err) < 0)
+			return -1;
+	if (devices_setup(rootfd, spec, err) < 0)
+		return -1;
+	return take_fd(&rootfd);
+}
+
+int mount_pivot_root(const char *rootfs, bool no_pivot, struct error **err)
+{
+	_cleanup_close_ int oldroot = -1, newroot = -1;
+
+	if (no_pivot) {
+		if (chdir(rootfs) < 0 || mount(rootfs, "/", NULL, MS_MOVE, NULL) < 0 ||
+		    chroot(".") < 0 || chdir("/") < 0)
+			return error_errno(err, "move rootfs to /");
+		return 0;
+	}
+	oldroot = open("/", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	newroot = open(rootfs, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	if (oldroot < 0 || newroot < 0)
+		return error_errno(err, "pivot_root: open");
+	if (fchdir(newroot) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
+		return error_errno(err, "pivot_root %s", rootfs);
+	/* The old root now sits on top of the new one: detach it, first
+	 * making it a slave so the unmount cannot propagate to the host. */
+	if (fchdir(oldroot) < 0 ||
+	    mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0 ||
+	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		return error_errno(err, "pivot_root: detach the host root");
+	return 0;
+}
+
+/* After pivot_root the working directory is the container's "/", so paths
+ * are resolved from it with RESOLVE_IN_ROOT.
+ * A masked directory gets an empty read-only tmpfs, a masked file
+ * /dev/null; a path that does not exist needs no mask. */
+static int mask_path(const char *path, struct error **err)
+{
+	_cleanup_close_ int fd = open_in_root(AT_FDCWD, path, O_PATH, NULL);
+	char p[FD_PATH_MAX];
+	struct stat st;
+
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return 0;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return error_errno(err, "mask %s", path);
+	fd_path(fd, p);
+	if (S_ISDIR(st.st_mode)) {
+		if (mount("tmpfs", p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV |
+			  MS_NOEXEC, "size=0,mode=000") < 0)
+			return error_errno(err, "mask %s", path);
+	} else if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0) {
+		return error_errno(err, "mask %s", path);
+	}
+	return 0;
+}
+
+static int readonly_path(const char *path, struct error **err)
+{
+	_cleanup_close_ int fd = open_in_root(AT_FDCWD, path, O_PATH, NULL);
+	_cleanup_close_ int mounted = -1;
+	char p[FD_PATH_MAX];
+
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return 0;
+	if (fd < 0)
+		return error_errno(err, "read-only %s", path);
+	fd_path(fd, p);
+	if (mount(p, p, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return error_errno(err, "read-only %s", path);
+	mounted = open_in_root(AT_FDCWD, path, O_PATH, err);
+	if (mounted < 0)
+		return -1;
+	return bind_remount(mounted, MS_RDONLY, path, err);
+}
+
+int mount_finish(const struct spec *spec, struct error **err)
+{
+	const struct spec_linux *l = spec->linux_;
+	unsigned long prop = propagation_flag(l ? l->rootfs_propagation : NULL);
+
+	for (size_t i = 0; l && i < l->n_masked_paths; i++)
+		if (mask_path(l->masked_paths[i], err) < 0)
+			return -1;
+	for (size_t i = 0; l && i < l->n_readonly_paths; i++)
+		if (readonly_path(l->readonly_paths[i], err) < 0)
+			return -1;
+	if (spec->root && spec->root->readonly) {
+		_cleanup_close_ int fd = open("/", O_PATH | O_CLOEXEC);
+
+		if (fd < 0 || bind_remount(fd, MS_RDONLY, "/", err) < 0)
+			return error_wrap(err, "read-only rootfs");
+	}
+	if (prop && mount(NULL, "/", NULL, prop, NULL) < 0)
+		return error_errno(err, "set rootfs propagation");
+	return 0;
+}

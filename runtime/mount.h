@@ -1,0 +1,26 @@
+/* The container's filesystem, set up by the child inside its new mount
+ * namespace: the rootfs bind, config.json's mounts, then pivot_root, then
+ * the masked and read-only paths. */
+#ifndef CORRAL_MOUNT_H
+#define CORRAL_MOUNT_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "spec.h"
+
+/* Before pivot_root: make the host's mounts slaves so nothing propagates
+ * back, bind the rootfs onto itself, mount config.json's mounts inside it.
+ * Returns an O_PATH fd of the rootfs, or -1. */
+int mount_prepare_rootfs(const struct spec *spec, const char *rootfs,
+			 struct error **err);
+
+/* Switch root to the rootfs (pivot_root, or MS_MOVE + chroot with
+ * no_pivot) and detach the host's tree. */
+int mount_pivot_root(const char *rootfs, bool no_pivot, struct error **err);
+
+/* After pivot_root: mask paths, make paths and, if asked, "/" read-only,
+ * and apply rootfsPropagation. */
+int mount_finish(const struct spec *spec, struct error **err);
+
+#endif

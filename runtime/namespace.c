@@ -1,0 +1,140 @@
+#include "namespace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "util.h"
+
+static const unsigned long ns_flags[NS_TYPE_COUNT] = {
+	[NS_PID] = CLONE_NEWPID,     [NS_NETWORK] = CLONE_NEWNET,
+	[NS_MOUNT] = CLONE_NEWNS,    [NS_IPC] = CLONE_NEWIPC,
+	[NS_UTS] = CLONE_NEWUTS,     [NS_USER] = CLONE_NEWUSER,
+	[NS_CGROUP] = CLONE_NEWCGROUP, [NS_TIME] = CLONE_NEWTIME,
+};
+
+int ns_plan_make(const struct spec *spec, struct ns_plan *plan,
+		 struct error **err)
+{
+	const struct spec_linux *l = spec->linux_;
+	bool seen[NS_TYPE_COUNT] = { false };
+
+	plan->clone_flags = 0;
+	for (int i = 0; i < NS_TYPE_COUNT; i++)
+		plan->join_fds[i] = -1;
+	for (size_t i = 0; l && i < l->n_namespaces; i++) {
+		const struct spec_namespace *ns = &l->namespaces[i];
+		const char *name = spec_ns_type_names[ns->type];
+
+		if (seen[ns->type])
+			return error_set(err, EINVAL,
+					 "namespace %s listed twice", name);
+		seen[ns->type] = true;
+		if (ns->type == NS_TIME)
+			return error_set(err, ENOTSUP,
+					 "time namespace is not supported");
+		if (!ns->path) {
+			plan->clone_flags |= ns_flags[ns->type];
+			continue;
+		}
+		if (ns->type == NS_MOUNT || ns->type == NS_USER)
+			return error_set(err, ENOTSUP,
+					 "joining an existing %s namespace is not supported",
+					 name);
+		plan->join_fds[ns->type] =
+			open(ns->path, O_RDONLY | O_CLOEXEC);
+		if (plan->join_fds[ns->type] < 0) {
+			error_errno(err, "%s namespace %s", name, ns->path);
+			ns_plan_release(plan);
+			return -1;
+		}
+	}
+	if (!(plan->clone_flags & CLONE_NEWNS)) {
+		ns_plan_release(plan);
+		return error_set(err, EINVAL,
+				 "config.json: .linux.namespaces: a new mount namespace is required");
+	}
+	return 0;
+}
+
+void ns_plan_release(struct ns_plan *plan)
+{
+	for (int i = 0; i < NS_TYPE_COUNT; i++) {
+		if (plan->join_fds[i] >= 0)
+			close(plan->join_fds[i]);
+		plan->join_fds[i] = -1;
+	}
+}
+
+int ns_join_pid(const struct ns_plan *plan, struct error **err)
+{
+	int fd = plan->join_fds[NS_PID];
+
+	if (fd >= 0 && setns(fd, CLONE_NEWPID) < 0)
+		return error_errno(err, "join pid namespace");
+	return 0;
+}
+
+int ns_join_rest(const struct ns_plan *plan, struct error **err)
+{
+	for (int t = 0; t < NS_TYPE_COUNT; t++) {
+		if (t == NS_PID || plan->join_fds[t] < 0)
+			continue;
+		if (setns(plan->join_fds[t], (int)ns_flags[t]) < 0)
+			return error_errno(err, "join %s namespace",
+					   spec_ns_type_names[t]);
+	}
+	return 0;
+}
+
+static int write_map(pid_t pid, const char *file,
+		     const struct spec_id_mapping *m, size_t n,
+		     struct error **err)
+{
+	char path[64], buf[4096];
+	size_t off = 0;
+	_cleanup_close_ int fd = -1;
+
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int w = snprintf(buf + off, sizeof(buf) - off, "%u %u %u\n",
+				 m[i].container_id, m[i].host_id, m[i].size);
+
+		if (w < 0 || (size_t)w >= sizeof(buf) - off)
+			return error_set(err, E2BIG, "%s: too many mappings",
+					 file);
+		off += (size_t)w;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write_all(fd, buf, off) < 0)
+		return error_errno(err, "write %s", file);
+	return 0;
+}
+
+int ns_write_id_maps(pid_t pid, const struct spec *spec, struct error **err)
+{
+	const struct spec_linux *l = spec->linux_;
+
+	if (!l)
+		return 0;
+	if (write_map(pid, "uid_map", l->uid_mappings, l->n_uid_mappings,
+		      err) < 0 ||
+	    write_map(pid, "gid_map", l->gid_mappings, l->n_gid_mappings,
+		      err) < 0)
+		return -1;
+	return 0;
+}
+
+pid_t ns_clone(unsigned long flags)
+{
+	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
+			      NULL);
+}

@@ -1,0 +1,35 @@
+/* Namespaces: new ones by clone flags, existing ones (a path in
+ * config.json) by setns in the child. */
+#ifndef CORRAL_NAMESPACE_H
+#define CORRAL_NAMESPACE_H
+
+#include <sys/types.h>
+
+#include "error.h"
+#include "spec.h"
+
+struct ns_plan {
+	unsigned long clone_flags; /* CLONE_NEW* for the new ones */
+	int join_fds[NS_TYPE_COUNT]; /* open fds of paths to join, or -1 */
+};
+
+/* Work out the clone flags and open the namespace paths to join.  Checks
+ * that a mount namespace is new (the rootfs is set up inside it). */
+int ns_plan_make(const struct spec *spec, struct ns_plan *plan,
+		 struct error **err);
+void ns_plan_release(struct ns_plan *plan);
+
+/* Parent, before clone: join the pid namespace by path, which only moves
+ * the children made afterwards. */
+int ns_join_pid(const struct ns_plan *plan, struct error **err);
+
+/* Parent, after clone: write the child's uid and gid maps. */
+int ns_write_id_maps(pid_t pid, const struct spec *spec, struct error **err);
+
+/* Child: join the remaining namespaces by path. */
+int ns_join_rest(const struct ns_plan *plan, struct error **err);
+
+/* clone(2) without CLONE_VM, like fork but into new namespaces. */
+pid_t ns_clone(unsigned long flags);
+
+#endif

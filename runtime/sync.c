@@ -1,0 +1,82 @@
+#include "sync.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "util.h"
+
+int sync_socketpair(int fds[2], struct error **err)
+{
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0)
+		return error_errno(err, "sync socket");
+	return 0;
+}
+
+int sync_send(int fd, enum sync_msg type, const char *payload, size_t len,
+	      struct error **err)
+{
+	_cleanup_free_ char *buf = NULL;
+	ssize_t n;
+
+	if (len > SYNC_MAX - 1)
+		len = SYNC_MAX - 1;
+	buf = malloc(len + 1);
+	if (!buf)
+		return error_set(err, ENOMEM, "sync: out of memory");
+	buf[0] = (char)type;
+	if (len)
+		memcpy(buf + 1, payload, len);
+	do
+		n = send(fd, buf, len + 1, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return error_errno(err, "sync: send");
+	return 0;
+}
+
+int sync_recv(int fd, enum sync_msg *type, char **payload, struct error **err)
+{
+	_cleanup_free_ char *buf = malloc(SYNC_MAX + 1);
+	ssize_t n;
+
+	if (!buf)
+		return error_set(err, ENOMEM, "sync: out of memory");
+	do
+		n = recv(fd, buf, SYNC_MAX, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return error_errno(err, "sync: receive");
+	if (n == 0)
+		return error_set(err, EPIPE,
+				 "the container's init process exited during setup");
+	buf[n] = '\0';
+	*type = (enum sync_msg)(unsigned char)buf[0];
+	if (payload) {
+		*payload = strdup(buf + 1);
+		if (!*payload)
+			return error_set(err, ENOMEM, "sync: out of memory");
+	}
+	return 0;
+}
+
+int sync_expect(int fd, enum sync_msg want, char **payload,
+		struct error **err)
+{
+	_cleanup_free_ char *data = NULL;
+	enum sync_msg type;
+
+	if (sync_recv(fd, &type, &data, err) < 0)
+		return -1;
+	if (type == SYNC_ERROR)
+		return error_set(err, EIO, "%s", data);
+	if (type == SYNC_ABORT)
+		return error_set(err, ECANCELED, "aborted by the runtime");
+	if (type != want)
+		return error_set(err, EPROTO, "sync: unexpected message %d",
+				 (int)type);
+	if (payload)
+		*payload = steal_pointer(&data);
+	return 0;
+}
