@@ -53,20 +53,31 @@ static int open_container(const char *root, const char *id, struct opened *c,
 	return 0;
 }
 
-static int run_hooks_warn(const struct container_dir *dir,
-			  struct spec_state *st, enum spec_hook_kind kind)
+/* poststart and poststop hooks: a failure is a warning, and the remaining
+ * hooks still run (runtime-spec, "Lifecycle"). */
+static void run_hooks_warn(const struct container_dir *dir,
+			   struct spec_state *st, enum spec_hook_kind kind)
 {
 	_cleanup_error_ struct error *err = NULL;
 	_cleanup_free_ char *json = NULL;
 	struct spec *spec = NULL;
 
 	if (state_load_config(dir, &spec, &err) < 0 ||
-	    (spec->hooks[kind].n > 0 &&
-	     (spec_state_emit(st, STATE_PUBLIC, &json, &err) < 0 ||
-	      hooks_run(&spec->hooks[kind], kind, json, &err) < 0)))
-		log_warn("%s", err->msg);
+	    spec_state_emit(st, STATE_PUBLIC, &json, &err) < 0) {
+		log_warn("%s hooks: %s", spec_hook_kind_names[kind], err->msg);
+		spec_free(spec);
+		return;
+	}
+	for (size_t i = 0; i < spec->hooks[kind].n; i++) {
+		struct spec_hook_list one = { &spec->hooks[kind].hooks[i], 1 };
+
+		if (hooks_run(&one, kind, json, &err) < 0) {
+			log_warn("%s", err->msg);
+			error_free(err);
+			err = NULL;
+		}
+	}
 	spec_free(spec);
-	return 0;
 }
 
 /* Open the init process by pidfd, then check it is still the process we
@@ -81,7 +92,7 @@ static int open_init(const struct spec_state *st, struct error **err)
 	    start != st->start_time) {
 		if (pidfd >= 0)
 			close(pidfd);
-		return error_set(err, ESRCH, "container %s is not running",
+		return error_set(err, ESRCH, "%s: container not running",
 				 st->id);
 	}
 	return pidfd;
@@ -123,6 +134,7 @@ int container_start(const char *root, const char *id, struct error **err)
 		}
 	}
 	unlinkat(c.dir.dirfd, FIFO_FILE, 0);
+	log_debug("started %s: pid %d", id, c.state->pid);
 	c.state->status = "running";
 	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTART);
 	r = 0;
@@ -197,7 +209,7 @@ int container_kill(const char *root, const char *id, int sig, bool all,
 	if (open_container(root, id, &c, err) < 0)
 		return -1;
 	if (strcmp(c.status, "stopped") == 0) {
-		error_set(err, ESRCH, "container %s is not running", id);
+		error_set(err, ESRCH, "%s: container not running", id);
 		goto out;
 	}
 	pidfd = open_init(c.state, err);
@@ -287,6 +299,7 @@ int container_delete(const char *root, const char *id, bool force,
 	c.state->status = "stopped";
 	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTOP);
 	r = state_dir_remove(root, id, &c.dir, err);
+	log_debug("deleted %s", id);
 out:
 	opened_close(&c);
 	return r;

@@ -355,6 +355,9 @@ int container_create(const struct create_opts *o, pid_t *pid,
 	r = prepare(&c, err);
 	if (r == 0)
 		r = spawn(&c, err);
+	if (r == 0)
+		log_debug("created %s: pid %d, bundle %s, rootfs %s", o->id,
+			  (int)c.pid, c.bundle, c.rootfs);
 	if (r == 0 && pid)
 		*pid = c.pid;
 	ctx_release(&c, r < 0);
