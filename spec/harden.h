@@ -1,0 +1,83 @@
+/* harden(): config.json + the host's policy -> the effective spec that the
+ * runtime applies, the sandbox settings config.json cannot express, and the
+ * list of every change with its reason.  Pure: no system calls.
+ *
+ * Guarantees (checked by the unit tests over generated inputs):
+ * - harden is idempotent: hardening an effective spec again with the same
+ *   policy changes nothing.
+ * - The effective spec is never wider than config.json nor than the policy:
+ *   capabilities, env names, mounts, devices and sysctls are subsets of
+ *   both; memory, pids, cpu and the wall clock are at most either.
+ * - Annotations (run.corral.timeout, run.corral.memory, run.corral.pids)
+ *   only narrow; one that would widen is an error, not a no-op.
+ */
+#ifndef CORRAL_HARDEN_H
+#define CORRAL_HARDEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "policy.h"
+#include "spec.h"
+
+#define ANNOTATION_TIMEOUT "run.corral.timeout"
+#define ANNOTATION_MEMORY "run.corral.memory"
+#define ANNOTATION_PIDS "run.corral.pids"
+
+enum sandbox_role {
+	ROLE_WORKLOAD, /* runs the untrusted code */
+	ROLE_POD_SANDBOX, /* Kubernetes pause / podman infra: no wall clock */
+};
+
+/* What the runtime applies beyond the effective spec. */
+struct sandbox {
+	bool enforced; /* false under a permissive policy */
+	enum sandbox_role role;
+	bool loopback_only; /* new netns with lo up and nothing else */
+	enum policy_rootfs rootfs;
+	uint64_t scratch_size; /* bytes */
+	uint64_t wall_clock; /* seconds; 0 = none */
+	char **syscalls_allow; /* extra calls on top of the seccomp baseline */
+	size_t n_syscalls_allow;
+	bool limits_best_effort;
+};
+
+/* One change to config.json: the field (a JSON path in config.json, or a
+ * sandbox setting such as "sandbox.wallClock"), what config.json asked
+ * ("absent" when it said nothing), what will run, and why: "default" or
+ * "policy: KEY" or "annotation: NAME". */
+struct harden_change {
+	char *field;
+	char *asked;
+	char *applied;
+	char *reason;
+};
+
+struct hardened {
+	struct spec *spec; /* the effective spec */
+	struct sandbox sandbox;
+	struct harden_change *changes;
+	size_t n_changes;
+};
+
+int harden(const struct spec *config, const struct policy *policy,
+	   struct hardened **out, struct error **err);
+void hardened_free(struct hardened *h);
+
+/* The sandbox settings and the change list as JSON (kept in the state dir
+ * as sandbox.json; `explain --format json` prints it with the blast
+ * radius), and back. */
+int hardened_emit_sandbox(const struct hardened *h, char **out,
+			  struct error **err);
+int hardened_parse_sandbox(const char *json, size_t len, struct sandbox *out,
+			   struct error **err);
+void sandbox_release(struct sandbox *s);
+
+/* `corral explain`: what the container can reach and every change, for a
+ * person (text) or a program (JSON). */
+int explain_text(const struct hardened *h, char **out, struct error **err);
+int explain_json(const struct hardened *h, char **out, struct error **err);
+
+#endif
