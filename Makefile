@@ -25,7 +25,8 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=build/helpers/%)
 all: corral
 
 corral: $(RUNTIME_OBJ) $(HOOKS_OBJ) $(SPEC_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 build/%.o: %.c $(wildcard spec/*.h hooks/*.h runtime/*.h)
 	@mkdir -p $(dir $@)
@@ -34,14 +35,16 @@ build/%.o: %.c $(wildcard spec/*.h hooks/*.h runtime/*.h)
 
 build/tests/%: tests/unit/%.c tests/unit/unit.h $(SPEC_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(SPEC_OBJ) $(PKG_LIBS)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(SPEC_OBJ) $(PKG_LIBS)
 
 build/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 unit: $(UNIT_BIN)
-	@tests/unit/run $(UNIT_BIN)
+	@for t in $(UNIT_BIN); do $$t || exit 1; done
 
 helpers: $(HELPER_BIN)
 
