@@ -3,7 +3,7 @@ PREFIX ?= /usr/local
 CC ?= cc
 PKGS := yajl libseccomp libcap
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 VERSION := $(shell cat VERSION)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -37,6 +37,16 @@ build/tests/%: tests/unit/%.c tests/unit/unit.h $(SPEC_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(SPEC_OBJ) $(PKG_LIBS)
+
+# The seccomp tests also link the filters they load (quoted runtime/ headers
+# via -iquote, so <seccomp.h> stays libseccomp's).
+build/tests/test_seccomp: tests/unit/test_seccomp.c tests/unit/unit.h \
+		build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
+		build/spec/error.o
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \
+		$(filter %.o,$^) $(PKG_LIBS)
 
 build/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)

@@ -10,6 +10,7 @@
 
 #include "container.h"
 #include "fsutil.h"
+#include "sandbox.h"
 #include "signals.h"
 #include "spec.h"
 #include "state.h"
@@ -84,7 +85,7 @@ static int parse_create(const struct global *g, int argc, char **argv,
 	const char *shortopts = detach ? "+:b:d" : "+:b:";
 	int c;
 
-	*o = (struct create_opts){ .root = g->root };
+	*o = (struct create_opts){ .root = g->root, .policy = g->policy };
 	optind = 0;
 	while ((c = next_opt(argc, argv, shortopts, create_longopts, err)) != -1) {
 		switch (c) {
@@ -298,14 +299,117 @@ int cmd_spec(const struct global *g, int argc, char **argv,
 		return 1;
 	dfd = open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return error_errno(err, "spec: bundle %s", bundle), 1;
+		{
+			error_errno(err, "spec: bundle %s", bundle);
+			return 1;
+		}
 	fd = openat(dfd, "config.json",
 		    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
-		return error_errno(err, "spec: %s/config.json", bundle), 1;
+		{
+			error_errno(err, "spec: %s/config.json", bundle);
+			return 1;
+		}
 	if (write_all(fd, json, strlen(json)) < 0)
-		return error_errno(err, "spec: write config.json"), 1;
+		{
+			error_errno(err, "spec: write config.json");
+			return 1;
+		}
 	return 0;
+}
+
+int cmd_explain(const struct global *g, int argc, char **argv,
+		struct error **err)
+{
+	static const struct option longopts[] = {
+		{ "bundle", required_argument, NULL, 'b' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "format", required_argument, NULL, 'f' },
+		{ 0 },
+	};
+	_cleanup_free_ char *out = NULL;
+	const char *bundle = NULL, *policy = g->policy;
+	bool json = false;
+	int c;
+
+	optind = 0;
+	while ((c = next_opt(argc, argv, "+:b:f:", longopts, err)) != -1) {
+		if (c == 'b') {
+			bundle = optarg;
+		} else if (c == 'p') {
+			policy = optarg;
+		} else if (c == 'f' && (strcmp(optarg, "json") == 0 ||
+					strcmp(optarg, "text") == 0)) {
+			json = strcmp(optarg, "json") == 0;
+		} else {
+			if (c == 'f')
+				error_set(err, EINVAL,
+					  "explain: --format: expected text or json, got \"%s\"",
+					  optarg);
+			return 1;
+		}
+	}
+	if (want_args(argc, argv, bundle ? 0 : 1, bundle ? 0 : 1,
+		      "[--policy F] [--format text|json] (--bundle DIR | ID)",
+		      err) < 0 ||
+	    container_explain(g->root, bundle ? NULL : argv[optind], bundle,
+			      policy, json, &out, err) < 0)
+		return 1;
+	fputs(out, stdout);
+	return 0;
+}
+
+int cmd_sandbox(const struct global *g, int argc, char **argv,
+		struct error **err)
+{
+	static const struct option longopts[] = {
+		{ "rootfs", required_argument, NULL, 'r' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "memory", required_argument, NULL, 'm' },
+		{ "network", required_argument, NULL, 'n' },
+		{ 0 },
+	};
+	struct sandbox_opts o = { .root = g->root, .policy = g->policy };
+	int c, status = 1;
+
+	optind = 0;
+	while ((c = next_opt(argc, argv, "+:", longopts, err)) != -1) {
+		switch (c) {
+		case 'r':
+			o.rootfs = optarg;
+			break;
+		case 'p':
+			o.policy = optarg;
+			break;
+		case 't':
+			o.timeout = optarg;
+			break;
+		case 'm':
+			o.memory = optarg;
+			break;
+		case 'n':
+			if (strcmp(optarg, "none") != 0) {
+				error_set(err, EINVAL,
+					  "sandbox: --network: only \"none\" (loopback only) is offered; the policy file widens");
+				return 1;
+			}
+			break;
+		default:
+			return 1;
+		}
+	}
+	if (optind >= argc)
+		{
+			error_set(err, EINVAL,
+					 "sandbox: usage: corral sandbox [--rootfs DIR] [--policy F] [--timeout S] [--memory M] [--network none] -- CMD [ARGS...]");
+			return 1;
+		}
+	o.argv = argv + optind;
+	o.argc = argc - optind;
+	if (sandbox_run(&o, &status, err) < 0)
+		return 1;
+	return status;
 }
 
 int cmd_features(const struct global *g, int argc, char **argv,

@@ -12,6 +12,7 @@
 struct global {
 	const char *root;
 	const char *log;
+	const char *policy; /* --policy FILE */
 	enum log_format log_format;
 	bool debug;
 	bool systemd_cgroup;
@@ -36,6 +37,8 @@ int cmd_delete(const struct global *g, int argc, char **argv, struct error **err
 int cmd_run(const struct global *g, int argc, char **argv, struct error **err);
 int cmd_list(const struct global *g, int argc, char **argv, struct error **err);
 int cmd_spec(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_explain(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_sandbox(const struct global *g, int argc, char **argv, struct error **err);
 int cmd_features(const struct global *g, int argc, char **argv, struct error **err);
 
 #endif

@@ -15,6 +15,11 @@ struct create_opts {
 	const char *bundle; /* NULL: the current directory */
 	const char *pid_file;
 	const char *console_socket;
+	const char *policy; /* NULL: /etc/corral/policy.json or built-ins */
+	/* Read-only bind sources allowed on top of the policy: the host
+	 * directories `corral sandbox` lends its default root. */
+	const char *const *extra_ro_sources;
+	size_t n_extra_ro_sources;
 	bool no_pivot;
 	bool no_new_keyring;
 	int preserve_fds;
@@ -35,6 +40,12 @@ int container_delete(const char *root, const char *id, bool force,
  * status (128+N when killed by signal N). */
 int container_run(const struct create_opts *o, bool detach, int *status,
 		  struct error **err);
+
+/* With a bundle: harden its config.json under the policy and explain the
+ * result; with an ID: what was applied to that container at create. */
+int container_explain(const char *root, const char *id, const char *bundle,
+		      const char *policy, bool json, char **out,
+		      struct error **err);
 
 enum list_format { LIST_TABLE, LIST_JSON, LIST_QUIET };
 int container_list(const char *root, enum list_format format, char **out,

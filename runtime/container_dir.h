@@ -1,5 +1,6 @@
 /* The state directory: ROOT/ID/ holds state.json, config.json (the
- * effective spec the container was created with), exec.fifo while the
+ * effective spec the container was created with), sandbox.json and
+ * explain.{txt,json} (what harden() decided), exec.fifo while the
  * container is created but not started, and `lock`, an flock(2) held by
  * every command on the container so two never race. */
 #ifndef CORRAL_CONTAINER_DIR_H
@@ -12,6 +13,9 @@
 #define STATE_FILE "state.json"
 #define CONFIG_FILE "config.json"
 #define FIFO_FILE "exec.fifo"
+#define SANDBOX_FILE "sandbox.json"
+#define EXPLAIN_TEXT_FILE "explain.txt"
+#define EXPLAIN_JSON_FILE "explain.json"
 #define LOCK_FILE "lock"
 
 struct container_dir {

@@ -20,10 +20,12 @@
 #include "console.h"
 #include "container_dir.h"
 #include "fsutil.h"
+#include "harden.h"
 #include "hooks.h"
 #include "init.h"
 #include "log.h"
 #include "namespace.h"
+#include "policy_file.h"
 #include "seccomp.h"
 #include "spec.h"
 #include "state.h"
@@ -35,11 +37,15 @@ struct create_ctx {
 	const struct create_opts *o;
 	char *bundle;
 	char *rootfs;
-	struct spec *spec;
+	struct spec *config; /* config.json as written */
+	struct hardened *hardened;
+	const struct spec *spec; /* the effective spec: hardened->spec */
 	char **env;
 	struct ns_plan ns;
-	struct seccomp_program seccomp;
+	struct seccomp_program seccomp; /* config.json's filter */
 	bool has_seccomp;
+	struct seccomp_program baseline; /* corral's, under the sandbox */
+	struct seccomp_program supervisor; /* PID 1's own */
 	struct container_dir dir;
 	int fifo_fd;
 	int console_fd;
@@ -63,15 +69,16 @@ static int load_bundle(struct create_ctx *c, struct error **err)
 		return error_errno(err, "bundle %s", c->bundle);
 	if (read_file_at(bfd, "config.json", &json, &len, err) < 0)
 		return error_wrap(err, "bundle %s", c->bundle);
-	if (spec_parse(json, len, &c->spec, err) < 0)
+	if (spec_parse(json, len, &c->config, err) < 0)
 		return error_wrap(err, "config.json");
-	if (!c->spec->process)
+	if (!c->config->process)
 		return error_set(err, EINVAL, "config.json: .process: missing");
-	if (!c->spec->root)
+	if (!c->config->root)
 		return error_set(err, EINVAL, "config.json: .root: missing");
-	if (c->spec->root->path[0] == '/')
-		rootfs = strdup(c->spec->root->path);
-	else if (asprintf(&rootfs, "%s/%s", c->bundle, c->spec->root->path) < 0)
+	if (c->config->root->path[0] == '/')
+		rootfs = strdup(c->config->root->path);
+	else if (asprintf(&rootfs, "%s/%s", c->bundle,
+			  c->config->root->path) < 0)
 		rootfs = NULL;
 	if (!rootfs)
 		return error_set(err, ENOMEM, "out of memory");
@@ -157,35 +164,97 @@ static int check_spec(const struct create_ctx *c, struct error **err)
 	return 0;
 }
 
-static int prepare(struct create_ctx *c, struct error **err)
+/* config.json + policy -> the effective spec; nothing after this looks
+ * at config.json again. */
+static int harden_config(struct create_ctx *c, struct error **err)
 {
-	const struct spec *s;
-	int nlisten = listen_fds();
-	_cleanup_free_ char *config = NULL;
+	struct policy *policy = NULL;
+	int r;
 
-	if (state_validate_id(c->o->id, err) < 0 ||
-	    reserve_fds(c->o->preserve_fds + nlisten, err) < 0 ||
-	    load_bundle(c, err) < 0)
+	if (policy_load(c->o->policy, &policy, err) < 0)
 		return -1;
-	s = c->spec;
-	if (ns_plan_make(s, &c->ns, err) < 0 || check_spec(c, err) < 0 ||
-	    build_env(c, nlisten, err) < 0)
-		return -1;
+	for (size_t i = 0; i < c->o->n_extra_ro_sources; i++)
+		if (policy_allow_mount(policy, c->o->extra_ro_sources[i], false,
+				       err) < 0) {
+			policy_free(policy);
+			return -1;
+		}
+	r = harden(c->config, policy, &c->hardened, err);
+	policy_free(policy);
+	if (r < 0)
+		return error_wrap(err, "config.json");
+	c->spec = c->hardened->spec;
+	return 0;
+}
+
+static int compile_filters(struct create_ctx *c, struct error **err)
+{
+	const struct spec *s = c->spec;
+	const struct sandbox *sb = &c->hardened->sandbox;
+
 	if (s->linux_ && s->linux_->seccomp) {
 		if (seccomp_compile(s->linux_->seccomp, &c->seccomp, err) < 0)
 			return -1;
 		c->has_seccomp = true;
 	}
+	if (sb->enforced &&
+	    seccomp_baseline_compile(sb->syscalls_allow, sb->n_syscalls_allow,
+				     &c->baseline, err) < 0)
+		return -1;
+	return seccomp_supervisor_compile(&c->supervisor, err);
+}
+
+/* What the state directory keeps besides state.json: the effective spec
+ * (what later commands read), the sandbox settings, and explain's output
+ * for `corral explain ID`. */
+static int save_effective(struct create_ctx *c, struct error **err)
+{
+	static const struct {
+		const char *name;
+		int (*render)(const struct hardened *, char **,
+			      struct error **);
+	} files[] = {
+		{ SANDBOX_FILE, hardened_emit_sandbox },
+		{ EXPLAIN_TEXT_FILE, explain_text },
+		{ EXPLAIN_JSON_FILE, explain_json },
+	};
+	_cleanup_free_ char *config = NULL;
+
+	if (spec_emit(c->spec, &config, NULL, err) < 0 ||
+	    write_file_atomic_at(c->dir.dirfd, CONFIG_FILE, config,
+				 strlen(config), 0600, err) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *out = NULL;
+
+		if (files[i].render(c->hardened, &out, err) < 0 ||
+		    write_file_atomic_at(c->dir.dirfd, files[i].name, out,
+					 strlen(out), 0600, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int prepare(struct create_ctx *c, struct error **err)
+{
+	int nlisten = listen_fds();
+
+	if (state_validate_id(c->o->id, err) < 0 ||
+	    reserve_fds(c->o->preserve_fds + nlisten, err) < 0 ||
+	    load_bundle(c, err) < 0 || harden_config(c, err) < 0)
+		return -1;
+	if (ns_plan_make(c->spec, c->hardened->sandbox.enforced, &c->ns,
+			 err) < 0 ||
+	    check_spec(c, err) < 0 || build_env(c, nlisten, err) < 0 ||
+	    compile_filters(c, err) < 0)
+		return -1;
 	if (c->o->console_socket) {
 		c->console_fd = console_connect(c->o->console_socket, err);
 		if (c->console_fd < 0)
 			return -1;
 	}
-	if (state_dir_create(c->o->root, c->o->id, &c->dir, err) < 0)
-		return -1;
-	if (spec_emit(s, &config, NULL, err) < 0 ||
-	    write_file_atomic_at(c->dir.dirfd, CONFIG_FILE, config,
-				 strlen(config), 0600, err) < 0)
+	if (state_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
+	    save_effective(c, err) < 0)
 		return -1;
 	if (mkfifoat(c->dir.dirfd, FIFO_FILE, 0600) < 0)
 		return error_errno(err, "make exec fifo");
@@ -293,7 +362,10 @@ static int spawn(struct create_ctx *c, struct error **err)
 		.no_pivot = c->o->no_pivot,
 		.no_new_keyring = c->o->no_new_keyring,
 		.env = c->env,
+		.sandbox = &c->hardened->sandbox,
 		.seccomp = c->has_seccomp ? &c->seccomp : NULL,
+		.baseline = c->hardened->sandbox.enforced ? &c->baseline : NULL,
+		.supervisor = &c->supervisor,
 	};
 
 	caps_resolve(c->spec->process->caps, &cfg.caps);
@@ -314,6 +386,19 @@ static int spawn(struct create_ctx *c, struct error **err)
 	return supervise_setup(c, err);
 }
 
+/* The change list goes to the runtime log once create has succeeded (a
+ * failed create leaves only its error there, which podman parses). */
+static void log_changes(const char *id, const struct hardened *h)
+{
+	if (!h->sandbox.enforced)
+		log_info("%s: SANDBOX OFF: the policy is permissive, the container runs as config.json says",
+			 id);
+	for (size_t i = 0; i < h->n_changes; i++)
+		log_info("%s: %s: %s -> %s (%s)", id, h->changes[i].field,
+			 h->changes[i].asked, h->changes[i].applied,
+			 h->changes[i].reason);
+}
+
 static void ctx_release(struct create_ctx *c, bool failed)
 {
 	if (failed && c->pid > 0) {
@@ -332,8 +417,11 @@ static void ctx_release(struct create_ctx *c, bool failed)
 		close(c->console_fd);
 	ns_plan_release(&c->ns);
 	seccomp_program_free(&c->seccomp);
+	seccomp_program_free(&c->baseline);
+	seccomp_program_free(&c->supervisor);
 	strv_free(c->env);
-	spec_free(c->spec);
+	spec_free(c->config);
+	hardened_free(c->hardened);
 	free(c->bundle);
 	free(c->rootfs);
 }
@@ -356,8 +444,7 @@ int container_create(const struct create_opts *o, pid_t *pid,
 	if (r == 0)
 		r = spawn(&c, err);
 	if (r == 0)
-		log_debug("created %s: pid %d, bundle %s, rootfs %s", o->id,
-			  (int)c.pid, c.bundle, c.rootfs);
+		log_changes(o->id, c.hardened);
 	if (r == 0 && pid)
 		*pid = c.pid;
 	ctx_release(&c, r < 0);

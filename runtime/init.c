@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <linux/keyctl.h>
+#include <linux/securebits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,10 +19,12 @@
 #include <unistd.h>
 
 #include "console.h"
+#include "netns.h"
 #include "fsutil.h"
 #include "hooks.h"
 #include "mount.h"
 #include "process.h"
+#include "supervisor.h"
 #include "sync.h"
 #include "util.h"
 
@@ -71,9 +74,11 @@ static int setup(const struct init_config *c, char **state_json,
 		return error_errno(err, "setsid");
 	if (ns_join_rest(c->ns, err) < 0 || set_names(spec, err) < 0)
 		return -1;
+	if (c->sandbox->loopback_only && netns_loopback_up(err) < 0)
+		return -1;
 	if (chdir(c->bundle) < 0)
 		return error_errno(err, "chdir %s", c->bundle);
-	rootfd = mount_prepare_rootfs(spec, c->rootfs, err);
+	rootfd = mount_prepare_rootfs(spec, c->rootfs, c->sandbox, err);
 	if (rootfd < 0)
 		return -1;
 	if (has_hooks(spec, HOOK_PRESTART, HOOK_CREATE_RUNTIME) &&
@@ -142,9 +147,44 @@ static int pass_fds(int keep, struct error **err)
 	return 0;
 }
 
-/* The process's own sandbox, then exec.  Without no_new_privs a
- * non-root user cannot load a filter, so it is loaded before the user
- * switch (the filter must then allow setuid and capset); with it, last. */
+/* When the workload keeps no capability, lock the securebits (while still
+ * root with CAP_SETPCAP) so that no later exec, not even of a setuid-root
+ * binary, can hand capabilities back.  NO_SETUID_FIXUP keeps the caps
+ * across the user switch until caps_apply() empties them. */
+static int lock_securebits(const struct init_config *c, struct error **err)
+{
+	const struct caps_masks *m = &c->caps;
+	unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+			     SECBIT_NO_SETUID_FIXUP |
+			     SECBIT_NO_SETUID_FIXUP_LOCKED |
+			     SECBIT_KEEP_CAPS_LOCKED |
+			     SECBIT_NO_CAP_AMBIENT_RAISE |
+			     SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+
+	if (!c->sandbox->enforced || m->effective || m->permitted ||
+	    m->inheritable || m->ambient || m->bounding)
+		return 0;
+	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
+		return error_errno(err, "lock securebits");
+	return 0;
+}
+
+/* config.json's filter first, then corral's baseline on top: the kernel
+ * runs both and the stricter answer wins.  Loading the second needs the
+ * first to allow seccomp(2); a filter that does not fails closed here. */
+static int load_filters(const struct init_config *c, struct error **err)
+{
+	if (seccomp_program_load(c->seccomp, err) < 0)
+		return -1;
+	if (seccomp_program_load(c->baseline, err) < 0)
+		return error_wrap(err, "corral baseline");
+	return 0;
+}
+
+/* The workload's own sandbox, then exec.  Runs in the child the supervisor
+ * forks.  Without no_new_privs a non-root user cannot load a filter, so
+ * the filters are loaded before the user switch (and must then allow
+ * setuid and capset); with it, last. */
 static int finish(const struct init_config *c, struct error **err)
 {
 	const struct spec_process *p = c->spec->process;
@@ -154,9 +194,10 @@ static int finish(const struct init_config *c, struct error **err)
 		return error_errno(err, "chdir %s", p->cwd);
 	if (caps_drop_bounding(&c->caps, err) < 0)
 		return -1;
-	if (!nnp && seccomp_program_load(c->seccomp, err) < 0)
+	if (!nnp && load_filters(c, err) < 0)
 		return -1;
-	if (process_switch_user(&p->user, err) < 0 ||
+	if (lock_securebits(c, err) < 0 ||
+	    process_switch_user(&p->user, err) < 0 ||
 	    caps_apply(&c->caps, err) < 0)
 		return -1;
 	if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -164,9 +205,19 @@ static int finish(const struct init_config *c, struct error **err)
 	umask(p->user.umask.set ? (mode_t)p->user.umask.v : 022);
 	if (pass_fds(c->keep_fds, err) < 0)
 		return -1;
-	if (nnp && seccomp_program_load(c->seccomp, err) < 0)
+	if (nnp && load_filters(c, err) < 0)
 		return -1;
 	return process_exec(p, c->env, err);
+}
+
+static int workload_main(void *arg)
+{
+	_cleanup_error_ struct error *err = NULL;
+
+	finish(arg, &err);
+	if (err)
+		fprintf(stderr, "corral: %s\n", err->msg);
+	return 127;
 }
 
 int init_run(const struct init_config *c)
@@ -188,10 +239,19 @@ int init_run(const struct init_config *c)
 	}
 	if (wait_for_start(c, &err) < 0 ||
 	    hooks_run(&c->spec->hooks[HOOK_START_CONTAINER],
-		      HOOK_START_CONTAINER, state_json, &err) < 0 ||
-	    finish(c, &err) < 0) {
+		      HOOK_START_CONTAINER, state_json, &err) < 0) {
 		fprintf(stderr, "corral: %s\n", err->msg);
 		return 127;
 	}
-	return 127;
+	{
+		struct supervisor_config sc = {
+			.wall_clock = c->sandbox->wall_clock,
+			.terminal = c->spec->process->terminal,
+			.uid = c->spec->process->user.uid,
+			.gid = c->spec->process->user.gid,
+			.filter = c->supervisor,
+		};
+
+		supervisor_run(&sc, workload_main, (void *)c);
+	}
 }

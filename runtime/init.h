@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "caps.h"
+#include "harden.h"
 #include "namespace.h"
 #include "seccomp.h"
 #include "spec.h"
@@ -23,11 +24,16 @@ struct init_config {
 	bool no_new_keyring;
 	char **env; /* the process environment */
 	struct caps_masks caps;
-	const struct seccomp_program *seccomp; /* NULL: none */
+	const struct sandbox *sandbox; /* what harden() decided */
+	const struct seccomp_program *seccomp; /* config.json's, or NULL */
+	const struct seccomp_program *baseline; /* corral's, or NULL */
+	const struct seccomp_program *supervisor; /* PID 1's own filter */
 };
 
-/* Runs in the cloned child.  Does not return on success (the workload is
- * exec'd); otherwise reports the error and returns an exit status. */
+/* Runs in the cloned child, which becomes the container's PID 1: sets the
+ * container up, waits for `start`, then supervises the workload it forks.
+ * Does not return on success; otherwise reports the error and returns an
+ * exit status. */
 int init_run(const struct init_config *cfg);
 
 #endif

@@ -108,6 +108,18 @@ void log_debug(const char *fmt, ...)
 	va_end(ap);
 }
 
+void log_info(const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) >= 0)
+		append("info", msg);
+	va_end(ap);
+	free(msg);
+}
+
 void log_warn(const char *fmt, ...)
 {
 	va_list ap;

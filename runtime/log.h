@@ -1,8 +1,9 @@
 /* The runtime log (--log FILE --log-format text|json).
  *
  * Engines read this file: containerd takes the last error line, podman
- * parses the whole file as one JSON object.  So by default only the final
- * error is written; debug and warning lines are written only with --debug.
+ * parses the whole file as one JSON object when a command fails.  So a
+ * failing command writes only its error; a successful create adds its
+ * change list (info lines); debug and warning lines need --debug.
  * Without --log, debug lines go to stderr when --debug is given. */
 #ifndef CORRAL_LOG_H
 #define CORRAL_LOG_H
@@ -18,6 +19,9 @@ bool log_debug_enabled(void);
 void log_error(const char *msg);
 
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* An info line goes to the log file only (the create-time change list). */
+void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A warning goes to stderr, and to the log file with --debug. */
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

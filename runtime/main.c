@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "spec.h"
 #include "log.h"
+#include "policy.h"
 #include "util.h"
 
 static const struct command commands[] = {
@@ -23,6 +24,8 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "create and start a container, wait for it" },
 	{ "list", cmd_list, "list containers" },
 	{ "spec", cmd_spec, "write a config.json with corral's defaults" },
+	{ "sandbox", cmd_sandbox, "run a command under the full sandbox, no engine needed" },
+	{ "explain", cmd_explain, "show what a container can reach, without running it" },
 	{ "features", cmd_features, "print the runtime's features as JSON" },
 };
 
@@ -38,6 +41,7 @@ static void usage(FILE *f)
 		   "  --log FILE           append errors to FILE\n"
 		   "  --log-format FORMAT  text or json\n"
 		   "  --debug              debug logging\n"
+		   "  --policy FILE        the sandbox policy (default " POLICY_PATH ")\n"
 		   "  --systemd-cgroup     accepted for compatibility\n"
 		   "  -v, --version        print the version\n"
 		   "  -h, --help           print this help\n");
@@ -47,13 +51,14 @@ static int parse_global(int argc, char **argv, struct global *g,
 			struct error **err)
 {
 	enum { OPT_ROOT = 256, OPT_LOG, OPT_LOG_FORMAT, OPT_DEBUG,
-	       OPT_SYSTEMD_CGROUP };
+	       OPT_SYSTEMD_CGROUP, OPT_POLICY };
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
 		{ "debug", no_argument, NULL, OPT_DEBUG },
 		{ "systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP },
+		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "version", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -84,6 +89,9 @@ static int parse_global(int argc, char **argv, struct global *g,
 			break;
 		case OPT_SYSTEMD_CGROUP:
 			g->systemd_cgroup = true;
+			break;
+		case OPT_POLICY:
+			g->policy = optarg;
 			break;
 		case 'v':
 			printf("corral version %s\nspec: %s\n", CORRAL_VERSION,

@@ -18,6 +18,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "mount_options.h"
+#include "scratch.h"
 #include "util.h"
 
 #define PROPAGATION_MASK (MS_SHARED | MS_SLAVE | MS_PRIVATE | MS_UNBINDABLE)
@@ -295,8 +296,19 @@ static unsigned long propagation_flag(const char *name)
 	return 0;
 }
 
+/* Strict mode: "/" stays read-only and the scratch is a tmpfs on /tmp. */
+static int mount_strict_tmp(int rootfd, uint64_t size, struct error **err)
+{
+	char data[64];
+
+	snprintf(data, sizeof(data), "mode=1777,size=%llu",
+		 (unsigned long long)size);
+	return mount_fs(rootfd, "/tmp", "tmpfs", "tmpfs",
+			MS_NOSUID | MS_NODEV, data, err);
+}
+
 int mount_prepare_rootfs(const struct spec *spec, const char *rootfs,
-			 struct error **err)
+			 const struct sandbox *sandbox, struct error **err)
 {
 	const char *prop_name =
 		spec->linux_ ? spec->linux_->rootfs_propagation : NULL;
@@ -313,11 +325,18 @@ int mount_prepare_rootfs(const struct spec *spec, const char *rootfs,
 		prop = MS_SLAVE | MS_REC;
 	if (mount(NULL, "/", NULL, prop, NULL) < 0)
 		return error_errno(err, "make / %s", prop_name ? prop_name : "rslave");
-	if (mount(rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
+	if (sandbox->enforced) {
+		if (scratch_mount_root(rootfs, sandbox->scratch_size, err) < 0)
+			return -1;
+	} else if (mount(rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0) {
 		return error_errno(err, "bind rootfs %s", rootfs);
+	}
 	rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return error_errno(err, "open rootfs %s", rootfs);
+	if (sandbox->enforced && sandbox->rootfs == POLICY_ROOTFS_STRICT &&
+	    mount_strict_tmp(rootfd, sandbox->scratch_size, err) < 0)
+		return -1;
 	for (size_t i = 0; i < spec->n_mounts; i++)
 		if (mount_one(rootfd, &spec->mounts[i], err) < 0)
 			return -1;

@@ -7,13 +7,15 @@
 #include <stdbool.h>
 
 #include "error.h"
+#include "harden.h"
 #include "spec.h"
 
 /* Before pivot_root: make the host's mounts slaves so nothing propagates
- * back, bind the rootfs onto itself, mount config.json's mounts inside it.
- * Returns an O_PATH fd of the rootfs, or -1. */
+ * back, make the root (under the sandbox the scratch overlay, otherwise a
+ * bind of the rootfs onto itself), mount config.json's mounts inside it.
+ * Returns an O_PATH fd of the root, or -1. */
 int mount_prepare_rootfs(const struct spec *spec, const char *rootfs,
-			 struct error **err);
+			 const struct sandbox *sandbox, struct error **err);
 
 /* Switch root to the rootfs (pivot_root, or MS_MOVE + chroot with
  * no_pivot) and detach the host's tree. */

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,7 +20,36 @@ static const unsigned long ns_flags[NS_TYPE_COUNT] = {
 	[NS_CGROUP] = CLONE_NEWCGROUP, [NS_TIME] = CLONE_NEWTIME,
 };
 
-int ns_plan_make(const struct spec *spec, struct ns_plan *plan,
+/* Joining the host's own namespace would undo the isolation: a pod's ipc
+ * or uts namespace is fine, the host's never.  "The host's" is the
+ * runtime's own (engines run it in the host's namespaces) and, where it
+ * can be read, that of PID 1. */
+static bool same_ns(const struct stat *a, const char *path)
+{
+	struct stat b;
+
+	return stat(path, &b) == 0 && a->st_dev == b.st_dev &&
+	       a->st_ino == b.st_ino;
+}
+
+static bool is_host_ns(int fd, enum spec_ns_type type)
+{
+	static const char *const proc_names[NS_TYPE_COUNT] = {
+		[NS_PID] = "pid",   [NS_NETWORK] = "net", [NS_MOUNT] = "mnt",
+		[NS_IPC] = "ipc",   [NS_UTS] = "uts",     [NS_USER] = "user",
+		[NS_CGROUP] = "cgroup", [NS_TIME] = "time",
+	};
+	char self[64], init[64];
+	struct stat st;
+
+	snprintf(self, sizeof(self), "/proc/self/ns/%s", proc_names[type]);
+	snprintf(init, sizeof(init), "/proc/1/ns/%s", proc_names[type]);
+	if (fstat(fd, &st) < 0)
+		return true; /* cannot tell: treat as the host's */
+	return same_ns(&st, self) || same_ns(&st, init);
+}
+
+int ns_plan_make(const struct spec *spec, bool sandboxed, struct ns_plan *plan,
 		 struct error **err)
 {
 	const struct spec_linux *l = spec->linux_;
@@ -53,6 +83,12 @@ int ns_plan_make(const struct spec *spec, struct ns_plan *plan,
 			error_errno(err, "%s namespace %s", name, ns->path);
 			ns_plan_release(plan);
 			return -1;
+		}
+		if (sandboxed && is_host_ns(plan->join_fds[ns->type], ns->type)) {
+			ns_plan_release(plan);
+			return error_set(err, EPERM,
+					 "%s namespace %s is the host's: refusing to join it",
+					 name, ns->path);
 		}
 	}
 	if (!(plan->clone_flags & CLONE_NEWNS)) {

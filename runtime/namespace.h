@@ -3,6 +3,7 @@
 #ifndef CORRAL_NAMESPACE_H
 #define CORRAL_NAMESPACE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -14,8 +15,9 @@ struct ns_plan {
 };
 
 /* Work out the clone flags and open the namespace paths to join.  Checks
- * that a mount namespace is new (the rootfs is set up inside it). */
-int ns_plan_make(const struct spec *spec, struct ns_plan *plan,
+ * that a mount namespace is new (the rootfs is set up inside it) and, under
+ * the sandbox, that no path names one of the host's namespaces. */
+int ns_plan_make(const struct spec *spec, bool sandboxed, struct ns_plan *plan,
 		 struct error **err);
 void ns_plan_release(struct ns_plan *plan);
 

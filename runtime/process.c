@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/securebits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +86,11 @@ int process_set_personality(const struct spec_linux *l, struct error **err)
 
 int process_switch_user(const struct spec_user *u, struct error **err)
 {
-	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+	/* With locked securebits the switch keeps capabilities already. */
+	bool keep = !(prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) &
+		      SECBIT_NO_SETUID_FIXUP);
+
+	if (keep && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
 		return error_errno(err, "keep capabilities");
 	if (setgroups(u->n_additional_gids, u->additional_gids) < 0)
 		return error_errno(err, "setgroups");
@@ -92,7 +98,7 @@ int process_switch_user(const struct spec_user *u, struct error **err)
 		return error_errno(err, "setgid %u", u->gid);
 	if (setresuid(u->uid, u->uid, u->uid) < 0)
 		return error_errno(err, "setuid %u", u->uid);
-	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+	if (keep && prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
 		return error_errno(err, "keep capabilities");
 	return 0;
 }

@@ -91,9 +91,9 @@ static bool repeated_index(const struct spec_syscall *s)
 	return false;
 }
 
-static int add_rule(scmp_filter_ctx ctx, uint32_t action, int nr,
-		    const struct scmp_arg_cmp *cmp, unsigned n, const char *name,
-		    struct error **err)
+int seccomp_add_rule(scmp_filter_ctx ctx, uint32_t action, int nr,
+		     const struct scmp_arg_cmp *cmp, unsigned int n,
+		     const char *name, struct error **err)
 {
 	int r = seccomp_rule_add_array(ctx, action, nr, n, cmp);
 
@@ -133,14 +133,15 @@ static int add_syscall(scmp_filter_ctx ctx, uint32_t def,
 		if (nr == __NR_SCMP_ERROR)
 			continue; /* unknown to this kernel and libseccomp */
 		if (!split) {
-			if (add_rule(ctx, action, nr, cmp, (unsigned)s->n_args,
-				     s->names[i], err) < 0)
+			if (seccomp_add_rule(ctx, action, nr, cmp,
+					     (unsigned)s->n_args, s->names[i],
+					     err) < 0)
 				return -1;
 			continue;
 		}
 		for (size_t a = 0; a < s->n_args; a++)
-			if (add_rule(ctx, action, nr, &cmp[a], 1, s->names[i],
-				     err) < 0)
+			if (seccomp_add_rule(ctx, action, nr, &cmp[a], 1,
+					     s->names[i], err) < 0)
 				return -1;
 	}
 	return 0;
@@ -163,8 +164,8 @@ static int parse_flags(const struct spec_seccomp *sc, unsigned int *out,
 	return 0;
 }
 
-static int export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog,
-		      struct error **err)
+int seccomp_export_prog(scmp_filter_ctx ctx, struct sock_fprog *prog,
+			struct error **err)
 {
 	_cleanup_close_ int fd = memfd_create("seccomp-bpf", MFD_CLOEXEC);
 	off_t size;
@@ -215,7 +216,7 @@ int seccomp_compile(const struct spec_seccomp *sc, struct seccomp_program *out,
 	for (size_t i = 0; i < sc->n_syscalls; i++)
 		if (add_syscall(ctx, def, &sc->syscalls[i], err) < 0)
 			goto out;
-	r = export_bpf(ctx, &out->prog, err);
+	r = seccomp_export_prog(ctx, &out->prog, err);
 out:
 	seccomp_release(ctx);
 	return r;

@@ -1,10 +1,14 @@
-/* config.json's seccomp filter: compiled to BPF in the parent with
- * libseccomp, loaded by the child with seccomp(2) just before exec. */
+/* Seccomp filters: config.json's, corral's baseline and the supervisor's.
+ * Each is compiled to BPF in the parent with libseccomp and loaded by the
+ * child with seccomp(2) just before exec. */
 #ifndef CORRAL_SECCOMP_H
 #define CORRAL_SECCOMP_H
 
 #include <linux/filter.h>
+#include <seccomp.h> /* libseccomp's, not this file */
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "spec.h"
@@ -17,6 +21,27 @@ struct seccomp_program {
 int seccomp_compile(const struct spec_seccomp *sc, struct seccomp_program *out,
 		    struct error **err);
 void seccomp_program_free(struct seccomp_program *p);
+
+/* corral's baseline filter, loaded on top of any filter in config.json
+ * (stacked: the stricter answer wins).  `extra` names the policy's
+ * additional allowed syscalls; naming one the baseline always denies or
+ * filters by argument is an error, names unknown here are skipped. */
+int seccomp_baseline_compile(char *const *extra, size_t n_extra,
+			     struct seccomp_program *out, struct error **err);
+
+/* The filter of corral's PID-1 supervisor: it waits, reaps, forwards
+ * signals, reads a timer and writes one line; any other call kills it. */
+int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err);
+
+/* Shared by the compilers above.  seccomp_add_rule() adds one libseccomp
+ * rule (n comparisons, ANDed) and names the call in its error;
+ * seccomp_export_prog() exports the filter as BPF (prog->filter is
+ * malloc'ed). */
+int seccomp_add_rule(scmp_filter_ctx ctx, uint32_t action, int nr,
+		     const struct scmp_arg_cmp *cmp, unsigned int n,
+		     const char *name, struct error **err);
+int seccomp_export_prog(scmp_filter_ctx ctx, struct sock_fprog *prog,
+			struct error **err);
 
 int seccomp_program_load(const struct seccomp_program *p, struct error **err);
 

@@ -1,0 +1,261 @@
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "container.h"
+#include "fsutil.h"
+#include "spec.h"
+#include "util.h"
+
+/* The host directories the default root borrows, read-only.  On a merged
+ * /usr host the others are symlinks into it and are recreated as such. */
+static const char *const host_dirs[] = { "/usr", "/bin", "/sbin", "/lib",
+					 "/lib32", "/lib64", "/libx32" };
+
+/* A synthetic /etc: enough for programs to resolve users and localhost,
+ * and nothing of the host's. */
+static const struct {
+	const char *name;
+	const char *content;
+} etc_files[] = {
+	{ "passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+		    "nobody:x:65534:65534:nobody:/tmp:/usr/sbin/nologin\n" },
+	{ "group", "root:x:0:\nnogroup:x:65534:\n" },
+	{ "hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n" },
+	{ "resolv.conf", "" },
+	{ "nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n" },
+};
+
+static int write_at(int dirfd, const char *name, const char *content,
+		    struct error **err)
+{
+	_cleanup_close_ int fd = openat(dirfd, name,
+					O_WRONLY | O_CREAT | O_EXCL |
+						O_CLOEXEC | O_NOFOLLOW,
+					0644);
+
+	if (fd < 0 || write_all(fd, content, strlen(content)) < 0)
+		return error_errno(err, "sandbox rootfs: write %s", name);
+	return 0;
+}
+
+static char *strv_append(char ***v, size_t *n, const char *s)
+{
+	char **grown = realloc(*v, (*n + 2) * sizeof(char *));
+
+	if (!grown)
+		return NULL;
+	*v = grown;
+	grown[*n] = strdup(s);
+	if (!grown[*n])
+		return NULL;
+	grown[++*n] = NULL;
+	return grown[*n - 1];
+}
+
+static int add_bind(struct spec *s, const char *path, struct error **err)
+{
+	static const char *const opts[] = { "rbind", "ro", "nosuid", "nodev" };
+	struct spec_mount *grown =
+		realloc(s->mounts, (s->n_mounts + 1) * sizeof(*s->mounts));
+	struct spec_mount *m;
+
+	if (!grown)
+		return error_set(err, ENOMEM, "out of memory");
+	s->mounts = grown;
+	m = &s->mounts[s->n_mounts++];
+	*m = (struct spec_mount){ .destination = strdup(path),
+				  .type = strdup("bind"),
+				  .source = strdup(path) };
+	if (!m->destination || !m->type || !m->source)
+		return error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		if (!strv_append(&m->options, &m->n_options, opts[i]))
+			return error_set(err, ENOMEM, "out of memory");
+	return 0;
+}
+
+/* rootfs/ with /etc, the links of a merged-/usr host, and bind mounts of
+ * the host's /usr (and of /lib etc. where they are directories). */
+static int make_rootfs(int bundle, struct spec *s, struct error **err)
+{
+	_cleanup_close_ int rootfs = -1, etc = -1;
+
+	if (mkdirat(bundle, "rootfs", 0755) < 0 ||
+	    (rootfs = openat(bundle, "rootfs", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    mkdirat(rootfs, "etc", 0755) < 0 || mkdirat(rootfs, "tmp", 01777) < 0 ||
+	    (etc = openat(rootfs, "etc", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return error_errno(err, "sandbox rootfs");
+	for (size_t i = 0; i < ARRAY_SIZE(etc_files); i++)
+		if (write_at(etc, etc_files[i].name, etc_files[i].content, err) < 0)
+			return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(host_dirs); i++) {
+		char target[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(host_dirs[i], &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (add_bind(s, host_dirs[i], err) < 0)
+				return -1;
+			continue;
+		}
+		n = readlink(host_dirs[i], target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		if (symlinkat(target, rootfs, host_dirs[i] + 1) < 0)
+			return error_errno(err, "sandbox rootfs: link %s",
+					   host_dirs[i]);
+	}
+	return 0;
+}
+
+static int set_annotation(struct spec *s, const char *key, const char *value,
+			  struct error **err)
+{
+	struct spec_kv *grown;
+
+	if (!value)
+		return 0;
+	grown = realloc(s->annotations,
+			(s->n_annotations + 1) * sizeof(*s->annotations));
+	if (!grown)
+		return error_set(err, ENOMEM, "out of memory");
+	s->annotations = grown;
+	grown[s->n_annotations].key = strdup(key);
+	grown[s->n_annotations].value = strdup(value);
+	s->n_annotations++;
+	if (!grown[s->n_annotations - 1].key ||
+	    !grown[s->n_annotations - 1].value)
+		return error_set(err, ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The environment of the caller, as an engine would pass it on, with HOME
+ * pointing into the sandbox.  The policy's allowlist decides what stays. */
+static int copy_environment(struct spec_process *p)
+{
+	extern char **environ;
+
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "HOME=", 5) != 0 &&
+		    !strv_append(&p->env, &p->n_env, *e))
+			return -1;
+	return strv_append(&p->env, &p->n_env, "HOME=/tmp") ? 0 : -1;
+}
+
+/* The host's network namespace, as `--network host` would ask for: under
+ * the sandbox harden() replaces it with a fresh one holding only lo. */
+static int ask_host_network(struct spec *s)
+{
+	for (size_t i = 0; s->linux_ && i < s->linux_->n_namespaces; i++) {
+		struct spec_namespace *ns = &s->linux_->namespaces[i];
+
+		if (ns->type == NS_NETWORK && !ns->path)
+			return (ns->path = strdup("/proc/self/ns/net")) ? 0 : -1;
+	}
+	return 0;
+}
+
+/* The config a naive engine would write for "run CMD on my machine": the
+ * caller's user, environment and network, the host's /usr and /etc.  It
+ * is deliberately wide: harden() cuts it down to the sandbox, so what runs
+ * is what the policy allows, and a permissive policy shows the difference
+ * honestly. */
+static int make_config(const struct sandbox_opts *o, int bundle,
+		       struct error **err)
+{
+	_cleanup_free_ char *json = NULL;
+	struct spec *s = NULL;
+	int r = -1;
+
+	if (spec_default(&s, err) < 0)
+		return -1;
+	strv_free(s->process->args);
+	strv_free(s->process->env);
+	s->process->args = s->process->env = NULL;
+	s->process->n_args = s->process->n_env = 0;
+	for (int i = 0; i < o->argc; i++)
+		if (!strv_append(&s->process->args, &s->process->n_args,
+				 o->argv[i]))
+			goto oom;
+	if (copy_environment(s->process) < 0 || ask_host_network(s) < 0)
+		goto oom;
+	s->process->user.uid = getuid();
+	s->process->user.gid = getgid();
+	free(s->process->cwd);
+	s->process->cwd = strdup("/tmp");
+	s->root->readonly = false; /* writes land in the scratch overlay */
+	free(s->root->path);
+	s->root->path = strdup(o->rootfs ? o->rootfs : "rootfs");
+	if (!s->process->cwd || !s->root->path)
+		goto oom;
+	if ((!o->rootfs &&
+	     (make_rootfs(bundle, s, err) < 0 || add_bind(s, "/etc", err) < 0)) ||
+	    set_annotation(s, "run.corral.timeout", o->timeout, err) < 0 ||
+	    set_annotation(s, "run.corral.memory", o->memory, err) < 0 ||
+	    spec_emit(s, &json, NULL, err) < 0 ||
+	    write_at(bundle, "config.json", json, err) < 0)
+		goto out;
+	r = 0;
+	goto out;
+oom:
+	error_set(err, ENOMEM, "out of memory");
+out:
+	spec_free(s);
+	return r;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+int sandbox_run(const struct sandbox_opts *o, int *status, struct error **err)
+{
+	char id[64], bundle_path[PATH_MAX];
+	_cleanup_close_ int bundle = -1;
+	struct create_opts co;
+	int r = -1;
+
+	snprintf(id, sizeof(id), "sandbox-%d", (int)getpid());
+	if (mkdir(o->root, 0700) < 0 && errno != EEXIST)
+		return error_errno(err, "state root %s", o->root);
+	if (snprintf(bundle_path, sizeof(bundle_path), "%s/.%s.bundle", o->root,
+		     id) >= (int)sizeof(bundle_path))
+		return error_set(err, ENAMETOOLONG, "state root too long");
+	if (mkdir(bundle_path, 0700) < 0)
+		return error_errno(err, "sandbox bundle %s", bundle_path);
+	bundle = open(bundle_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (bundle < 0) {
+		error_errno(err, "sandbox bundle %s", bundle_path);
+		goto out;
+	}
+	if (make_config(o, bundle, err) < 0)
+		goto out;
+	co = (struct create_opts){
+		.root = o->root,
+		.id = id,
+		.bundle = bundle_path,
+		.policy = o->policy,
+		.extra_ro_sources = o->rootfs ? NULL : host_dirs,
+		.n_extra_ro_sources = o->rootfs ? 0 : ARRAY_SIZE(host_dirs),
+	};
+	r = container_run(&co, false, status, err);
+out:
+	nftw(bundle_path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return r;
+}

@@ -1,0 +1,99 @@
+#include "scratch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "util.h"
+
+static int fsconfig_str(int fs, const char *key, const char *value)
+{
+	return (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, key, value,
+			    0);
+}
+
+/* Create the configured filesystem context `fs` and return a detached
+ * mount of it. */
+static int make_mount(int fs, unsigned int attrs, const char *what,
+		      struct error **err)
+{
+	int mnt;
+
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return error_errno(err, "create %s", what);
+	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, attrs);
+	if (mnt < 0)
+		return error_errno(err, "mount %s", what);
+	return mnt;
+}
+
+/* A tmpfs of `size` bytes holding "upper" (owned and moded like the
+ * rootfs, as it becomes the root directory) and "work". */
+static int scratch_tmpfs(const struct stat *root, uint64_t size,
+			 struct error **err)
+{
+	_cleanup_close_ int fs = -1, mnt = -1;
+	char bytes[32];
+
+	fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return error_errno(err, "scratch tmpfs");
+	snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)size);
+	if (fsconfig_str(fs, "size", bytes) < 0 ||
+	    fsconfig_str(fs, "mode", "0700") < 0)
+		return error_errno(err, "scratch tmpfs: size %s", bytes);
+	mnt = make_mount(fs, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+			 "scratch tmpfs", err);
+	if (mnt < 0)
+		return -1;
+	if (mkdirat(mnt, "upper", root->st_mode & 07777) < 0 ||
+	    fchmodat(mnt, "upper", root->st_mode & 07777, 0) < 0 ||
+	    fchownat(mnt, "upper", root->st_uid, root->st_gid,
+		     AT_SYMLINK_NOFOLLOW) < 0 ||
+	    mkdirat(mnt, "work", 0700) < 0)
+		return error_errno(err, "scratch tmpfs: make upper and work");
+	return take_fd(&mnt);
+}
+
+int scratch_mount_root(const char *rootfs, uint64_t size, struct error **err)
+{
+	_cleanup_close_ int lowerfd = -1, tmp = -1, fs = -1, ovl = -1;
+	char upper[FD_PATH_MAX + 8], work[FD_PATH_MAX + 8], p[FD_PATH_MAX];
+	char lower[FD_PATH_MAX];
+	struct stat st;
+
+	/* The layers are named by fd: the container's mountinfo then shows
+	 * /proc/self/fd/N rather than host paths, and a rootfs path holding
+	 * overlayfs's separators (":" or ",") needs no escaping. */
+	lowerfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (lowerfd < 0 || fstat(lowerfd, &st) < 0)
+		return error_errno(err, "rootfs %s", rootfs);
+	fd_path(lowerfd, lower);
+	tmp = scratch_tmpfs(&st, size, err);
+	if (tmp < 0)
+		return -1;
+	fd_path(tmp, p);
+	snprintf(upper, sizeof(upper), "%s/upper", p);
+	snprintf(work, sizeof(work), "%s/work", p);
+	fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return error_errno(err, "scratch overlay");
+	if (fsconfig_str(fs, "lowerdir", lower) < 0 ||
+	    fsconfig_str(fs, "upperdir", upper) < 0 ||
+	    fsconfig_str(fs, "workdir", work) < 0)
+		return error_errno(err, "scratch overlay: configure");
+	ovl = make_mount(fs, 0, "scratch overlay", err);
+	if (ovl < 0)
+		return -1;
+	if (syscall(SYS_move_mount, ovl, "", AT_FDCWD, rootfs,
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return error_errno(err, "attach scratch overlay on %s", rootfs);
+	return 0;
+}

@@ -1,0 +1,16 @@
+/* The scratch overlay: the container's root is an overlay whose lower
+ * layer is the bundle rootfs (never written) and whose upper and work dirs
+ * live in a size-capped tmpfs.  That tmpfs is a detached mount, created
+ * with fsopen/fsmount and never attached to any path: nothing on the host
+ * can see it, and it is gone when the container's mount namespace is. */
+#ifndef CORRAL_SCRATCH_H
+#define CORRAL_SCRATCH_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+/* Child, in its new mount namespace: mount the overlay on top of rootfs. */
+int scratch_mount_root(const char *rootfs, uint64_t size, struct error **err);
+
+#endif

@@ -1,0 +1,499 @@
+/* corral's own seccomp filters: the baseline every workload runs under, on
+ * top of config.json's, and the filter of the PID-1 supervisor.
+ *
+ * The baseline is an allowlist of the calls ordinary programs make, in the
+ * spirit of Docker's default profile without its capability-gated groups.
+ * Anything else gets ENOSYS, so a call a future kernel adds is denied until
+ * someone reads it and lists it.  The calls that widen the kernel's attack
+ * surface or leave the sandbox get EPERM whatever the policy says, and a few
+ * calls are filtered by argument.  Only the native architecture is in the
+ * filter: a call through another ABI (i386 via int 0x80, x32 numbers on
+ * x86-64) kills the process.
+ */
+#include "seccomp.h"
+
+#include <errno.h>
+#include <linux/netlink.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+
+#include "util.h"
+
+/* clang-format off */
+/* Allowed without conditions.  Names unknown to this libseccomp or absent
+ * on this architecture (the 32-bit and time64 variants on 64-bit ones) are
+ * skipped. */
+static const char *const baseline_allowed[] = {
+	/* file I/O */
+	"read", "write", "readv", "writev", "pread64", "pwrite64", "preadv",
+	"pwritev", "preadv2", "pwritev2", "open", "openat", "openat2", "creat",
+	"close", "close_range", "lseek", "_llseek", "dup", "dup2", "dup3",
+	"fcntl", "fcntl64", "flock", "fsync", "fdatasync", "sync", "syncfs",
+	"sync_file_range", "fallocate", "truncate", "truncate64", "ftruncate",
+	"ftruncate64", "fadvise64", "fadvise64_64", "readahead", "sendfile",
+	"sendfile64", "copy_file_range", "splice", "tee", "vmsplice",
+
+	/* files and directories */
+	"stat", "fstat", "lstat", "newfstatat", "statx", "stat64", "fstat64",
+	"lstat64", "fstatat64", "statfs", "fstatfs", "statfs64", "fstatfs64",
+	"access", "faccessat", "faccessat2", "readlink", "readlinkat",
+	"getdents", "getdents64", "getcwd", "chdir", "fchdir", "mkdir",
+	"mkdirat", "rmdir", "rename", "renameat", "renameat2", "link", "linkat",
+	"symlink", "symlinkat", "unlink", "unlinkat", "mknod", "mknodat",
+	"chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
+	"chown32", "fchown32", "lchown32", "umask", "utime", "utimes",
+	"utimensat", "utimensat_time64", "futimesat", "getxattr", "lgetxattr",
+	"fgetxattr", "setxattr", "lsetxattr", "fsetxattr", "listxattr",
+	"llistxattr", "flistxattr", "removexattr", "lremovexattr",
+	"fremovexattr", "inotify_init", "inotify_init1", "inotify_add_watch",
+	"inotify_rm_watch",
+
+	/* waiting for I/O; the older asynchronous I/O (io_uring is denied) */
+	"poll", "ppoll", "ppoll_time64", "select", "_newselect", "pselect6",
+	"pselect6_time64", "epoll_create", "epoll_create1", "epoll_ctl",
+	"epoll_wait", "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2",
+	"io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents",
+	"io_pgetevents", "io_pgetevents_time64",
+
+	/* memory */
+	"brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "madvise",
+	"mincore", "msync", "mlock", "mlock2", "mlockall", "munlock",
+	"munlockall", "remap_file_pages", "pkey_alloc", "pkey_free",
+	"pkey_mprotect", "memfd_create", "memfd_secret", "membarrier",
+
+	/* processes and threads (clone is filtered by argument below) */
+	"fork", "vfork", "execve", "execveat", "exit", "exit_group", "wait4",
+	"waitid", "waitpid", "set_tid_address", "set_robust_list",
+	"get_robust_list", "futex", "futex_time64", "futex_waitv", "rseq",
+	"arch_prctl", "prctl", "get_thread_area", "set_thread_area", "getpid",
+	"gettid", "getppid", "getpgid", "setpgid", "getpgrp", "getsid",
+	"setsid", "pidfd_open", "pidfd_send_signal", "process_mrelease",
+
+	/* scheduling and resource limits: without capabilities, only lower */
+	"sched_yield", "sched_getaffinity", "sched_setaffinity",
+	"sched_getattr", "sched_setattr", "sched_getparam", "sched_setparam",
+	"sched_getscheduler", "sched_setscheduler", "sched_get_priority_max",
+	"sched_get_priority_min", "sched_rr_get_interval",
+	"sched_rr_get_interval_time64", "getpriority", "setpriority",
+	"ioprio_get", "ioprio_set", "getrlimit", "ugetrlimit", "setrlimit",
+	"prlimit64", "getrusage", "getcpu",
+
+	/* credentials: without capabilities, only among the ids already held */
+	"getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid",
+	"getgroups", "setuid", "setgid", "setreuid", "setregid", "setresuid",
+	"setresgid", "setfsuid", "setfsgid", "setgroups", "getuid32",
+	"geteuid32", "getgid32", "getegid32", "getresuid32", "getresgid32",
+	"getgroups32", "setuid32", "setgid32", "setreuid32", "setregid32",
+	"setresuid32", "setresgid32", "setfsuid32", "setfsgid32",
+	"setgroups32", "capget", "capset",
+
+	/* signals */
+	"kill", "tkill", "tgkill", "rt_sigaction", "rt_sigprocmask",
+	"rt_sigreturn", "rt_sigpending", "rt_sigsuspend", "rt_sigtimedwait",
+	"rt_sigtimedwait_time64", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+	"sigaltstack", "signalfd", "signalfd4", "sigreturn", "sigprocmask",
+	"pause", "restart_syscall",
+
+	/* time (reading it; setting it is denied) */
+	"clock_gettime", "clock_gettime64", "clock_getres",
+	"clock_getres_time64", "clock_nanosleep", "clock_nanosleep_time64",
+	"nanosleep", "gettimeofday", "time", "times", "alarm", "getitimer",
+	"setitimer", "timer_create", "timer_delete", "timer_getoverrun",
+	"timer_gettime", "timer_gettime64", "timer_settime", "timer_settime64",
+	"timerfd_create", "timerfd_gettime", "timerfd_gettime64",
+	"timerfd_settime", "timerfd_settime64",
+
+	/* sockets (socket and socketpair are filtered by argument below;
+	 * socketcall is left out: it hides the arguments from the filter) */
+	"accept", "accept4", "bind", "connect", "listen", "getsockname",
+	"getpeername", "getsockopt", "setsockopt", "shutdown", "sendto",
+	"sendmsg", "sendmmsg", "send", "recvfrom", "recvmsg", "recvmmsg",
+	"recvmmsg_time64", "recv",
+
+	/* IPC: pipes, System V and POSIX message queues, semaphores, shm */
+	"pipe", "pipe2", "msgget", "msgsnd", "msgrcv", "msgctl", "semget",
+	"semop", "semtimedop", "semtimedop_time64", "semctl", "shmget", "shmat",
+	"shmdt", "shmctl", "ipc", "mq_open", "mq_unlink", "mq_timedsend",
+	"mq_timedsend_time64", "mq_timedreceive", "mq_timedreceive_time64",
+	"mq_notify", "mq_getsetattr",
+
+	/* system information; a program sandboxing itself further */
+	"uname", "sysinfo", "getrandom", "seccomp", "landlock_create_ruleset",
+	"landlock_add_rule", "landlock_restrict_self",
+
+	/* architecture-specific housekeeping (arm, riscv) */
+	"arm_fadvise64_64", "arm_sync_file_range", "sync_file_range2",
+	"breakpoint", "cacheflush", "set_tls", "riscv_flush_icache",
+};
+
+/* EPERM whatever config.json or the policy says. */
+static const char *const baseline_denied[] = {
+	/* keyrings are not namespaced */
+	"keyctl", "add_key", "request_key",
+	/* frequent sources of kernel exploits */
+	"userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+	"bpf", "perf_event_open",
+	/* reading or steering other processes */
+	"ptrace", "process_vm_readv", "process_vm_writev", "process_madvise",
+	"pidfd_getfd", "kcmp",
+	/* the kernel itself: modules, kexec, swap, accounting, logs */
+	"kexec_load", "kexec_file_load", "init_module", "finit_module",
+	"delete_module", "reboot", "swapon", "swapoff", "acct", "syslog",
+	"quotactl", "quotactl_fd", "lookup_dcookie", "nfsservctl", "_sysctl",
+	"uselib", "ustat", "sysfs",
+	/* the mount family and namespaces: the sandbox's own walls */
+	"mount", "umount", "umount2", "pivot_root", "chroot", "fsopen",
+	"fsconfig", "fsmount", "fspick", "move_mount", "open_tree",
+	"mount_setattr", "unshare", "setns",
+	/* file handles bypass path checks (the "shocker" escape) */
+	"open_by_handle_at", "name_to_handle_at", "fanotify_init",
+	/* hardware ports and the host's clock */
+	"iopl", "ioperm", "vm86", "vm86old", "settimeofday", "stime",
+	"clock_settime", "clock_settime64", "clock_adjtime", "clock_adjtime64",
+	"adjtimex",
+};
+/* clang-format on */
+
+/* clone3 is allowed by nothing: its flags live in memory the filter cannot
+ * read, and ENOSYS (the default) makes glibc fall back to clone. */
+static const char *const baseline_clone3 = "clone3";
+
+/* Namespace flags clone may not carry.  CLONE_NEWTIME (0x80) lies in the
+ * exit-signal byte of clone's flags, which no valid signal reaches. */
+static const uint32_t clone_namespace_flags[] = {
+	CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+	CLONE_NEWUSER, CLONE_NEWPID,	CLONE_NEWNET, CLONE_NEWTIME,
+};
+
+/* Architectures where clone's flags are not the first argument. */
+static const struct {
+	uint32_t arch;
+	unsigned int arg;
+} clone_flags_arg[] = {
+	{ SCMP_ARCH_S390X, 1 },
+	{ SCMP_ARCH_S390, 1 },
+};
+
+enum verdict { ALLOW, DENY };
+
+/* A call filtered on one int argument: `values` get `listed`, every other
+ * value the opposite.  With `when`, the row covers only calls whose argument
+ * when_arg equals when_value, and the row without `when` for the same call
+ * leaves that value to it. */
+struct arg_filter {
+	const char *syscall;
+	unsigned int arg;
+	enum verdict listed;
+	uint32_t values[5];
+	size_t n_values;
+	bool when;
+	unsigned int when_arg;
+	uint32_t when_value;
+};
+
+#define VALUES(...)                                                            \
+	.values = { __VA_ARGS__ },                                             \
+	.n_values = sizeof((uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)
+#define WHEN(arg, value) .when = true, .when_arg = (arg), .when_value = (value)
+
+static const struct arg_filter baseline_arg_filters[] = {
+	/* the personas of setarch and 32-bit builds, and the query */
+	{ "personality", 0, ALLOW,
+	  VALUES(PER_LINUX, PER_LINUX32, UNAME26, UNAME26 | PER_LINUX32,
+		 0xffffffff) },
+	/* raw packets, the kernel crypto API and host vsock: reach and
+	 * attack surface a workload has no business with */
+	{ "socket", 0, DENY, VALUES(AF_PACKET, AF_ALG, AF_VSOCK) },
+	{ "socket", 2, DENY, VALUES(NETLINK_AUDIT), WHEN(0, AF_NETLINK) },
+	{ "socketpair", 0, DENY, VALUES(AF_PACKET, AF_ALG, AF_VSOCK) },
+	{ "socketpair", 2, DENY, VALUES(NETLINK_AUDIT), WHEN(0, AF_NETLINK) },
+	/* pushing input into a terminal another process reads */
+	{ "ioctl", 1, DENY, VALUES(TIOCSTI, TIOCLINUX) },
+};
+
+/* The numbers no allow rule may name: the denied calls and those filtered
+ * by argument (libseccomp lets an unconditional rule override a call's
+ * conditional ones, so allowing them would erase the conditions). */
+struct fixed_set {
+	int nr[ARRAY_SIZE(baseline_denied) + ARRAY_SIZE(baseline_arg_filters) +
+	       2];
+	size_t n;
+};
+
+/* clang-format off */
+/* The supervisor only waits, reaps, forwards signals, reads a timer and
+ * writes one line. */
+static const char *const supervisor_allowed[] = {
+	/* waiting, reaping and forwarding signals */
+	"wait4", "waitid", "kill", "tgkill", "rt_sigaction", "rt_sigprocmask",
+	"rt_sigreturn", "rt_sigtimedwait", "signalfd4", "restart_syscall",
+	/* the timer, and the one line it writes */
+	"clock_gettime", "clock_nanosleep", "nanosleep", "timerfd_create",
+	"timerfd_settime", "ppoll", "poll", "read", "write", "close", "fcntl",
+	/* itself */
+	"getpid", "getppid", "brk", "mmap", "munmap", "exit", "exit_group",
+};
+/* clang-format on */
+
+/* The native number of a call, or -1 when this libseccomp does not know it
+ * or it does not exist here (libseccomp's negative pseudo-numbers). */
+static int resolve(const char *name)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	return nr < 0 ? -1 : nr;
+}
+
+static bool is_fixed(const struct fixed_set *f, int nr)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->nr[i] == nr)
+			return true;
+	return false;
+}
+
+static int mark_fixed(struct fixed_set *f, int nr, struct error **err)
+{
+	if (is_fixed(f, nr))
+		return 0;
+	if (f->n == ARRAY_SIZE(f->nr))
+		return error_set(err, ENOSPC, "seccomp: too many fixed calls");
+	f->nr[f->n++] = nr;
+	return 0;
+}
+
+static uint32_t action(enum verdict v)
+{
+	return v == ALLOW ? SCMP_ACT_ALLOW : SCMP_ACT_ERRNO(EPERM);
+}
+
+/* The kernel reads these arguments as int and ignores the upper 32 bits of
+ * the register, so a comparison must ignore them too: a full 64-bit test
+ * is passed by AF_PACKET | 1 << 32. */
+static struct scmp_arg_cmp low32_in(unsigned int arg, uint32_t mask,
+				    uint32_t value)
+{
+	return (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, mask, value };
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Give every 32-bit value in [lo, hi) verdict v.  libseccomp compiles
+ * overlapping conditions on one argument in an order of its own, so the
+ * range is cut into disjoint aligned blocks, each one masked comparison. */
+static int add_range(scmp_filter_ctx ctx, int nr, const struct arg_filter *a,
+		     struct scmp_arg_cmp *cmp, unsigned int n, uint64_t lo,
+		     uint64_t hi, enum verdict v, struct error **err)
+{
+	while (lo < hi) {
+		uint64_t size = lo ? lo & -lo : UINT64_C(1) << 32;
+
+		while (lo + size > hi)
+			size >>= 1;
+		cmp[n] = low32_in(a->arg, (uint32_t) ~(size - 1), (uint32_t)lo);
+		if (seccomp_add_rule(ctx, action(v), nr, cmp, n + 1, a->syscall,
+				     err) < 0)
+			return -1;
+		lo += size;
+	}
+	return 0;
+}
+
+/* One row of baseline_arg_filters: a rule per listed value, and the
+ * values between them (less those a `when` row refines) the opposite. */
+static int add_arg_filter(scmp_filter_ctx ctx, const struct arg_filter *a,
+			  struct fixed_set *fixed, struct error **err)
+{
+	enum verdict other = a->listed == ALLOW ? DENY : ALLOW;
+	uint32_t cuts[ARRAY_SIZE(a->values) + ARRAY_SIZE(baseline_arg_filters)];
+	struct scmp_arg_cmp cmp[2];
+	size_t n_cuts = 0;
+	unsigned int n = 0;
+	uint64_t lo = 0;
+	int nr = resolve(a->syscall);
+
+	if (nr < 0)
+		return 0;
+	if (mark_fixed(fixed, nr, err) < 0)
+		return -1;
+	if (a->when)
+		cmp[n++] = low32_in(a->when_arg, UINT32_MAX, a->when_value);
+	for (size_t i = 0; i < a->n_values; i++) {
+		cmp[n] = low32_in(a->arg, UINT32_MAX, a->values[i]);
+		if (seccomp_add_rule(ctx, action(a->listed), nr, cmp, n + 1,
+				     a->syscall, err) < 0)
+			return -1;
+		cuts[n_cuts++] = a->values[i];
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(baseline_arg_filters); i++) {
+		const struct arg_filter *r = &baseline_arg_filters[i];
+
+		if (!a->when && r->when && r->when_arg == a->arg &&
+		    strcmp(r->syscall, a->syscall) == 0)
+			cuts[n_cuts++] = r->when_value;
+	}
+	qsort(cuts, n_cuts, sizeof(cuts[0]), cmp_u32);
+	for (size_t i = 0; i < n_cuts; i++) {
+		if (add_range(ctx, nr, a, cmp, n, lo, cuts[i], other, err) < 0)
+			return -1;
+		lo = (uint64_t)cuts[i] + 1;
+	}
+	return add_range(ctx, nr, a, cmp, n, lo, UINT64_C(1) << 32, other, err);
+}
+
+/* clone without a namespace flag is allowed; with one, EPERM.  One rule
+ * per flag keeps the conditions free of repeated arguments. */
+static int add_clone(scmp_filter_ctx ctx, struct fixed_set *fixed,
+		     struct error **err)
+{
+	uint32_t native = seccomp_arch_native(), all = 0;
+	unsigned int arg = 0;
+	struct scmp_arg_cmp cmp;
+	int nr = resolve("clone"), nr3 = resolve(baseline_clone3);
+
+	if (nr3 >= 0 && mark_fixed(fixed, nr3, err) < 0)
+		return -1;
+	if (nr < 0)
+		return 0;
+	if (mark_fixed(fixed, nr, err) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(clone_flags_arg); i++)
+		if (clone_flags_arg[i].arch == native)
+			arg = clone_flags_arg[i].arg;
+	for (size_t i = 0; i < ARRAY_SIZE(clone_namespace_flags); i++) {
+		uint32_t flag = clone_namespace_flags[i];
+
+		all |= flag;
+		cmp = low32_in(arg, flag, flag);
+		if (seccomp_add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, &cmp, 1,
+				     "clone", err) < 0)
+			return -1;
+	}
+	cmp = low32_in(arg, all, 0);
+	return seccomp_add_rule(ctx, SCMP_ACT_ALLOW, nr, &cmp, 1, "clone", err);
+}
+
+static int add_denied(scmp_filter_ctx ctx, struct fixed_set *fixed,
+		      struct error **err)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(baseline_denied); i++) {
+		int nr = resolve(baseline_denied[i]);
+
+		if (nr < 0)
+			continue;
+		if (mark_fixed(fixed, nr, err) < 0)
+			return -1;
+		if (seccomp_add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, NULL, 0,
+				     baseline_denied[i], err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Allow calls by name, refusing the fixed ones (fixed may be NULL). */
+static int add_allowed(scmp_filter_ctx ctx, const char *const *names, size_t n,
+		       const struct fixed_set *fixed, struct error **err)
+{
+	for (size_t i = 0; i < n; i++) {
+		int nr = resolve(names[i]);
+
+		if (nr < 0)
+			continue;
+		if (fixed && is_fixed(fixed, nr))
+			return error_set(
+				err, EPERM,
+				"syscall %s: always denied or filtered "
+				"by argument; a policy cannot allow it",
+				names[i]);
+		if (seccomp_add_rule(ctx, SCMP_ACT_ALLOW, nr, NULL, 0, names[i],
+				     err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A filter for the native architecture only: libseccomp gives every other
+ * one, x32's numbers on x86-64 included, the bad-arch action.  The binary
+ * tree keeps a long allowlist from being a linear scan on every call. */
+static int filter_new(uint32_t def, scmp_filter_ctx *out, struct error **err)
+{
+	scmp_filter_ctx ctx = seccomp_init(def);
+	int r;
+
+	if (!ctx)
+		return error_set(err, EINVAL, "seccomp: init failed");
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+			     SCMP_ACT_KILL_PROCESS);
+	if (r == 0)
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (r < 0) {
+		seccomp_release(ctx);
+		return error_set(err, -r, "seccomp: filter attributes: %s",
+				 strerror(-r));
+	}
+	*out = ctx;
+	return 0;
+}
+
+/* Export the filter when r is 0, release it always. */
+static int filter_finish(scmp_filter_ctx ctx, int r,
+			 struct seccomp_program *out, struct error **err)
+{
+	if (r == 0)
+		r = seccomp_export_prog(ctx, &out->prog, err);
+	seccomp_release(ctx);
+	return r;
+}
+
+int seccomp_baseline_compile(char *const *extra, size_t n_extra,
+			     struct seccomp_program *out, struct error **err)
+{
+	struct fixed_set fixed = { .n = 0 };
+	scmp_filter_ctx ctx;
+	int r;
+
+	*out = (struct seccomp_program){ 0 };
+	if (filter_new(SCMP_ACT_ERRNO(ENOSYS), &ctx, err) < 0)
+		return error_wrap(err, "seccomp baseline");
+	/* The fixed rules go first: libseccomp keeps the first
+	 * unconditional rule of a call and drops later ones silently. */
+	r = add_denied(ctx, &fixed, err);
+	if (r == 0)
+		r = add_clone(ctx, &fixed, err);
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(baseline_arg_filters); i++)
+		r = add_arg_filter(ctx, &baseline_arg_filters[i], &fixed, err);
+	if (r == 0)
+		r = add_allowed(ctx, baseline_allowed,
+				ARRAY_SIZE(baseline_allowed), &fixed, err);
+	if (r == 0)
+		r = add_allowed(ctx, (const char *const *)extra, n_extra,
+				&fixed, err);
+	if (filter_finish(ctx, r, out, err) < 0)
+		return error_wrap(err, "seccomp baseline");
+	return 0;
+}
+
+int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err)
+{
+	scmp_filter_ctx ctx;
+	int r;
+
+	*out = (struct seccomp_program){ 0 };
+	if (filter_new(SCMP_ACT_KILL_PROCESS, &ctx, err) < 0)
+		return error_wrap(err, "seccomp supervisor");
+	r = add_allowed(ctx, supervisor_allowed, ARRAY_SIZE(supervisor_allowed),
+			NULL, err);
+	if (filter_finish(ctx, r, out, err) < 0)
+		return error_wrap(err, "seccomp supervisor");
+	return 0;
+}

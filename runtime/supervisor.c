@@ -1,0 +1,156 @@
+#include "supervisor.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Signals that report a fault in this very process stay unblocked. */
+static const int synchronous[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
+				   SIGSYS };
+
+static void say(const char *msg)
+{
+	size_t len = strlen(msg);
+
+	while (len > 0) {
+		ssize_t n = write(STDERR_FILENO, msg, len);
+
+		if (n <= 0 && errno != EINTR)
+			return;
+		if (n > 0) {
+			msg += n;
+			len -= (size_t)n;
+		}
+	}
+}
+
+static __attribute__((noreturn)) void die(const char *what)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "corral: supervisor: %s: %s\n", what,
+		 strerror(errno));
+	say(line);
+	_exit(127);
+}
+
+static __attribute__((noreturn)) void
+start_workload(const struct supervisor_config *c, int (*workload)(void *),
+	       void *arg, const sigset_t *old)
+{
+	/* Its own process group, in the terminal's foreground, so a ^C from
+	 * the terminal reaches the workload and not PID 1 (SIGTTOU is still
+	 * blocked here, which tcsetpgrp needs from a background group). */
+	setpgid(0, 0);
+	if (c->terminal && isatty(STDIN_FILENO))
+		tcsetpgrp(STDIN_FILENO, getpid());
+	sigprocmask(SIG_SETMASK, old, NULL);
+	workload(arg);
+	_exit(127);
+}
+
+/* Give up everything the supervisor does not need to wait and signal:
+ * the workload's ids (enough to signal it), no capabilities, not dumpable,
+ * and its own seccomp filter. */
+static void drop_privileges(const struct supervisor_config *c)
+{
+	cap_t none = cap_init();
+
+	if (setgroups(0, NULL) < 0 || setresgid(c->gid, c->gid, c->gid) < 0 ||
+	    setresuid(c->uid, c->uid, c->uid) < 0)
+		die("drop to the workload's user");
+	if (!none || cap_set_proc(none) < 0)
+		die("drop capabilities");
+	cap_free(none);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("prctl");
+	if (c->filter && seccomp_program_load(c->filter, NULL) < 0)
+		die("load the supervisor's seccomp filter");
+}
+
+static int exit_code(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* Time left to the deadline; false once it has passed. */
+static bool time_left(const struct timespec *deadline, struct timespec *left)
+{
+	struct timespec now;
+	long long ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (long long)(deadline->tv_sec - now.tv_sec) * 1000000000LL +
+	     (deadline->tv_nsec - now.tv_nsec);
+	if (ns <= 0)
+		return false;
+	left->tv_sec = (time_t)(ns / 1000000000LL);
+	left->tv_nsec = (long)(ns % 1000000000LL);
+	return true;
+}
+
+static __attribute__((noreturn)) void
+supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
+{
+	struct timespec deadline, left;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += (time_t)c->wall_clock;
+	for (;;) {
+		siginfo_t info;
+		int sig, status;
+		pid_t pid;
+
+		if (c->wall_clock && !time_left(&deadline, &left)) {
+			char line[128];
+
+			snprintf(line, sizeof(line),
+				 "corral: wall-clock limit of %llus reached; container killed\n",
+				 (unsigned long long)c->wall_clock);
+			say(line);
+			_exit(137);
+		}
+		sig = sigtimedwait(set, &info, c->wall_clock ? &left : NULL);
+		if (sig < 0)
+			continue; /* EAGAIN at the deadline, or EINTR */
+		if (sig != SIGCHLD) {
+			kill(child, sig);
+			continue;
+		}
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			if (pid == child)
+				_exit(exit_code(status));
+	}
+}
+
+void supervisor_run(const struct supervisor_config *c,
+		    int (*workload)(void *), void *arg)
+{
+	sigset_t set, old;
+	pid_t child;
+
+	sigfillset(&set);
+	for (size_t i = 0; i < ARRAY_SIZE(synchronous); i++)
+		sigdelset(&set, synchronous[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	child = fork();
+	if (child < 0)
+		die("fork the workload");
+	if (child == 0)
+		start_workload(c, workload, arg, &old);
+	drop_privileges(c);
+	supervise(c, child, &set);
+}

@@ -1,0 +1,708 @@
+/* `corral explain`: the blast radius of a hardened container — what it can
+ * reach, concern by concern — and every change harden() made, for a person
+ * (explain_text) or a program (explain_json).  Pure: it reads the
+ * effective spec, the sandbox settings and the change list, nothing else.
+ *
+ * Both renderers read one `struct view` built from the hardened result, so
+ * the page and the JSON cannot tell different stories.
+ */
+#include "harden.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harden_internal.h"
+#include "json.h"
+#include "json_tidy.h"
+#include "parse_internal.h"
+#include "units.h"
+#include "util.h"
+
+/* What the container can reach, as lists of display strings and numbers
+ * (0 meaning "no limit"). */
+struct view {
+	const struct hardened *h;
+	bool oom;
+	char *root;	    /* "read-only image + 64 MiB scratch overlay" */
+	bool root_readonly; /* "/" itself cannot be written */
+	char **writable;    /* "/ (scratch, 64 MiB, discarded at delete)" */
+	size_t n_writable;
+	char **host_paths; /* "/etc/hosts <- /run/.../hosts (ro)" */
+	size_t n_host_paths;
+	char *network;	   /* one sentence */
+	const char *netns; /* "new", a path, or "host" */
+	char **env_kept, **env_dropped;
+	size_t n_env_kept, n_env_dropped;
+	const char *wall_source;
+	int64_t memory, swap, pids, cpu_quota, cpu_period;
+	char **caps, **devices;
+	size_t n_caps, n_devices;
+};
+
+static void push(struct view *v, char ***list, size_t *n, char *s)
+{
+	if (!s || !harden_strv_push(list, n, s))
+		v->oom = true;
+	free(s);
+}
+
+static char *printf_str(struct view *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static char *printf_str(struct view *v, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		v->oom = true;
+		return NULL;
+	}
+	return s;
+}
+
+static bool has_option(const struct spec_mount *m, const char *o)
+{
+	return harden_strv_has(m->options, m->n_options, o);
+}
+
+static bool is_bind(const struct spec_mount *m)
+{
+	return (m->type && strcmp(m->type, "bind") == 0) ||
+	       has_option(m, "bind") || has_option(m, "rbind");
+}
+
+/* A tmpfs size= as "64 MiB" (tmpfs takes k, m and g suffixes), or as
+ * written when it is something else ("50%"). */
+static char *size_option(struct view *v, const struct spec_mount *m)
+{
+	static const char suffixes[] = "kmg";
+	const char *s = NULL;
+	char *end = NULL;
+	unsigned long long n;
+
+	for (size_t i = 0; !s && i < m->n_options; i++)
+		if (strncmp(m->options[i], "size=", 5) == 0)
+			s = m->options[i] + 5;
+	if (!s)
+		return printf_str(v, "no size cap");
+	n = strtoull(s, &end, 10);
+	if (end != s && s[0] != '-') {
+		const char *k = end[0] ? strchr(suffixes, end[0] | 0x20) : NULL;
+		unsigned shift = k ? 10 * (unsigned)(k - suffixes + 1) : 0;
+
+		if ((!end[0] || (k && !end[1])) && n <= (UINT64_MAX >> shift))
+			return units_size_string((uint64_t)n << shift, true);
+	}
+	return printf_str(v, "size=%s", s);
+}
+
+/* ---- building the view ----------------------------------------------- */
+
+static void view_root(struct view *v)
+{
+	const struct sandbox *sb = &v->h->sandbox;
+	const struct spec_root *root = v->h->spec->root;
+	_cleanup_free_ char *scratch =
+	    units_size_string(sb->scratch_size, true);
+
+	v->root_readonly = (root && root->readonly) ||
+			   (sb->enforced && sb->rootfs == POLICY_ROOTFS_STRICT);
+	if (!sb->enforced)
+		v->root = strdup(v->root_readonly
+				     ? "the bundle rootfs, read-only"
+				     : "the bundle rootfs, writable in place "
+				       "(writes reach the host)");
+	else if (sb->rootfs == POLICY_ROOTFS_STRICT)
+		v->root = printf_str(v,
+				     "read-only image; scratch only at "
+				     "/tmp (%s)",
+				     scratch ? scratch : "?");
+	else if (v->root_readonly)
+		v->root = strdup("read-only image (\"/\" read-only)");
+	else
+		v->root = printf_str(v, "read-only image + %s scratch overlay",
+				     scratch ? scratch : "?");
+	if (!v->root || !scratch)
+		v->oom = true;
+	if (sb->enforced && sb->rootfs == POLICY_ROOTFS_STRICT)
+		push(v, &v->writable, &v->n_writable,
+		     printf_str(v, "/tmp (scratch, %s)",
+				scratch ? scratch : "?"));
+	else if (sb->enforced && !v->root_readonly)
+		push(v, &v->writable, &v->n_writable,
+		     printf_str(v, "/ (scratch, %s, discarded at delete)",
+				scratch ? scratch : "?"));
+	else if (!v->root_readonly)
+		push(v, &v->writable, &v->n_writable,
+		     strdup("/ (the bundle rootfs itself)"));
+}
+
+static void view_mounts(struct view *v)
+{
+	const struct spec *s = v->h->spec;
+
+	for (size_t i = 0; i < s->n_mounts; i++) {
+		const struct spec_mount *m = &s->mounts[i];
+		bool ro = has_option(m, "ro");
+		_cleanup_free_ char *size = NULL;
+
+		if (is_bind(m))
+			push(v, &v->host_paths, &v->n_host_paths,
+			     printf_str(v, "%s <- %s (%s)", m->destination,
+					m->source ? m->source : "-",
+					ro ? "ro" : "rw"));
+		if (ro)
+			continue;
+		if (is_bind(m))
+			push(v, &v->writable, &v->n_writable,
+			     printf_str(v, "%s (host %s)", m->destination,
+					m->source ? m->source : "-"));
+		else if (m->type && strcmp(m->type, "tmpfs") == 0 &&
+			 (size = size_option(v, m)))
+			push(v, &v->writable, &v->n_writable,
+			     printf_str(v, "%s (tmpfs, %s)", m->destination,
+					size));
+	}
+}
+
+static void view_network(struct view *v)
+{
+	const struct spec_linux *lx = v->h->spec->linux_;
+	const struct spec_namespace *net = NULL;
+
+	for (size_t i = 0; lx && i < lx->n_namespaces; i++)
+		if (lx->namespaces[i].type == NS_NETWORK)
+			net = &lx->namespaces[i];
+	v->netns = !net ? "host" : net->path ? net->path : "new";
+	if (v->h->sandbox.enforced && v->h->sandbox.loopback_only)
+		v->network = strdup("loopback only: a new network namespace "
+				    "with lo up and no other interface");
+	else if (!net)
+		v->network = strdup("the host's network (no network "
+				    "namespace)");
+	else if (net->path)
+		v->network =
+		    printf_str(v, "joins %s, as config.json says", net->path);
+	else
+		v->network = strdup("a new network namespace, as config.json "
+				    "and the engine's hooks make it");
+	if (!v->network)
+		v->oom = true;
+}
+
+/* Kept names from the effective env; dropped ones from the change (the
+ * effective spec no longer has them). */
+static void view_env(struct view *v)
+{
+	const struct spec_process *pr = v->h->spec->process;
+
+	for (size_t i = 0; pr && i < pr->n_env; i++)
+		push(v, &v->env_kept, &v->n_env_kept,
+		     strndup(pr->env[i], strcspn(pr->env[i], "=")));
+	for (size_t i = 0; i < v->h->n_changes; i++) {
+		const struct harden_change *ch = &v->h->changes[i];
+		const char *p = ch->asked;
+
+		if (strcmp(ch->field, ".process.env") != 0)
+			continue;
+		while (*p) {
+			size_t n = strstr(p, ", ")
+				       ? (size_t)(strstr(p, ", ") - p)
+				       : strlen(p);
+
+			push(v, &v->env_dropped, &v->n_env_dropped,
+			     strndup(p, n));
+			p += n + (p[n] ? 2 : 0);
+		}
+	}
+}
+
+static const char *wall_source(const struct hardened *h)
+{
+	const char *a = harden_annotation(h->spec, ANNOTATION_TIMEOUT);
+	uint64_t n;
+
+	if (!h->sandbox.enforced)
+		return "policy: mode permissive";
+	if (h->sandbox.role == ROLE_POD_SANDBOX)
+		return ROLE_REASON;
+	if (a && units_parse_count(a, INT64_MAX, &n) &&
+	    n == h->sandbox.wall_clock)
+		return "annotation: " ANNOTATION_TIMEOUT;
+	return "policy";
+}
+
+static void view_limits(struct view *v)
+{
+	const struct spec_linux *lx = v->h->spec->linux_;
+	const struct spec_resources *r = lx ? lx->resources : NULL;
+	const struct spec_memory *m = r ? r->memory : NULL;
+	const struct spec_cpu *cpu = r ? r->cpu : NULL;
+
+	v->wall_source = wall_source(v->h);
+	if (m && m->limit.set && m->limit.v > 0) {
+		v->memory = m->limit.v;
+		v->swap = m->swap.set && m->swap.v > m->limit.v
+			      ? m->swap.v - m->limit.v
+			      : 0;
+		if (!m->swap.set || m->swap.v < 0)
+			v->swap = -1; /* as much as the host gives */
+	}
+	if (r && r->pids_limit.set && r->pids_limit.v > 0)
+		v->pids = r->pids_limit.v;
+	if (cpu && cpu->quota.set && cpu->quota.v > 0) {
+		v->cpu_quota = cpu->quota.v;
+		v->cpu_period = cpu->period.set && cpu->period.v > 0
+				    ? cpu->period.v
+				    : 100000;
+	}
+}
+
+/* Every capability in any set: with no_new_privs none can be gained
+ * later, so the union is what the workload can ever hold. */
+static void view_privileges(struct view *v)
+{
+	const struct spec_process *pr = v->h->spec->process;
+	const struct spec_linux *lx = v->h->spec->linux_;
+
+	for (size_t i = 0; pr && pr->caps && i < ARRAY_SIZE(spec_caps_fields);
+	     i++) {
+		const struct json_strv_field *f = &spec_caps_fields[i];
+		char **list =
+		    *(char **const *)((const char *)pr->caps + f->list);
+		size_t n = *(const size_t *)((const char *)pr->caps + f->count);
+
+		for (size_t j = 0; j < n; j++)
+			if (!harden_strv_has(v->caps, v->n_caps, list[j]))
+				push(v, &v->caps, &v->n_caps, strdup(list[j]));
+	}
+	for (size_t i = 0; i < harden_n_std_devices; i++)
+		if (harden_std_devices[i].node)
+			push(v, &v->devices, &v->n_devices,
+			     strdup(harden_std_devices[i].path));
+	push(v, &v->devices, &v->n_devices, strdup("/dev/pts/* (ptys)"));
+	for (size_t i = 0; lx && i < lx->n_devices; i++)
+		if (!harden_strv_has(v->devices, v->n_devices,
+				     lx->devices[i].path))
+			push(v, &v->devices, &v->n_devices,
+			     strdup(lx->devices[i].path));
+}
+
+static void view_release(struct view *v)
+{
+	free(v->root);
+	free(v->network);
+	strv_free(v->writable);
+	strv_free(v->host_paths);
+	strv_free(v->env_kept);
+	strv_free(v->env_dropped);
+	strv_free(v->caps);
+	strv_free(v->devices);
+}
+
+static int view_build(const struct hardened *h, struct view *v,
+		      struct error **err)
+{
+	*v = (struct view){.h = h};
+	view_root(v);
+	view_mounts(v);
+	view_network(v);
+	view_env(v);
+	view_limits(v);
+	view_privileges(v);
+	if (v->oom) {
+		view_release(v);
+		return error_set(err, ENOMEM, "explain: out of memory");
+	}
+	return 0;
+}
+
+/* ---- JSON ------------------------------------------------------------ */
+
+static void key_num_or_null(yajl_gen g, const char *key, int64_t v)
+{
+	json_str(g, key);
+	if (v > 0)
+		yajl_gen_integer(g, (long long)v);
+	else
+		yajl_gen_null(g);
+}
+
+static void key_list(yajl_gen g, const char *key, char *const *v, size_t n)
+{
+	json_key_strv(g, key, (const char *const *)v, n);
+}
+
+static void json_dropped_mounts(yajl_gen g, const struct hardened *h)
+{
+	json_str(g, "mountsDropped");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < h->n_changes; i++) {
+		const struct harden_change *ch = &h->changes[i];
+		size_t n = strlen(ch->field);
+
+		if (strncmp(ch->field, ".mounts[", 8) != 0 ||
+		    strcmp(ch->applied, "dropped") != 0 || n < 9)
+			continue;
+		yajl_gen_map_open(g);
+		json_str(g, "destination");
+		yajl_gen_string(g, (const unsigned char *)ch->field + 8, n - 9);
+		json_key_str(g, "was", ch->asked);
+		json_key_str(g, "reason", ch->reason);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
+static void json_filesystem(yajl_gen g, const struct view *v)
+{
+	const struct spec *s = v->h->spec;
+
+	json_str(g, "filesystem");
+	yajl_gen_map_open(g);
+	json_key_str(g, "root", v->root);
+	json_key_bool(g, "rootReadOnly", v->root_readonly);
+	json_key_int(g, "scratchSize", (long long)v->h->sandbox.scratch_size);
+	key_list(g, "writable", v->writable, v->n_writable);
+	json_str(g, "mounts");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < s->n_mounts; i++) {
+		const struct spec_mount *m = &s->mounts[i];
+
+		yajl_gen_map_open(g);
+		json_key_str(g, "destination", m->destination);
+		json_key_str(g, "type", m->type ? m->type : "");
+		json_key_str(g, "source", m->source ? m->source : "");
+		key_list(g, "options", m->options, m->n_options);
+		json_key_bool(g, "readOnly", has_option(m, "ro"));
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
+static void json_limits(yajl_gen g, const struct view *v)
+{
+	json_str(g, "time");
+	yajl_gen_map_open(g);
+	key_num_or_null(g, "wallClock", (int64_t)v->h->sandbox.wall_clock);
+	json_key_str(g, "source", v->wall_source);
+	yajl_gen_map_close(g);
+	json_str(g, "memory");
+	yajl_gen_map_open(g);
+	key_num_or_null(g, "limit", v->memory);
+	json_str(g, "swap");
+	if (v->memory && v->swap >= 0)
+		yajl_gen_integer(g, (long long)v->swap);
+	else
+		yajl_gen_null(g);
+	yajl_gen_map_close(g);
+	json_str(g, "pids");
+	yajl_gen_map_open(g);
+	key_num_or_null(g, "limit", v->pids);
+	yajl_gen_map_close(g);
+	json_str(g, "cpu");
+	yajl_gen_map_open(g);
+	key_num_or_null(g, "quota", v->cpu_quota);
+	key_num_or_null(g, "period", v->cpu_period);
+	json_str(g, "cpus");
+	if (v->cpu_quota)
+		yajl_gen_double(g,
+				(double)v->cpu_quota / (double)v->cpu_period);
+	else
+		yajl_gen_null(g);
+	yajl_gen_map_close(g);
+}
+
+static void json_privileges(yajl_gen g, const struct view *v)
+{
+	const struct spec_process *pr = v->h->spec->process;
+	const struct spec_linux *lx = v->h->spec->linux_;
+
+	json_str(g, "privileges");
+	yajl_gen_map_open(g);
+	if (pr) {
+		json_key_int(g, "uid", pr->user.uid);
+		json_key_int(g, "gid", pr->user.gid);
+		json_str(g, "groups");
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < pr->user.n_additional_gids; i++)
+			yajl_gen_integer(g, pr->user.additional_gids[i]);
+		yajl_gen_array_close(g);
+	}
+	key_list(g, "capabilities", v->caps, v->n_caps);
+	json_key_bool(g, "noNewPrivileges", pr && pr->no_new_privileges);
+	yajl_gen_map_close(g);
+	json_str(g, "syscalls");
+	yajl_gen_map_open(g);
+	json_key_bool(g, "baseline", v->h->sandbox.enforced);
+	key_list(g, "extraAllowed", v->h->sandbox.syscalls_allow,
+		 v->h->sandbox.n_syscalls_allow);
+	json_key_bool(g, "configFilter", lx && lx->seccomp);
+	yajl_gen_map_close(g);
+}
+
+static void json_reach(yajl_gen g, const struct view *v)
+{
+	json_str(g, "reach");
+	yajl_gen_map_open(g);
+	json_filesystem(g, v);
+	json_str(g, "network");
+	yajl_gen_map_open(g);
+	json_key_bool(g, "loopbackOnly",
+		      v->h->sandbox.enforced && v->h->sandbox.loopback_only);
+	json_key_str(g, "namespace", v->netns);
+	json_key_str(g, "summary", v->network);
+	yajl_gen_map_close(g);
+	json_str(g, "secrets");
+	yajl_gen_map_open(g);
+	key_list(g, "envKept", v->env_kept, v->n_env_kept);
+	key_list(g, "envDropped", v->env_dropped, v->n_env_dropped);
+	json_dropped_mounts(g, v->h);
+	yajl_gen_map_close(g);
+	json_limits(g, v);
+	json_privileges(g, v);
+	key_list(g, "devices", v->devices, v->n_devices);
+	yajl_gen_map_close(g);
+}
+
+int explain_json(const struct hardened *h, char **out, struct error **err)
+{
+	struct view v;
+	yajl_gen g;
+
+	if (view_build(h, &v, err) < 0)
+		return -1;
+	g = json_gen_new(1);
+	if (!g) {
+		view_release(&v);
+		return error_set(err, ENOMEM, "out of memory");
+	}
+	yajl_gen_map_open(g);
+	json_str(g, "sandbox");
+	harden_emit_sandbox_object(g, &h->sandbox);
+	json_reach(g, &v);
+	json_str(g, "changes");
+	harden_emit_changes(g, h);
+	yajl_gen_map_close(g);
+	view_release(&v);
+	return json_tidy_finish(g, out, err);
+}
+
+/* ---- text ------------------------------------------------------------ */
+
+#define SECTION_WIDTH 12
+#define LABEL_WIDTH 16
+
+/* A string from config.json on one line: control characters are shown
+ * as '?' so a hostile name cannot rewrite the reader's terminal. */
+static void put_safe(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+/* One row: "section  label  value"; an empty section or label aligns. */
+static void row(FILE *f, const char *section, const char *label,
+		const char *value)
+{
+	fprintf(f, "%-*s%-*s", SECTION_WIDTH, section, LABEL_WIDTH, label);
+	put_safe(f, value);
+	fputc('\n', f);
+}
+
+/* One row per item, or one row saying `none`. */
+static void rows(FILE *f, const char *section, const char *label,
+		 char *const *v, size_t n, const char *none)
+{
+	if (n == 0)
+		row(f, section, label, none);
+	for (size_t i = 0; i < n; i++)
+		row(f, i ? "" : section, i ? "" : label, v[i]);
+}
+
+/* A list on one row, comma-separated. */
+static void list_row(FILE *f, const char *section, const char *label,
+		     char *const *v, size_t n, const char *none)
+{
+	fprintf(f, "%-*s%-*s", SECTION_WIDTH, section, LABEL_WIDTH, label);
+	if (n == 0)
+		fputs(none, f);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		put_safe(f, v[i]);
+	}
+	fputc('\n', f);
+}
+
+static void text_header(FILE *f, const struct hardened *h)
+{
+	if (!h->sandbox.enforced) {
+		fputs("WARNING: SANDBOX OFF (policy mode permissive): the "
+		      "container runs as config.json says\n\n",
+		      f);
+		return;
+	}
+	fprintf(f, "corral sandbox: enforced (%s)\n\n",
+		h->sandbox.role == ROLE_POD_SANDBOX
+		    ? "pod sandbox: every restriction but the wall clock"
+		    : "workload");
+}
+
+static void text_secrets(FILE *f, const struct view *v)
+{
+	const struct hardened *h = v->h;
+	bool any = false;
+
+	list_row(f, "secrets", "env kept", v->env_kept, v->n_env_kept, "none");
+	list_row(f, "", "env dropped", v->env_dropped, v->n_env_dropped,
+		 "none");
+	for (size_t i = 0; i < h->n_changes; i++) {
+		const struct harden_change *ch = &h->changes[i];
+
+		if (strncmp(ch->field, ".mounts[", 8) != 0 ||
+		    strcmp(ch->applied, "dropped") != 0)
+			continue;
+		fprintf(f, "%-*s%-*s", SECTION_WIDTH, "", LABEL_WIDTH,
+			any ? "" : "mounts dropped");
+		fprintf(f, "%.*s (", (int)(strlen(ch->field) - 9),
+			ch->field + 8);
+		put_safe(f, ch->reason);
+		fputs(")\n", f);
+		any = true;
+	}
+	if (!any)
+		row(f, "", "mounts dropped", "none");
+}
+
+static void text_limits(FILE *f, const struct view *v)
+{
+	_cleanup_free_ char *wall =
+	    units_duration_string(v->h->sandbox.wall_clock);
+	_cleanup_free_ char *mem =
+	    v->memory ? units_size_string((uint64_t)v->memory, true) : NULL;
+	char buf[128];
+
+	if (v->h->sandbox.wall_clock)
+		snprintf(buf, sizeof(buf),
+			 "%s, then every process is killed (%s)",
+			 wall ? wall : "?", v->wall_source);
+	else
+		snprintf(buf, sizeof(buf), "no limit (%s)", v->wall_source);
+	row(f, "time", "wall clock", buf);
+	snprintf(buf, sizeof(buf), "%s%s", mem ? mem : "no limit",
+		 !mem		? ""
+		 : v->swap == 0 ? ", no swap"
+				: ", swap allowed");
+	row(f, "memory", "limit", buf);
+	if (v->pids)
+		snprintf(buf, sizeof(buf), "%lld processes",
+			 (long long)v->pids);
+	row(f, "pids", "limit", v->pids ? buf : "no limit");
+	if (v->cpu_quota)
+		snprintf(buf, sizeof(buf), "%g CPUs (%lld us per %lld us)",
+			 (double)v->cpu_quota / (double)v->cpu_period,
+			 (long long)v->cpu_quota, (long long)v->cpu_period);
+	row(f, "cpu", "limit", v->cpu_quota ? buf : "no limit");
+}
+
+static void text_privileges(FILE *f, const struct view *v)
+{
+	const struct spec_process *pr = v->h->spec->process;
+	const struct spec_linux *lx = v->h->spec->linux_;
+	const struct sandbox *sb = &v->h->sandbox;
+	char buf[160];
+
+	if (pr) {
+		snprintf(buf, sizeof(buf), "%u:%u, %zu supplementary group%s",
+			 pr->user.uid, pr->user.gid, pr->user.n_additional_gids,
+			 pr->user.n_additional_gids == 1 ? "" : "s");
+		row(f, "privileges", "user", buf);
+	}
+	list_row(f, pr ? "" : "privileges", "capabilities", v->caps, v->n_caps,
+		 "none");
+	row(f, "", "no_new_privs", pr && pr->no_new_privileges ? "yes" : "no");
+	row(f, "syscalls", "baseline",
+	    sb->enforced ? "loaded (unknown calls fail with ENOSYS)" : "off");
+	list_row(f, "", "extra allowed", sb->syscalls_allow,
+		 sb->n_syscalls_allow, "none");
+	row(f, "", "config filter",
+	    lx && lx->seccomp ? "loaded too (a call must pass both)" : "none");
+	list_row(f, "devices", "", v->devices, v->n_devices, "none");
+}
+
+/* The change list, the field column aligned. */
+static void text_changes(FILE *f, const struct hardened *h)
+{
+	int width = 0;
+
+	for (size_t i = 0; i < h->n_changes; i++) {
+		int n = (int)strlen(h->changes[i].field);
+
+		if (n > width)
+			width = n > 44 ? 44 : n;
+	}
+	fprintf(f, "\nchanges to config.json (%zu)\n", h->n_changes);
+	for (size_t i = 0; i < h->n_changes; i++) {
+		const struct harden_change *ch = &h->changes[i];
+
+		fputs("  ", f);
+		put_safe(f, ch->field);
+		fprintf(f, "%*s  ",
+			width - (int)strlen(ch->field) > 0
+			    ? width - (int)strlen(ch->field)
+			    : 0,
+			"");
+		put_safe(f, ch->asked);
+		fputs(" -> ", f);
+		put_safe(f, ch->applied);
+		fputs("  (", f);
+		put_safe(f, ch->reason);
+		fputs(")\n", f);
+	}
+}
+
+static void text_page(FILE *f, const struct view *v)
+{
+	text_header(f, v->h);
+	row(f, "filesystem", "root", v->root);
+	rows(f, "", "writable", v->writable, v->n_writable, "nothing");
+	rows(f, "", "host paths", v->host_paths, v->n_host_paths, "none");
+	row(f, "network", "", v->network);
+	text_secrets(f, v);
+	text_limits(f, v);
+	text_privileges(f, v);
+	text_changes(f, v->h);
+}
+
+int explain_text(const struct hardened *h, char **out, struct error **err)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	struct view v;
+	FILE *f;
+
+	if (view_build(h, &v, err) < 0)
+		return -1;
+	f = open_memstream(&buf, &size);
+	if (!f) {
+		view_release(&v);
+		return error_set(err, ENOMEM, "out of memory");
+	}
+	text_page(f, &v);
+	view_release(&v);
+	if (fclose(f) != 0) {
+		free(buf);
+		return error_set(err, ENOMEM, "explain: out of memory");
+	}
+	*out = buf;
+	return 0;
+}

@@ -1,0 +1,485 @@
+/* harden(): config.json + the host's policy -> the effective spec, the
+ * sandbox settings and the list of changes.  This file is the driver (one
+ * rule per row of DESIGN.md's sandbox table, in the table's order), the
+ * helpers the rules share, and the sandbox settings as JSON.  The rules
+ * themselves are in harden_rules.c, harden_limits.c, harden_mounts.c and
+ * harden_kernel.c.
+ *
+ * Pure: no system calls.  What needs the host (is this namespace path the
+ * host's? what are the caller's rlimits?) is checked by the runtime on the
+ * effective spec.
+ */
+#include "harden.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "harden_internal.h"
+#include "json.h"
+#include "json_tidy.h"
+#include "parse_internal.h"
+#include "util.h"
+
+static const struct {
+	const char *concern;
+	int (*apply)(struct harden_ctx *c, struct error **err);
+} rules[] = {
+    {"namespaces", harden_namespaces},
+    {"filesystem", harden_rootfs},
+    {"host mounts", harden_mounts},
+    {"secrets", harden_env},
+    {"privileges", harden_user},
+    {"privileges", harden_capabilities},
+    {"syscalls", harden_syscalls},
+    {"time", harden_time},
+    {"memory", harden_memory},
+    {"pids", harden_pids},
+    {"cpu", harden_cpu},
+    {"kernel surface", harden_kernel_paths},
+    {"kernel surface", harden_devices},
+    {"kernel surface", harden_sysctls},
+    {"kernel surface", harden_rlimits},
+    {"kernel surface", harden_personality},
+};
+
+/* Pod infrastructure containers run no untrusted code and must outlive
+ * the pod's workloads: containerd's CRI sandbox, CRI-O's, and a podman
+ * infra container marked by the annotation below (podman itself writes no
+ * infra marker into config.json; containers.conf can add one). */
+static const struct {
+	const char *key;
+	const char *value; /* compared case-insensitively: podman says TRUE */
+} pod_sandbox_markers[] = {
+    {"io.kubernetes.cri.container-type", "sandbox"},
+    {"io.kubernetes.cri-o.ContainerType", "sandbox"},
+    {"io.podman.annotations.infra", "true"},
+};
+
+static const char *const role_names[] = {
+    [ROLE_WORKLOAD] = "workload",
+    [ROLE_POD_SANDBOX] = "pod-sandbox",
+};
+
+static const char *const rootfs_names[] = {
+    [POLICY_ROOTFS_OVERLAY] = "overlay",
+    [POLICY_ROOTFS_STRICT] = "strict",
+};
+
+/* ---- helpers shared by the rules ------------------------------------- */
+
+void harden_record(struct harden_ctx *c, const char *field, const char *asked,
+		   const char *applied, const char *reason)
+{
+	struct hardened *h = c->h;
+	struct harden_change *ch;
+
+	if (c->oom || !field || !asked || !applied || !reason) {
+		c->oom = true;
+		return;
+	}
+	if (h->n_changes == c->cap_changes) {
+		size_t cap = c->cap_changes ? 2 * c->cap_changes : 16;
+		struct harden_change *grown =
+		    realloc(h->changes, cap * sizeof(*grown));
+
+		if (!grown) {
+			c->oom = true;
+			return;
+		}
+		h->changes = grown;
+		c->cap_changes = cap;
+	}
+	ch = &h->changes[h->n_changes];
+	*ch = (struct harden_change){strdup(field), strdup(asked),
+				     strdup(applied), strdup(reason)};
+	h->n_changes++;
+	if (!ch->field || !ch->asked || !ch->applied || !ch->reason)
+		c->oom = true;
+}
+
+char *harden_fmt(struct harden_ctx *c, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		c->oom = true;
+		return NULL;
+	}
+	return s;
+}
+
+char *harden_join(struct harden_ctx *c, char *const *v, size_t n,
+		  const char *sep)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f) {
+		c->oom = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? sep : "", v[i]);
+	if (fclose(f) != 0) {
+		free(buf);
+		c->oom = true;
+		return NULL;
+	}
+	return buf;
+}
+
+char *harden_list(struct harden_ctx *c, char *const *v, size_t n)
+{
+	_cleanup_free_ char *joined = harden_join(c, v, n, ", ");
+
+	return joined ? harden_fmt(c, "[%s]", joined) : NULL;
+}
+
+char *harden_opt(struct harden_ctx *c, struct spec_opt o)
+{
+	if (!o.set)
+		return harden_fmt(c, "absent");
+	return harden_fmt(c, "%lld", (long long)o.v);
+}
+
+char *harden_safe(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	char *out = strndup(s, n);
+
+	for (size_t i = 0; out && i < n; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = '?';
+	return out;
+}
+
+bool harden_strv_has(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+bool harden_strv_equal(char *const *a, size_t na, char *const *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return true;
+}
+
+bool harden_strv_push(char ***v, size_t *n, const char *s)
+{
+	char **grown = realloc(*v, (*n + 2) * sizeof(**v));
+
+	if (!grown)
+		return false;
+	*v = grown;
+	grown[*n] = strdup(s);
+	grown[*n + 1] = NULL;
+	if (!grown[*n])
+		return false;
+	(*n)++;
+	return true;
+}
+
+bool harden_path_under(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (strcmp(prefix, "/") == 0)
+		return path[0] == '/';
+	return strncmp(path, prefix, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+const char *harden_annotation(const struct spec *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_annotations; i++)
+		if (strcmp(s->annotations[i].key, key) == 0)
+			return s->annotations[i].value;
+	return NULL;
+}
+
+struct spec_linux *harden_linux(struct harden_ctx *c)
+{
+	if (!c->spec->linux_)
+		c->spec->linux_ = calloc(1, sizeof(*c->spec->linux_));
+	if (!c->spec->linux_)
+		c->oom = true;
+	return c->spec->linux_;
+}
+
+struct spec_resources *harden_resources(struct harden_ctx *c)
+{
+	struct spec_linux *lx = harden_linux(c);
+
+	if (lx && !lx->resources)
+		lx->resources = calloc(1, sizeof(*lx->resources));
+	if (lx && !lx->resources)
+		c->oom = true;
+	return lx ? lx->resources : NULL;
+}
+
+enum sandbox_role harden_role(const struct spec *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(pod_sandbox_markers); i++) {
+		const char *v =
+		    harden_annotation(s, pod_sandbox_markers[i].key);
+
+		if (v && strcasecmp(v, pod_sandbox_markers[i].value) == 0)
+			return ROLE_POD_SANDBOX;
+	}
+	return ROLE_WORKLOAD;
+}
+
+/* ---- the driver ------------------------------------------------------ */
+
+/* A private deep copy.  Through the serialiser on purpose: the effective
+ * spec is then exactly what spec_parse() gives for its own text, which is
+ * what the runtime saves in the state directory and reads back. */
+static int copy_spec(const struct spec *config, struct spec **out,
+		     struct error **err)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+
+	if (spec_emit(config, &text, &len, err) < 0 ||
+	    spec_parse(text, len, out, err) < 0)
+		return error_wrap(err, "harden: copy config");
+	return 0;
+}
+
+static void hardened_freep(struct hardened **h)
+{
+	hardened_free(*h);
+}
+
+static void policy_freep(struct policy **p)
+{
+	policy_free(*p);
+}
+
+/* mode "permissive": config.json as written, and one loud change. */
+static int permissive(struct hardened *h, struct error **err)
+{
+	struct harden_ctx c = {.h = h, .spec = h->spec};
+
+	h->sandbox.enforced = false;
+	harden_record(&c, "sandbox", "-", "off", "policy: mode permissive");
+	if (c.oom)
+		return error_set(err, ENOMEM, "harden: out of memory");
+	return 0;
+}
+
+static int apply_rules(struct harden_ctx *c, struct error **err)
+{
+	c->h->sandbox.enforced = true;
+	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
+		if (rules[i].apply(c, err) < 0)
+			return -1;
+		if (c->oom)
+			return error_set(err, ENOMEM,
+					 "harden: %s: out of memory",
+					 rules[i].concern);
+	}
+	return 0;
+}
+
+int harden(const struct spec *config, const struct policy *policy,
+	   struct hardened **out, struct error **err)
+{
+	_cleanup_(hardened_freep) struct hardened *h = calloc(1, sizeof(*h));
+	_cleanup_(policy_freep) struct policy *defaults = NULL;
+	struct harden_ctx c;
+
+	if (!h)
+		return error_set(err, ENOMEM, "out of memory");
+	if (copy_spec(config, &h->spec, err) < 0)
+		return -1;
+	h->sandbox.role = harden_role(h->spec);
+	if (policy->mode == POLICY_PERMISSIVE) {
+		if (permissive(h, err) < 0)
+			return -1;
+		*out = steal_pointer(&h);
+		return 0;
+	}
+	if (policy_default(&defaults, err) < 0)
+		return -1;
+	c = (struct harden_ctx){
+	    .h = h, .spec = h->spec, .policy = policy, .defaults = defaults};
+	if (apply_rules(&c, err) < 0)
+		return -1;
+	*out = steal_pointer(&h);
+	return 0;
+}
+
+void sandbox_release(struct sandbox *s)
+{
+	if (!s)
+		return;
+	strv_free(s->syscalls_allow);
+	*s = (struct sandbox){0};
+}
+
+void hardened_free(struct hardened *h)
+{
+	if (!h)
+		return;
+	spec_free(h->spec);
+	sandbox_release(&h->sandbox);
+	for (size_t i = 0; h->changes && i < h->n_changes; i++) {
+		free(h->changes[i].field);
+		free(h->changes[i].asked);
+		free(h->changes[i].applied);
+		free(h->changes[i].reason);
+	}
+	free(h->changes);
+	free(h);
+}
+
+/* ---- the sandbox settings as JSON ------------------------------------ */
+
+const char *harden_role_name(enum sandbox_role role)
+{
+	return (unsigned)role < ARRAY_SIZE(role_names) ? role_names[role]
+						       : "workload";
+}
+
+const char *harden_rootfs_name(enum policy_rootfs rootfs)
+{
+	return (unsigned)rootfs < ARRAY_SIZE(rootfs_names)
+		   ? rootfs_names[rootfs]
+		   : "overlay";
+}
+
+void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s)
+{
+	yajl_gen_map_open(g);
+	json_key_bool(g, "enforced", s->enforced);
+	json_key_str(g, "role", harden_role_name(s->role));
+	json_key_bool(g, "loopbackOnly", s->loopback_only);
+	json_key_str(g, "rootfs", harden_rootfs_name(s->rootfs));
+	json_key_int(g, "scratchSize", (long long)s->scratch_size);
+	json_key_int(g, "wallClock", (long long)s->wall_clock);
+	json_key_strv(g, "syscallsAllow",
+		      (const char *const *)s->syscalls_allow,
+		      s->n_syscalls_allow);
+	json_key_bool(g, "limitsBestEffort", s->limits_best_effort);
+	yajl_gen_map_close(g);
+}
+
+void harden_emit_changes(yajl_gen g, const struct hardened *h)
+{
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < h->n_changes; i++) {
+		const struct harden_change *ch = &h->changes[i];
+
+		yajl_gen_map_open(g);
+		json_key_str(g, "field", ch->field);
+		json_key_str(g, "asked", ch->asked);
+		json_key_str(g, "applied", ch->applied);
+		json_key_str(g, "reason", ch->reason);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
+int hardened_emit_sandbox(const struct hardened *h, char **out,
+			  struct error **err)
+{
+	yajl_gen g = json_gen_new(1);
+
+	if (!g)
+		return error_set(err, ENOMEM, "out of memory");
+	yajl_gen_map_open(g);
+	json_str(g, "sandbox");
+	harden_emit_sandbox_object(g, &h->sandbox);
+	json_str(g, "changes");
+	harden_emit_changes(g, h);
+	yajl_gen_map_close(g);
+	return json_tidy_finish(g, out, err);
+}
+
+/* A name from a table, or an error naming the field. */
+static int read_name(yajl_val o, const struct jpath *p, const char *key,
+		     const char *const *names, size_t n, int *out,
+		     struct error **err)
+{
+	struct jpath kp = JKEY(p, key);
+	_cleanup_free_ char *s = NULL;
+
+	if (json_field_string(o, p, key, true, &s, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(names[i], s) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	}
+	return json_fail_value(&kp, err, "unknown value", s);
+}
+
+static int parse_sandbox_object(yajl_val o, const struct jpath *p,
+				struct sandbox *s, struct error **err)
+{
+	int role = 0, rootfs = 0;
+	int64_t wall = 0, scratch = 0;
+
+	if (json_field_bool(o, p, "enforced", &s->enforced, NULL, err) < 0 ||
+	    read_name(o, p, "role", role_names, ARRAY_SIZE(role_names), &role,
+		      err) < 0 ||
+	    json_field_bool(o, p, "loopbackOnly", &s->loopback_only, NULL,
+			    err) < 0 ||
+	    read_name(o, p, "rootfs", rootfs_names, ARRAY_SIZE(rootfs_names),
+		      &rootfs, err) < 0 ||
+	    json_field_int(o, p, "scratchSize", JSON_U63, &scratch, err) < 0 ||
+	    json_field_int(o, p, "wallClock", JSON_U63, &wall, err) < 0 ||
+	    json_field_strv(o, p, "syscallsAllow", false, &s->syscalls_allow,
+			    &s->n_syscalls_allow, err) < 0 ||
+	    json_field_bool(o, p, "limitsBestEffort", &s->limits_best_effort,
+			    NULL, err) < 0)
+		return -1;
+	s->role = role;
+	s->rootfs = rootfs;
+	s->scratch_size = (uint64_t)scratch;
+	s->wall_clock = (uint64_t)wall;
+	return 0;
+}
+
+int hardened_parse_sandbox(const char *json, size_t len, struct sandbox *out,
+			   struct error **err)
+{
+	_cleanup_json_ yajl_val doc = NULL;
+	struct jpath sp = JKEY(NULL, "sandbox");
+	struct sandbox s = {0};
+	yajl_val o;
+
+	if (json_load(json, len, &doc, err) < 0)
+		return -1;
+	if (!YAJL_IS_OBJECT(doc))
+		return error_set(err, EINVAL, "expected a JSON object");
+	if (json_field_object(doc, NULL, "sandbox", &o, err) < 0)
+		return -1;
+	if (!o)
+		return json_fail(&sp, err, "missing");
+	if (parse_sandbox_object(o, &sp, &s, err) < 0) {
+		sandbox_release(&s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}

@@ -1,0 +1,123 @@
+/* Internal to harden(): the state one run carries, the change recorder and
+ * the small list helpers the rule modules share.
+ *
+ * Each rule is one function `int harden_X(struct harden_ctx *, struct
+ * error **)` for one row of DESIGN.md's sandbox table.  It edits c->spec
+ * (the effective spec, a private copy of config.json) in place and
+ * records every difference it makes.  Recording never fails the rule:
+ * out of memory sets c->oom, and harden() fails once the rule returns, so
+ * the rules read as a list of decisions rather than of error checks.
+ */
+#ifndef CORRAL_HARDEN_INTERNAL_H
+#define CORRAL_HARDEN_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "harden.h"
+
+struct harden_ctx {
+	struct hardened *h;
+	struct spec *spec; /* h->spec, the effective spec being built */
+	const struct policy *policy;
+	const struct policy
+	    *defaults; /* the built-ins: "default" or "policy: KEY" */
+	size_t cap_changes;
+	bool oom;
+};
+
+/* "default" when the policy's value is the built-in one, else
+ * "policy: KEY".  KEY must be a string literal. */
+#define HARDEN_WHY(is_default, key) ((is_default) ? "default" : "policy: " key)
+
+#define ROLE_REASON "role: pod sandbox"
+
+/* Append a change.  NULL arguments (a formatter that ran out of memory)
+ * set c->oom instead. */
+void harden_record(struct harden_ctx *c, const char *field, const char *asked,
+		   const char *applied, const char *reason);
+
+/* A formatted heap string; NULL (and c->oom) when out of memory. */
+char *harden_fmt(struct harden_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* v[0..n) joined with sep; "" for an empty list. */
+char *harden_join(struct harden_ctx *c, char *const *v, size_t n,
+		  const char *sep);
+
+/* "[a, b]", "[]" */
+char *harden_list(struct harden_ctx *c, char *const *v, size_t n);
+
+/* An optional number as "absent" or its decimal value. */
+char *harden_opt(struct harden_ctx *c, struct spec_opt o);
+
+/* A config.json string made safe for a one-line message: control
+ * characters become '?', and it is cut after max bytes.  NULL when out of
+ * memory. */
+char *harden_safe(const char *s, size_t max);
+
+bool harden_strv_has(char *const *v, size_t n, const char *s);
+bool harden_strv_equal(char *const *a, size_t na, char *const *b, size_t nb);
+/* Append a copy of s to a NULL-terminated list; false when out of memory. */
+bool harden_strv_push(char ***v, size_t *n, const char *s);
+
+/* Whether path is prefix or below it, on whole components:
+ * "/data/x" is under "/data", "/database" is not.  "/" holds everything. */
+bool harden_path_under(const char *path, const char *prefix);
+
+/* The value of an annotation of the config, or NULL. */
+const char *harden_annotation(const struct spec *s, const char *key);
+
+/* The linux object and its resources, created when config.json has none;
+ * NULL (and c->oom) when out of memory. */
+struct spec_linux *harden_linux(struct harden_ctx *c);
+struct spec_resources *harden_resources(struct harden_ctx *c);
+
+/* harden_rules.c: namespaces, rootfs, env, user, capabilities, syscalls */
+int harden_namespaces(struct harden_ctx *c, struct error **err);
+int harden_rootfs(struct harden_ctx *c, struct error **err);
+int harden_env(struct harden_ctx *c, struct error **err);
+int harden_user(struct harden_ctx *c, struct error **err);
+int harden_capabilities(struct harden_ctx *c, struct error **err);
+int harden_syscalls(struct harden_ctx *c, struct error **err);
+
+/* harden_limits.c: the wall clock, memory, pids, cpu */
+int harden_time(struct harden_ctx *c, struct error **err);
+int harden_memory(struct harden_ctx *c, struct error **err);
+int harden_pids(struct harden_ctx *c, struct error **err);
+int harden_cpu(struct harden_ctx *c, struct error **err);
+
+/* harden_mounts.c */
+int harden_mounts(struct harden_ctx *c, struct error **err);
+
+/* harden_kernel.c: masked and read-only paths, devices, sysctls, rlimits,
+ * personality */
+int harden_kernel_paths(struct harden_ctx *c, struct error **err);
+int harden_devices(struct harden_ctx *c, struct error **err);
+int harden_sysctls(struct harden_ctx *c, struct error **err);
+int harden_rlimits(struct harden_ctx *c, struct error **err);
+int harden_personality(struct harden_ctx *c, struct error **err);
+
+/* harden.c: the role of a container from its annotations, the names of
+ * the enums, and the pieces of the JSON documents explain.c shares. */
+enum sandbox_role harden_role(const struct spec *s);
+const char *harden_role_name(enum sandbox_role role);
+const char *harden_rootfs_name(enum policy_rootfs rootfs);
+void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s);
+void harden_emit_changes(yajl_gen g, const struct hardened *h);
+
+/* The device nodes every container gets from the runtime, and their
+ * cgroup rules (harden_kernel.c; explain lists them too). */
+struct harden_std_device {
+	const char *path;
+	int64_t major;
+	int64_t minor; /* -1: every minor */
+	bool node;     /* the runtime makes the node (else only the rule) */
+};
+extern const struct harden_std_device harden_std_devices[];
+extern const size_t harden_n_std_devices;
+
+#endif

@@ -1,0 +1,352 @@
+/* The rules of harden() for the kernel surface: masked and read-only
+ * paths, device nodes and the device cgroup, sysctls, rlimits and the
+ * personality.  Lists from config.json are only ever narrowed or, for
+ * the masks, extended.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "harden_internal.h"
+#include "util.h"
+
+/* runc's, containerd's and podman's lists together. */
+static const char *const masked_baseline[] = {
+    "/proc/acpi",	"/proc/asound",	     "/proc/interrupts",
+    "/proc/kcore",	"/proc/keys",	     "/proc/latency_stats",
+    "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug",
+    "/proc/scsi",	"/sys/firmware",     "/sys/devices/virtual/powercap",
+    "/sys/dev/block",
+};
+static const char *const readonly_baseline[] = {
+    "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
+};
+
+/* The runtime makes the nodes; the cgroup allows them and the ptys. */
+const struct harden_std_device harden_std_devices[] = {
+    {"/dev/null", 1, 3, true},	    {"/dev/zero", 1, 5, true},
+    {"/dev/full", 1, 7, true},	    {"/dev/random", 1, 8, true},
+    {"/dev/urandom", 1, 9, true},   {"/dev/tty", 5, 0, true},
+    {"/dev/console", 5, 1, false},  {"/dev/ptmx", 5, 2, true},
+    {"/dev/pts/*", 136, -1, false},
+};
+const size_t harden_n_std_devices = ARRAY_SIZE(harden_std_devices);
+
+/* ---- masked and read-only paths -------------------------------------- */
+
+/* config.json's paths (without repeats, in its order), then the baseline's
+ * that are missing. */
+static void union_paths(struct harden_ctx *c, const char *field, char ***list,
+			size_t *n, const char *const *base, size_t n_base)
+{
+	_cleanup_strv_ char **out = NULL, **added = NULL;
+	_cleanup_free_ char *asked = NULL, *joined = NULL, *applied = NULL;
+	size_t n_out = 0, n_added = 0;
+
+	for (size_t i = 0; i < *n; i++)
+		if (!harden_strv_has(out, n_out, (*list)[i]) &&
+		    !harden_strv_push(&out, &n_out, (*list)[i]))
+			c->oom = true;
+	for (size_t i = 0; i < n_base; i++) {
+		if (harden_strv_has(out, n_out, base[i]))
+			continue;
+		if (!harden_strv_push(&out, &n_out, base[i]) ||
+		    !harden_strv_push(&added, &n_added, base[i]))
+			c->oom = true;
+	}
+	if (c->oom || (n_added == 0 && n_out == *n))
+		return;
+	asked = harden_fmt(c, "%zu paths", *n);
+	joined = harden_join(c, added, n_added, ", ");
+	applied = n_added ? harden_fmt(c, "%zu paths (added %s)", n_out,
+				       joined ? joined : "")
+			  : harden_fmt(c, "%zu paths (repeats removed)", n_out);
+	harden_record(c, field, asked, applied, "default");
+	strv_free(*list);
+	*list = steal_pointer(&out);
+	*n = n_out;
+}
+
+int harden_kernel_paths(struct harden_ctx *c, struct error **err)
+{
+	struct spec_linux *lx = harden_linux(c);
+
+	if (!lx)
+		return 0;
+	union_paths(c, ".linux.maskedPaths", &lx->masked_paths,
+		    &lx->n_masked_paths, masked_baseline,
+		    ARRAY_SIZE(masked_baseline));
+	union_paths(c, ".linux.readonlyPaths", &lx->readonly_paths,
+		    &lx->n_readonly_paths, readonly_baseline,
+		    ARRAY_SIZE(readonly_baseline));
+	return 0;
+}
+
+/* ---- devices --------------------------------------------------------- */
+
+/* A node of config.json stays when the policy allows exactly it (path,
+ * type and numbers: a policy path with other numbers would name another
+ * device), or when it is a standard node the runtime makes anyway. */
+static bool device_allowed(const struct policy *p, const struct spec_device *d)
+{
+	for (size_t i = 0; i < p->n_devices; i++) {
+		const struct policy_device *a = &p->devices[i];
+
+		if (strcmp(a->path, d->path) == 0 && a->type == d->type &&
+		    a->major == d->major && a->minor == d->minor)
+			return true;
+	}
+	for (size_t i = 0; i < harden_n_std_devices; i++) {
+		const struct harden_std_device *s = &harden_std_devices[i];
+
+		if (s->node && strcmp(s->path, d->path) == 0 &&
+		    d->type == 'c' && s->major == d->major &&
+		    s->minor == d->minor)
+			return true;
+	}
+	return false;
+}
+
+static void harden_nodes(struct harden_ctx *c, struct spec_linux *lx,
+			 const char *reason)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < lx->n_devices; i++) {
+		struct spec_device *d = &lx->devices[i];
+		_cleanup_free_ char *path = NULL, *field = NULL, *asked = NULL;
+
+		if (device_allowed(c->policy, d)) {
+			lx->devices[n++] = *d;
+			continue;
+		}
+		path = harden_safe(d->path, SIZE_MAX);
+		field = path ? harden_fmt(c, ".linux.devices[%s]", path) : NULL;
+		asked = harden_fmt(c, "%c %lld:%lld", d->type,
+				   (long long)d->major, (long long)d->minor);
+		harden_record(c, field, asked, "dropped", reason);
+		free(d->path);
+	}
+	lx->n_devices = n;
+	if (n == 0) {
+		free(lx->devices);
+		lx->devices = NULL;
+	}
+}
+
+static void rule_string(FILE *f, const struct spec_device_rule *r)
+{
+	fprintf(f, "%s %c ", r->allow ? "allow" : "deny", r->type);
+	if (r->major.set)
+		fprintf(f, "%lld:", (long long)r->major.v);
+	else
+		fputs("*:", f);
+	if (r->minor.set)
+		fprintf(f, "%lld", (long long)r->minor.v);
+	else
+		fputc('*', f);
+	fprintf(f, " %s", r->access ? r->access : "rwm");
+}
+
+static char *rules_string(struct harden_ctx *c,
+			  const struct spec_device_rule *r, size_t n)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f) {
+		c->oom = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		rule_string(f, &r[i]);
+	}
+	if (n == 0)
+		fputs("absent", f);
+	if (fclose(f) != 0) {
+		free(buf);
+		c->oom = true;
+		return NULL;
+	}
+	return buf;
+}
+
+static void free_rules(struct spec_device_rule *r, size_t n)
+{
+	for (size_t i = 0; r && i < n; i++)
+		free(r[i].access);
+	free(r);
+}
+
+/* Deny everything, then allow the standard devices and the policy's. */
+static struct spec_device_rule *device_rules(struct harden_ctx *c, size_t *n)
+{
+	const struct policy *p = c->policy;
+	size_t len = 1 + harden_n_std_devices + p->n_devices, k = 0;
+	struct spec_device_rule *r = calloc(len, sizeof(*r));
+
+	if (!r) {
+		c->oom = true;
+		return NULL;
+	}
+	r[k++] = (struct spec_device_rule){
+	    .allow = false, .type = 'a', .access = strdup("rwm")};
+	for (size_t i = 0; i < harden_n_std_devices; i++) {
+		const struct harden_std_device *s = &harden_std_devices[i];
+
+		r[k++] = (struct spec_device_rule){true,
+						   'c',
+						   {true, s->major},
+						   {s->minor >= 0, s->minor},
+						   strdup("rwm")};
+	}
+	for (size_t i = 0; i < p->n_devices; i++) {
+		const struct policy_device *d = &p->devices[i];
+
+		r[k++] = (struct spec_device_rule){
+		    true,
+		    d->type,
+		    {true, d->major},
+		    {true, d->minor},
+		    strdup(d->access ? d->access : "rw")};
+	}
+	for (size_t i = 0; i < k; i++)
+		if (!r[i].access)
+			c->oom = true;
+	*n = k;
+	return r;
+}
+
+int harden_devices(struct harden_ctx *c, struct error **err)
+{
+	const char *reason =
+	    HARDEN_WHY(c->policy->n_devices == 0 && c->defaults->n_devices == 0,
+		       "devices");
+	struct spec_resources *res = harden_resources(c);
+	_cleanup_free_ char *asked = NULL, *applied = NULL;
+	struct spec_device_rule *rules;
+	size_t n = 0;
+
+	if (!res)
+		return 0;
+	harden_nodes(c, c->spec->linux_, reason);
+	rules = device_rules(c, &n);
+	if (!rules)
+		return 0;
+	asked = rules_string(c, res->devices, res->n_devices);
+	applied = rules_string(c, rules, n);
+	if (asked && applied && strcmp(asked, applied) == 0) {
+		free_rules(rules, n);
+		return 0;
+	}
+	harden_record(c, ".linux.resources.devices", asked, applied, reason);
+	free_rules(res->devices, res->n_devices);
+	res->devices = rules;
+	res->n_devices = n;
+	return 0;
+}
+
+/* ---- sysctls, rlimits, personality ----------------------------------- */
+
+/* An exact name, or a prefix entry "net.ipv4.*" (which does not match
+ * "net.ipv4" itself). */
+static bool sysctl_allowed(const struct policy *p, const char *key)
+{
+	for (size_t i = 0; i < p->n_sysctl_allow; i++) {
+		const char *a = p->sysctl_allow[i];
+		size_t n = strlen(a);
+
+		if (n >= 2 && strcmp(a + n - 2, ".*") == 0) {
+			if (strncmp(key, a, n - 1) == 0 && key[n - 1] != '\0')
+				return true;
+		} else if (strcmp(key, a) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int harden_sysctls(struct harden_ctx *c, struct error **err)
+{
+	struct spec_linux *lx = c->spec->linux_;
+	const char *reason =
+	    HARDEN_WHY(harden_strv_equal(c->policy->sysctl_allow,
+					 c->policy->n_sysctl_allow,
+					 c->defaults->sysctl_allow,
+					 c->defaults->n_sysctl_allow),
+		       "sysctls.allow");
+	size_t n = 0;
+
+	for (size_t i = 0; lx && i < lx->n_sysctl; i++) {
+		struct spec_kv *kv = &lx->sysctl[i];
+		_cleanup_free_ char *key = NULL, *field = NULL, *value = NULL;
+
+		if (sysctl_allowed(c->policy, kv->key)) {
+			lx->sysctl[n++] = *kv;
+			continue;
+		}
+		key = harden_safe(kv->key, SIZE_MAX);
+		field =
+		    key ? harden_fmt(c, ".linux.sysctl[\"%s\"]", key) : NULL;
+		value = harden_safe(kv->value, 200);
+		harden_record(c, field, value, "dropped", reason);
+		free(kv->key);
+		free(kv->value);
+	}
+	if (lx)
+		lx->n_sysctl = n;
+	return 0;
+}
+
+/* No core dumps unless config.json sets RLIMIT_CORE itself: a core file
+ * is a copy of the process's memory, secrets included.  Explicit values
+ * stay; the runtime clamps them to the caller's hard limits. */
+int harden_rlimits(struct harden_ctx *c, struct error **err)
+{
+	struct spec_process *pr = c->spec->process;
+	struct spec_rlimit *grown;
+
+	if (!pr)
+		return 0;
+	for (size_t i = 0; i < pr->n_rlimits; i++)
+		if (pr->rlimits[i].resource == RLIMIT_CORE)
+			return 0;
+	grown = realloc(pr->rlimits, (pr->n_rlimits + 1) * sizeof(*grown));
+	if (!grown) {
+		c->oom = true;
+		return 0;
+	}
+	pr->rlimits = grown;
+	grown[pr->n_rlimits] = (struct spec_rlimit){
+	    .type = strdup("RLIMIT_CORE"), .resource = RLIMIT_CORE};
+	if (!grown[pr->n_rlimits].type) {
+		c->oom = true;
+		return 0;
+	}
+	pr->n_rlimits++;
+	harden_record(c, ".process.rlimits[RLIMIT_CORE]", "absent", "0/0",
+		      "default");
+	return 0;
+}
+
+/* Another execution domain (LINUX32, a foreign ABI) is kernel code most
+ * containers never reach. */
+int harden_personality(struct harden_ctx *c, struct error **err)
+{
+	struct spec_linux *lx = c->spec->linux_;
+	struct spec_personality *pe = lx ? lx->personality : NULL;
+	_cleanup_free_ char *asked = NULL;
+
+	if (!pe || (pe->domain && strcmp(pe->domain, "LINUX") == 0))
+		return 0;
+	asked = pe->domain ? harden_safe(pe->domain, 64) : strdup("absent");
+	harden_record(c, ".linux.personality", asked, "dropped", "default");
+	free(pe->domain);
+	strv_free(pe->flags);
+	free(pe);
+	lx->personality = NULL;
+	return 0;
+}

@@ -1,0 +1,292 @@
+/* The rules of harden() for time, memory, pids and cpu.  The stricter of
+ * config.json, the policy and the run.corral.* annotations wins; an
+ * annotation may only narrow the policy, and one that would widen it (or
+ * that does not parse) fails harden(): asking for more than the host
+ * allows is an error the caller must see, not a silent no-op.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harden_internal.h"
+#include "units.h"
+#include "util.h"
+
+#define CPU_PERIOD_DEFAULT 100000 /* the kernel's, when config.json has none   \
+				   */
+
+/* One run.corral.* annotation: a positive amount, or "none". */
+struct annotation {
+	const char *name;
+	const char *value; /* as written; NULL when absent */
+	bool none;
+	uint64_t amount;
+};
+
+struct annotation_kind {
+	const char *name;
+	bool (*parse)(const char *s, uint64_t max, uint64_t *out);
+	const char *expected;
+	char *(*render)(uint64_t v); /* for "wider than the policy's ..." */
+};
+
+static char *render_seconds(uint64_t v)
+{
+	char *s = NULL;
+
+	return asprintf(&s, "%llus", (unsigned long long)v) < 0 ? NULL : s;
+}
+
+static char *render_bytes(uint64_t v)
+{
+	return units_size_string(v, true);
+}
+
+static char *render_count(uint64_t v)
+{
+	char *s = NULL;
+
+	return asprintf(&s, "%llu", (unsigned long long)v) < 0 ? NULL : s;
+}
+
+static const struct annotation_kind timeout_kind = {
+    ANNOTATION_TIMEOUT, units_parse_count,
+    "a positive number of seconds or \"none\"", render_seconds};
+static const struct annotation_kind memory_kind = {
+    ANNOTATION_MEMORY, units_parse_size,
+    "a size in bytes or like \"256MiB\", or \"none\"", render_bytes};
+static const struct annotation_kind pids_kind = {
+    ANNOTATION_PIDS, units_parse_count, "a positive integer or \"none\"",
+    render_count};
+
+/* Read the annotation and check that it narrows policy_value (0: the
+ * policy sets no limit, so any amount narrows). */
+static int read_annotation(const struct spec *s,
+			   const struct annotation_kind *k,
+			   uint64_t policy_value, struct annotation *a,
+			   struct error **err)
+{
+	_cleanup_free_ char *safe = NULL, *limit = NULL;
+
+	*a = (struct annotation){.name = k->name,
+				 .value = harden_annotation(s, k->name)};
+	if (!a->value)
+		return 0;
+	safe = harden_safe(a->value, 64);
+	if (!safe)
+		return error_set(err, ENOMEM, "out of memory");
+	a->none = strcmp(a->value, "none") == 0;
+	if (!a->none &&
+	    (!k->parse(a->value, INT64_MAX, &a->amount) || a->amount == 0))
+		return error_set(err, EINVAL, "annotation %s=%s: expected %s",
+				 k->name, safe, k->expected);
+	if (policy_value == 0 || (!a->none && a->amount <= policy_value))
+		return 0;
+	limit = k->render(policy_value);
+	if (!limit)
+		return error_set(err, ENOMEM, "out of memory");
+	return error_set(err, EINVAL,
+			 "annotation %s=%s: wider than the policy's %s",
+			 k->name, safe, limit);
+}
+
+/* ---- the wall clock -------------------------------------------------- */
+
+/* A pod's infrastructure container runs no untrusted code and holds the
+ * pod's namespaces: killing it at a deadline would kill the pod. */
+int harden_time(struct harden_ctx *c, struct error **err)
+{
+	struct annotation a;
+	uint64_t wall = c->policy->wall_clock;
+
+	if (read_annotation(c->spec, &timeout_kind, wall, &a, err) < 0)
+		return -1;
+	if (a.value && !a.none && (wall == 0 || a.amount < wall))
+		wall = a.amount;
+	if (c->h->sandbox.role == ROLE_POD_SANDBOX && wall) {
+		_cleanup_free_ char *asked =
+		    a.value ? harden_safe(a.value, 64) : strdup("absent");
+
+		harden_record(c, "sandbox.wallClock", asked, "none",
+			      ROLE_REASON);
+		wall = 0;
+	}
+	c->h->sandbox.wall_clock = wall;
+	return 0;
+}
+
+/* ---- memory and pids ------------------------------------------------- */
+
+/* One limit that config.json, the policy and an annotation may each set;
+ * a value <= 0 sets nothing. */
+struct narrowing {
+	const char *field;
+	struct spec_opt *slot; /* config.json's value, replaced in place */
+	int64_t policy;
+	const char *policy_reason;
+	const struct annotation *annotation;
+	const char *annotation_reason;
+	char *(*render)(struct harden_ctx *c, struct spec_opt o);
+};
+
+/* The smallest limit set anywhere, written to the slot when it is not
+ * config.json's own; 0 when nothing sets one. */
+static int64_t narrow(struct harden_ctx *c, const struct narrowing *n)
+{
+	int64_t config = n->slot->set && n->slot->v > 0 ? n->slot->v : 0;
+	const struct annotation *a = n->annotation;
+	int64_t ann = a->value && !a->none ? (int64_t)a->amount : 0;
+	int64_t target = n->policy > 0 ? n->policy : 0;
+	const char *reason = n->policy_reason;
+	_cleanup_free_ char *asked = NULL, *applied = NULL;
+
+	if (ann > 0 && (target == 0 || ann < target)) {
+		target = ann;
+		reason = n->annotation_reason;
+	}
+	if (config > 0 && (target == 0 || config <= target))
+		return config;
+	if (target == 0)
+		return 0;
+	asked = n->render(c, *n->slot);
+	*n->slot = (struct spec_opt){true, target};
+	applied = n->render(c, *n->slot);
+	harden_record(c, n->field, asked, applied, reason);
+	return target;
+}
+
+static char *render_memory(struct harden_ctx *c, struct spec_opt o)
+{
+	char *s;
+
+	if (!o.set || o.v <= 0)
+		return harden_opt(c, o);
+	s = units_size_string((uint64_t)o.v, false);
+	if (!s)
+		c->oom = true;
+	return s;
+}
+
+/* The memory limit, and swap set to the same value: runtime-spec's swap
+ * is memory+swap, so equal means no swap at all. */
+int harden_memory(struct harden_ctx *c, struct error **err)
+{
+	const struct policy *p = c->policy;
+	struct spec_resources *r;
+	struct annotation a;
+	struct narrowing n;
+	int64_t limit;
+	bool created;
+
+	/* Whether an unenforceable limit fails create is the policy's. */
+	c->h->sandbox.limits_best_effort = p->limits_best_effort;
+	if (read_annotation(c->spec, &memory_kind,
+			    p->memory > 0 ? (uint64_t)p->memory : 0, &a,
+			    err) < 0)
+		return -1;
+	r = harden_resources(c);
+	created = r && !r->memory;
+	if (created && !(r->memory = calloc(1, sizeof(*r->memory))))
+		c->oom = true;
+	if (!r || !r->memory)
+		return 0;
+	n = (struct narrowing){
+	    ".linux.resources.memory.limit",
+	    &r->memory->limit,
+	    p->memory,
+	    HARDEN_WHY(p->memory == c->defaults->memory, "limits.memory"),
+	    &a,
+	    "annotation: " ANNOTATION_MEMORY,
+	    render_memory};
+	limit = narrow(c, &n);
+	if (limit == 0 && created) {
+		free(r->memory); /* nothing limits memory: leave it absent */
+		r->memory = NULL;
+		return 0;
+	}
+	if (limit > 0 && (!r->memory->swap.set || r->memory->swap.v != limit)) {
+		_cleanup_free_ char *asked = render_memory(c, r->memory->swap);
+		_cleanup_free_ char *applied = NULL;
+
+		r->memory->swap = (struct spec_opt){true, limit};
+		applied = render_memory(c, r->memory->swap);
+		harden_record(c, ".linux.resources.memory.swap", asked, applied,
+			      "default");
+	}
+	return 0;
+}
+
+int harden_pids(struct harden_ctx *c, struct error **err)
+{
+	const struct policy *p = c->policy;
+	struct spec_resources *r;
+	struct annotation a;
+	struct narrowing n;
+
+	if (read_annotation(c->spec, &pids_kind,
+			    p->pids > 0 ? (uint64_t)p->pids : 0, &a, err) < 0)
+		return -1;
+	r = harden_resources(c);
+	if (!r)
+		return 0;
+	n = (struct narrowing){
+	    ".linux.resources.pids.limit",
+	    &r->pids_limit,
+	    p->pids,
+	    HARDEN_WHY(p->pids == c->defaults->pids, "limits.pids"),
+	    &a,
+	    "annotation: " ANNOTATION_PIDS,
+	    harden_opt};
+	narrow(c, &n);
+	return 0;
+}
+
+/* ---- cpu ------------------------------------------------------------- */
+
+/* The policy's share of a CPU (quota/period) caps config.json's; config's
+ * own quota stays when it is already the smaller share. */
+int harden_cpu(struct harden_ctx *c, struct error **err)
+{
+	const struct policy *p = c->policy;
+	int64_t pq = p->cpu_quota;
+	int64_t pp =
+	    p->cpu_period ? (int64_t)p->cpu_period : CPU_PERIOD_DEFAULT;
+	const char *reason =
+	    HARDEN_WHY(p->cpu_quota == c->defaults->cpu_quota, "limits.cpus");
+	struct spec_resources *r;
+	struct spec_cpu *cpu;
+	int64_t cq, cp;
+
+	if (pq <= 0)
+		return 0;
+	r = harden_resources(c);
+	if (r && !r->cpu && !(r->cpu = calloc(1, sizeof(*r->cpu))))
+		c->oom = true;
+	if (!r || !r->cpu)
+		return 0;
+	cpu = r->cpu;
+	cq = cpu->quota.set && cpu->quota.v > 0 ? cpu->quota.v : 0;
+	cp = cpu->period.set && cpu->period.v > 0 ? cpu->period.v
+						  : CPU_PERIOD_DEFAULT;
+	if (cq > 0 && (__int128)cq * pp <= (__int128)pq * cp)
+		return 0;
+	if (!cpu->quota.set || cpu->quota.v != pq) {
+		_cleanup_free_ char *asked = harden_opt(c, cpu->quota);
+		_cleanup_free_ char *applied =
+		    harden_fmt(c, "%lld", (long long)pq);
+
+		harden_record(c, ".linux.resources.cpu.quota", asked, applied,
+			      reason);
+		cpu->quota = (struct spec_opt){true, pq};
+	}
+	if (!cpu->period.set || cpu->period.v != pp) {
+		_cleanup_free_ char *asked = harden_opt(c, cpu->period);
+		_cleanup_free_ char *applied =
+		    harden_fmt(c, "%lld", (long long)pp);
+
+		harden_record(c, ".linux.resources.cpu.period", asked, applied,
+			      reason);
+		cpu->period = (struct spec_opt){true, pp};
+	}
+	return 0;
+}

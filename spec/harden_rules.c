@@ -1,0 +1,338 @@
+/* The rules of harden() for namespaces and the network, the root
+ * filesystem, secrets in the environment, the user, capabilities and
+ * syscalls: one function per row of DESIGN.md's sandbox table.  See
+ * harden_internal.h for the conventions.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harden_internal.h"
+#include "parse_internal.h"
+#include "util.h"
+
+/* ---- namespaces ------------------------------------------------------ */
+
+/* What config.json may say about each namespace.  A path is kept only
+ * where joining can be legitimate (a Kubernetes app container joins its
+ * pod's pid, ipc and uts namespaces; rootless engines bring a user
+ * namespace); the runtime still refuses a path that is the host's.  A
+ * mount or cgroup namespace path would bypass the rootfs overlay or the
+ * cgroup limits, and the network path is the policy's to allow.  No
+ * engine asks for a time namespace, so it is surface the sandbox drops. */
+static const struct {
+	bool required; /* always present, created new when absent */
+	bool keep_path;
+	bool dropped;
+} ns_rules[NS_TYPE_COUNT] = {
+    [NS_PID] = {true, true, false},	[NS_NETWORK] = {true, false, false},
+    [NS_MOUNT] = {true, false, false},	[NS_IPC] = {true, true, false},
+    [NS_UTS] = {true, true, false},	[NS_USER] = {false, true, false},
+    [NS_CGROUP] = {true, false, false}, [NS_TIME] = {false, false, true},
+};
+
+static const char *new_ns(const struct harden_ctx *c, enum spec_ns_type t)
+{
+	if (t == NS_NETWORK && c->policy->network == POLICY_NET_LOOPBACK)
+		return "new (loopback only)";
+	return "new";
+}
+
+static const char *ns_reason(const struct harden_ctx *c, enum spec_ns_type t)
+{
+	if (t != NS_NETWORK)
+		return "default";
+	return HARDEN_WHY(c->policy->network == c->defaults->network,
+			  "network");
+}
+
+/* Decide one entry of config.json: true to keep it (possibly without
+ * its path). */
+static bool judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
+			    bool *seen)
+{
+	enum spec_ns_type t = ns->type;
+	bool keep_path =
+	    ns_rules[t].keep_path ||
+	    (t == NS_NETWORK && c->policy->network == POLICY_NET_CONFIG);
+	_cleanup_free_ char *field =
+	    harden_fmt(c, ".linux.namespaces[%s]", spec_ns_type_names[t]);
+	_cleanup_free_ char *asked =
+	    ns->path ? harden_safe(ns->path, SIZE_MAX) : strdup("new");
+
+	if (ns_rules[t].dropped || seen[t]) {
+		harden_record(c, field, asked,
+			      seen[t] ? "dropped (duplicate)" : "dropped",
+			      "default");
+		return false;
+	}
+	seen[t] = true;
+	if (ns->path && !keep_path) {
+		free(ns->path);
+		ns->path = NULL;
+		harden_record(c, field, asked, new_ns(c, t), ns_reason(c, t));
+	}
+	return true;
+}
+
+int harden_namespaces(struct harden_ctx *c, struct error **err)
+{
+	struct spec_linux *lx = harden_linux(c);
+	bool seen[NS_TYPE_COUNT] = {false};
+	struct spec_namespace *out;
+	size_t n = 0;
+
+	if (!lx)
+		return 0;
+	out = calloc(lx->n_namespaces + NS_TYPE_COUNT, sizeof(*out));
+	if (!out) {
+		c->oom = true;
+		return 0;
+	}
+	for (size_t i = 0; i < lx->n_namespaces; i++) {
+		if (judge_namespace(c, &lx->namespaces[i], seen))
+			out[n++] = lx->namespaces[i];
+		else
+			free(lx->namespaces[i].path);
+	}
+	for (int t = 0; t < NS_TYPE_COUNT; t++) {
+		_cleanup_free_ char *field = NULL;
+
+		if (!ns_rules[t].required || seen[t])
+			continue;
+		out[n++] = (struct spec_namespace){.type = t};
+		field = harden_fmt(c, ".linux.namespaces[%s]",
+				   spec_ns_type_names[t]);
+		harden_record(c, field, "absent", new_ns(c, t),
+			      ns_reason(c, t));
+	}
+	free(lx->namespaces);
+	lx->namespaces = out;
+	lx->n_namespaces = n;
+	c->h->sandbox.loopback_only = c->policy->network == POLICY_NET_LOOPBACK;
+	return 0;
+}
+
+/* ---- the root filesystem --------------------------------------------- */
+
+/* The overlay and its scratch are made by the runtime from the sandbox
+ * settings; config.json only learns that "/" is read-only in strict
+ * mode. */
+int harden_rootfs(struct harden_ctx *c, struct error **err)
+{
+	struct spec_root *root = c->spec->root;
+
+	c->h->sandbox.rootfs = c->policy->rootfs;
+	c->h->sandbox.scratch_size = c->policy->scratch_size;
+	if (c->policy->rootfs == POLICY_ROOTFS_STRICT && root &&
+	    !root->readonly) {
+		root->readonly = true;
+		harden_record(
+		    c, ".root.readonly", "false", "true",
+		    HARDEN_WHY(c->policy->rootfs == c->defaults->rootfs,
+			       "rootfs.mode"));
+	}
+	return 0;
+}
+
+/* ---- secrets in the environment -------------------------------------- */
+
+static bool env_allowed(const struct policy *p, const char *entry, size_t len)
+{
+	for (size_t i = 0; i < p->n_env_allow; i++)
+		if (strlen(p->env_allow[i]) == len &&
+		    strncmp(p->env_allow[i], entry, len) == 0)
+			return true;
+	return false;
+}
+
+/* Only allowlisted names survive.  The change lists the dropped names and
+ * never their values: values are where secrets live. */
+int harden_env(struct harden_ctx *c, struct error **err)
+{
+	struct spec_process *pr = c->spec->process;
+	_cleanup_strv_ char **dropped = NULL;
+	_cleanup_free_ char *names = NULL, *safe = NULL;
+	size_t n = 0, n_dropped = 0;
+
+	if (!pr || !pr->env)
+		return 0;
+	for (size_t i = 0; i < pr->n_env; i++) {
+		char *e = pr->env[i];
+		size_t len = strcspn(e, "=");
+		_cleanup_free_ char *name = NULL;
+
+		if (env_allowed(c->policy, e, len)) {
+			pr->env[n++] = e;
+			continue;
+		}
+		name = strndup(e, len);
+		if (!name || !harden_strv_push(&dropped, &n_dropped, name))
+			c->oom = true;
+		free(e);
+	}
+	pr->env[n] = NULL;
+	pr->n_env = n;
+	if (n_dropped == 0)
+		return 0;
+	names = harden_join(c, dropped, n_dropped, ", ");
+	safe = names ? harden_safe(names, SIZE_MAX) : NULL;
+	harden_record(c, ".process.env", safe, "dropped",
+		      HARDEN_WHY(harden_strv_equal(c->policy->env_allow,
+						   c->policy->n_env_allow,
+						   c->defaults->env_allow,
+						   c->defaults->n_env_allow),
+				 "env.allow"));
+	return 0;
+}
+
+/* ---- the user -------------------------------------------------------- */
+
+static char *gids_string(struct harden_ctx *c, const uint32_t *g, size_t n)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f) {
+		c->oom = true;
+		return NULL;
+	}
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? ", " : "", g[i]);
+	fputc(']', f);
+	if (fclose(f) != 0) {
+		free(buf);
+		c->oom = true;
+		return NULL;
+	}
+	return buf;
+}
+
+/* Supplementary groups go, unless the policy keeps them; even then the
+ * root group only stays when root itself is allowed. */
+static void harden_groups(struct harden_ctx *c, struct spec_user *u)
+{
+	const struct policy *p = c->policy;
+	_cleanup_free_ char *asked = NULL, *applied = NULL;
+	size_t n = 0;
+
+	if (u->n_additional_gids == 0)
+		return;
+	asked = gids_string(c, u->additional_gids, u->n_additional_gids);
+	if (!p->keep_groups) {
+		free(u->additional_gids);
+		u->additional_gids = NULL;
+		u->n_additional_gids = 0;
+		harden_record(
+		    c, ".process.user.additionalGids", asked, "dropped",
+		    HARDEN_WHY(p->keep_groups == c->defaults->keep_groups,
+			       "user.keepGroups"));
+		return;
+	}
+	for (size_t i = 0; i < u->n_additional_gids; i++)
+		if (p->allow_root || u->additional_gids[i] != 0)
+			u->additional_gids[n++] = u->additional_gids[i];
+	if (n == u->n_additional_gids)
+		return;
+	u->n_additional_gids = n;
+	applied = gids_string(c, u->additional_gids, n);
+	harden_record(c, ".process.user.additionalGids", asked, applied,
+		      "default");
+}
+
+/* uid or gid 0 becomes the policy's; a non-zero one from config.json is
+ * kept, since the image chose it and it is not root. */
+int harden_user(struct harden_ctx *c, struct error **err)
+{
+	const struct policy *p = c->policy;
+	struct spec_process *pr = c->spec->process;
+	_cleanup_free_ char *uid = NULL, *gid = NULL;
+
+	if (!pr)
+		return 0;
+	if (!p->allow_root && pr->user.uid == 0) {
+		pr->user.uid = p->uid;
+		uid = harden_fmt(c, "%u", p->uid);
+		harden_record(
+		    c, ".process.user.uid", "0", uid,
+		    HARDEN_WHY(p->uid == c->defaults->uid, "user.uid"));
+	}
+	if (!p->allow_root && pr->user.gid == 0) {
+		pr->user.gid = p->gid;
+		gid = harden_fmt(c, "%u", p->gid);
+		harden_record(
+		    c, ".process.user.gid", "0", gid,
+		    HARDEN_WHY(p->gid == c->defaults->gid, "user.gid"));
+	}
+	harden_groups(c, &pr->user);
+	return 0;
+}
+
+/* ---- capabilities ---------------------------------------------------- */
+
+/* Keep the names of one set that the policy keeps; record the change. */
+static void narrow_caps(struct harden_ctx *c, const struct json_strv_field *f,
+			struct spec_caps *caps, const char *reason)
+{
+	char **list = *(char ***)((char *)caps + f->list);
+	size_t *count = (size_t *)((char *)caps + f->count);
+	_cleanup_free_ char *asked = NULL, *applied = NULL, *field = NULL;
+	size_t n = 0;
+
+	if (!list)
+		return;
+	asked = harden_list(c, list, *count);
+	for (size_t i = 0; i < *count; i++) {
+		if (harden_strv_has(c->policy->caps_keep,
+				    c->policy->n_caps_keep, list[i]))
+			list[n++] = list[i];
+		else
+			free(list[i]);
+	}
+	list[n] = NULL;
+	if (n == *count)
+		return;
+	*count = n;
+	applied = harden_list(c, list, n);
+	field = harden_fmt(c, ".process.capabilities.%s", f->key);
+	harden_record(c, field, asked, applied, reason);
+}
+
+int harden_capabilities(struct harden_ctx *c, struct error **err)
+{
+	struct spec_process *pr = c->spec->process;
+	const char *reason = HARDEN_WHY(
+	    harden_strv_equal(c->policy->caps_keep, c->policy->n_caps_keep,
+			      c->defaults->caps_keep, c->defaults->n_caps_keep),
+	    "capabilities.keep");
+
+	if (!pr)
+		return 0;
+	for (size_t i = 0; pr->caps && i < ARRAY_SIZE(spec_caps_fields); i++)
+		narrow_caps(c, &spec_caps_fields[i], pr->caps, reason);
+	if (!pr->no_new_privileges) {
+		pr->no_new_privileges = true;
+		harden_record(c, ".process.noNewPrivileges", "false", "true",
+			      "default");
+	}
+	return 0;
+}
+
+/* ---- syscalls -------------------------------------------------------- */
+
+/* config.json's filter stays as written: the runtime loads the baseline
+ * on top of it, so a call must pass both. */
+int harden_syscalls(struct harden_ctx *c, struct error **err)
+{
+	const struct policy *p = c->policy;
+	struct sandbox *sb = &c->h->sandbox;
+
+	for (size_t i = 0; i < p->n_syscalls_allow; i++)
+		if (!harden_strv_push(&sb->syscalls_allow,
+				      &sb->n_syscalls_allow,
+				      p->syscalls_allow[i]))
+			c->oom = true;
+	return 0;
+}
