@@ -345,7 +345,9 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 		return -1;
 	if (c->o->pid_file && write_pid_file(c->o->pid_file, c->pid, err) < 0)
 		return -1;
-	return sync_send(c->sync[0], SYNC_COMMIT, NULL, 0, err);
+	if (sync_send(c->sync[0], SYNC_COMMIT, NULL, 0, err) < 0)
+		return -1;
+	return sync_expect(c->sync[0], SYNC_COMMITTED, NULL, err);
 }
 
 static int spawn(struct create_ctx *c, struct error **err)

@@ -108,8 +108,12 @@ static int setup(const struct init_config *c, char **state_json,
 	if (sync_send(c->sync_fd, SYNC_READY, NULL, 0, err) < 0 ||
 	    sync_expect(c->sync_fd, SYNC_COMMIT, NULL, err) < 0)
 		return -1;
+	/* The parent waits for this answer before it exits: were it to exit
+	 * first, the death signal would still be armed and kill us. */
 	if (prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
 		return error_errno(err, "clear parent death signal");
+	if (sync_send(c->sync_fd, SYNC_COMMITTED, NULL, 0, err) < 0)
+		return -1;
 	close(c->sync_fd);
 	return 0;
 }

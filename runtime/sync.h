@@ -15,6 +15,7 @@ enum sync_msg {
 	SYNC_HOOKS_DONE, /* P->C */
 	SYNC_READY, /* C->P: set up, about to wait for start */
 	SYNC_COMMIT, /* P->C: state saved; stop dying with the parent */
+	SYNC_COMMITTED, /* C->P: done; the parent may exit now */
 	SYNC_ERROR, /* C->P: payload: the error message */
 	SYNC_ABORT, /* P->C: give up */
 };
