@@ -78,8 +78,9 @@ format:
 format-check:
 	clang-format --dry-run --Werror $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h
 
+# make demo POLICY=config-examples/policy/permissive.json shows what leaks
 demo: corral
-	@tests/demo
+	@POLICY="$(POLICY)" tests/demo
 
 clean:
 	rm -rf build corral

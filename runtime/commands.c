@@ -368,6 +368,7 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 		{ "timeout", required_argument, NULL, 't' },
 		{ "memory", required_argument, NULL, 'm' },
 		{ "network", required_argument, NULL, 'n' },
+		{ "workspace", required_argument, NULL, 'w' },
 		{ 0 },
 	};
 	struct sandbox_opts o = { .root = g->root, .policy = g->policy };
@@ -388,6 +389,9 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 		case 'm':
 			o.memory = optarg;
 			break;
+		case 'w':
+			o.workspace = optarg;
+			break;
 		case 'n':
 			if (strcmp(optarg, "none") != 0) {
 				error_set(err, EINVAL,
@@ -402,7 +406,7 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 	if (optind >= argc)
 		{
 			error_set(err, EINVAL,
-					 "sandbox: usage: corral sandbox [--rootfs DIR] [--policy F] [--timeout S] [--memory M] [--network none] -- CMD [ARGS...]");
+					 "sandbox: usage: corral sandbox [--rootfs DIR] [--policy F] [--timeout S] [--memory M] [--network none] [--workspace DIR] -- CMD [ARGS...]");
 			return 1;
 		}
 	o.argv = argv + optind;

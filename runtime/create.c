@@ -373,7 +373,9 @@ static int spawn(struct create_ctx *c, struct error **err)
 	caps_resolve(c->spec->process->caps, &cfg.caps);
 	if (ns_join_pid(&c->ns, err) < 0)
 		return -1;
-	c->pid = ns_clone(c->ns.clone_flags);
+	/* The cgroup namespace is made by the child after the parent has put
+	 * it in its cgroup, so that cgroup is the namespace's root. */
+	c->pid = ns_clone(c->ns.clone_flags & ~(unsigned long)CLONE_NEWCGROUP);
 	if (c->pid < 0)
 		return error_errno(err, "clone the container process");
 	if (c->pid == 0) {

@@ -65,6 +65,9 @@ static int setup(const struct init_config *c, char **state_json,
 		return -1;
 	if (become_ns_root(c, err) < 0)
 		return -1;
+	if ((c->ns->clone_flags & CLONE_NEWCGROUP) &&
+	    unshare(CLONE_NEWCGROUP) < 0)
+		return error_errno(err, "new cgroup namespace");
 	/* While this process is still the corral binary, no process that
 	 * joins the container may open its /proc/PID/exe or fds. */
 	if (!(c->ns->clone_flags & CLONE_NEWUSER) &&

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,9 +62,11 @@ static char *strv_append(char ***v, size_t *n, const char *s)
 	return grown[*n - 1];
 }
 
-static int add_bind(struct spec *s, const char *path, struct error **err)
+static int add_bind(struct spec *s, const char *source, const char *dest,
+		    bool rw, struct error **err)
 {
-	static const char *const opts[] = { "rbind", "ro", "nosuid", "nodev" };
+	const char *const opts[] = { "rbind", rw ? "rw" : "ro", "nosuid",
+				     "nodev" };
 	struct spec_mount *grown =
 		realloc(s->mounts, (s->n_mounts + 1) * sizeof(*s->mounts));
 	struct spec_mount *m;
@@ -72,9 +75,9 @@ static int add_bind(struct spec *s, const char *path, struct error **err)
 		return error_set(err, ENOMEM, "out of memory");
 	s->mounts = grown;
 	m = &s->mounts[s->n_mounts++];
-	*m = (struct spec_mount){ .destination = strdup(path),
+	*m = (struct spec_mount){ .destination = strdup(dest),
 				  .type = strdup("bind"),
-				  .source = strdup(path) };
+				  .source = strdup(source) };
 	if (!m->destination || !m->type || !m->source)
 		return error_set(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
@@ -105,7 +108,7 @@ static int make_rootfs(int bundle, struct spec *s, struct error **err)
 		if (lstat(host_dirs[i], &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			if (add_bind(s, host_dirs[i], err) < 0)
+			if (add_bind(s, host_dirs[i], host_dirs[i], false, err) < 0)
 				return -1;
 			continue;
 		}
@@ -139,6 +142,17 @@ static int set_annotation(struct spec *s, const char *key, const char *value,
 	    !grown[s->n_annotations - 1].value)
 		return error_set(err, ENOMEM, "out of memory");
 	return 0;
+}
+
+/* --workspace DIR: asked for read-write at /workspace.  Like every bind,
+ * it is mounted only if the policy's mounts allowlist holds DIR. */
+static int add_workspace(struct spec *s, const char *dir, struct error **err)
+{
+	_cleanup_free_ char *abs = realpath(dir, NULL);
+
+	if (!abs)
+		return error_errno(err, "workspace %s", dir);
+	return add_bind(s, abs, "/workspace", true, err);
 }
 
 /* The environment of the caller, as an engine would pass it on, with HOME
@@ -200,8 +214,9 @@ static int make_config(const struct sandbox_opts *o, int bundle,
 	s->root->path = strdup(o->rootfs ? o->rootfs : "rootfs");
 	if (!s->process->cwd || !s->root->path)
 		goto oom;
-	if ((!o->rootfs &&
-	     (make_rootfs(bundle, s, err) < 0 || add_bind(s, "/etc", err) < 0)) ||
+	if ((!o->rootfs && (make_rootfs(bundle, s, err) < 0 ||
+			    add_bind(s, "/etc", "/etc", false, err) < 0)) ||
+	    (o->workspace && add_workspace(s, o->workspace, err) < 0) ||
 	    set_annotation(s, "run.corral.timeout", o->timeout, err) < 0 ||
 	    set_annotation(s, "run.corral.memory", o->memory, err) < 0 ||
 	    spec_emit(s, &json, NULL, err) < 0 ||
