@@ -98,11 +98,41 @@ static int open_init(const struct spec_state *st, struct error **err)
 	return pidfd;
 }
 
+/* Wait for init's answer on the exec fifo: "0" once the startContainer
+ * hooks ran, "1" and the error when one failed; nothing when init died.
+ * A reader of a FIFO sees EOF before any writer came, so read only once
+ * poll says data is there, then until the writer closes. */
+static int read_start_reply(int fifo, int pidfd, char *buf, size_t size)
+{
+	struct pollfd p[2] = { { .fd = fifo, .events = POLLIN },
+			       { .fd = pidfd, .events = POLLIN } };
+	size_t len = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!(p[0].revents & (POLLIN | POLLHUP)))
+			break; /* init exited without a word */
+		n = read(fifo, buf + len, size - 1 - len);
+		if (n < 0 && errno == EAGAIN)
+			continue;
+		if (n <= 0 || (len += (size_t)n) == size - 1)
+			break;
+	}
+	buf[len] = '\0';
+	return (int)len;
+}
+
 int container_start(const char *root, const char *id, struct error **err)
 {
-	struct opened c;
 	_cleanup_close_ int fifo = -1, pidfd = -1;
-	char byte = 0;
+	char reply[4096];
+	struct opened c;
 	int r = -1;
 
 	if (open_container(root, id, &c, err) < 0)
@@ -119,21 +149,17 @@ int container_start(const char *root, const char *id, struct error **err)
 			error_errno(err, "open exec fifo");
 		goto out;
 	}
-	{
-		struct pollfd p[2] = { { .fd = fifo, .events = POLLIN },
-				       { .fd = pidfd, .events = POLLIN } };
-
-		while (poll(p, 2, -1) < 0 && errno == EINTR)
-			;
-		if (!(p[0].revents & POLLIN) || read(fifo, &byte, 1) != 1 ||
-		    byte != '0') {
-			error_set(err, ESRCH,
-				  "cannot start container %s: its init process exited",
-				  id);
-			goto out;
-		}
+	if (read_start_reply(fifo, pidfd, reply, sizeof(reply)) <= 0) {
+		error_set(err, ESRCH,
+			  "cannot start container %s: its init process exited",
+			  id);
+		goto out;
 	}
 	unlinkat(c.dir.dirfd, FIFO_FILE, 0);
+	if (reply[0] != '0') {
+		error_set(err, EIO, "start %s: %s", id, reply + 1);
+		goto out;
+	}
 	log_debug("started %s: pid %d", id, c.state->pid);
 	c.state->status = "running";
 	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTART);

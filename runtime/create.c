@@ -341,11 +341,16 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 			return -1;
 	}
 	fill_state(c, &st, created, "created");
-	if (state_save(&c->dir, &st, err) < 0)
+	free(state_json);
+	state_json = NULL;
+	if (state_save(&c->dir, &st, err) < 0 ||
+	    spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0)
 		return -1;
 	if (c->o->pid_file && write_pid_file(c->o->pid_file, c->pid, err) < 0)
 		return -1;
-	if (sync_send(c->sync[0], SYNC_COMMIT, NULL, 0, err) < 0)
+	/* The created state goes along: the startContainer hooks read it. */
+	if (sync_send(c->sync[0], SYNC_COMMIT, state_json, strlen(state_json),
+		      err) < 0)
 		return -1;
 	return sync_expect(c->sync[0], SYNC_COMMITTED, NULL, err);
 }

@@ -108,8 +108,10 @@ static int setup(const struct init_config *c, char **state_json,
 	    process_set_oom_score_adj(spec->process, err) < 0 ||
 	    process_set_personality(spec->linux_, err) < 0)
 		return -1;
+	free(*state_json);
+	*state_json = NULL;
 	if (sync_send(c->sync_fd, SYNC_READY, NULL, 0, err) < 0 ||
-	    sync_expect(c->sync_fd, SYNC_COMMIT, NULL, err) < 0)
+	    sync_expect(c->sync_fd, SYNC_COMMIT, state_json, err) < 0)
 		return -1;
 	/* The parent waits for this answer before it exits: were it to exit
 	 * first, the death signal would still be armed and kill us. */
@@ -121,13 +123,17 @@ static int setup(const struct init_config *c, char **state_json,
 	return 0;
 }
 
-/* Block until `start` opens the fifo for reading, then tell it we are
- * going.  The fifo was opened O_PATH before pivot_root; it is reopened
- * for writing through /proc/self/fd, as the host path is out of reach. */
-static int wait_for_start(const struct init_config *c, struct error **err)
+/* Block until `start` opens the fifo for reading, run the startContainer
+ * hooks, and tell `start` how that went: "0", or "1" and the error, which
+ * start reports as its own.  The fifo was opened O_PATH before pivot_root;
+ * it is reopened for writing through /proc/self/fd, as the host path is
+ * out of reach. */
+static int wait_for_start(const struct init_config *c, const char *state_json,
+			  struct error **err)
 {
 	_cleanup_close_ int fd = -1;
 	char p[FD_PATH_MAX];
+	int r;
 
 	fd_path(c->fifo_fd, p);
 	do
@@ -135,9 +141,16 @@ static int wait_for_start(const struct init_config *c, struct error **err)
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0)
 		return error_errno(err, "open exec fifo");
+	close(c->fifo_fd);
+	r = hooks_run(&c->spec->hooks[HOOK_START_CONTAINER],
+		      HOOK_START_CONTAINER, state_json, err);
+	if (r < 0) {
+		write_all(fd, "1", 1);
+		write_all(fd, (*err)->msg, strlen((*err)->msg));
+		return -1;
+	}
 	if (write_all(fd, "0", 1) < 0)
 		return error_errno(err, "write exec fifo");
-	close(c->fifo_fd);
 	return 0;
 }
 
@@ -244,9 +257,7 @@ int init_run(const struct init_config *c)
 			  NULL);
 		return 1;
 	}
-	if (wait_for_start(c, &err) < 0 ||
-	    hooks_run(&c->spec->hooks[HOOK_START_CONTAINER],
-		      HOOK_START_CONTAINER, state_json, &err) < 0) {
+	if (wait_for_start(c, state_json, &err) < 0) {
 		fprintf(stderr, "corral: %s\n", err->msg);
 		return 127;
 	}

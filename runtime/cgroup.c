@@ -1,0 +1,511 @@
+/* The cgroup interface (cgroup.h): which layout, which path, and the
+ * parts of a container's life both layouts share: entering, killing and
+ * removing.  Making the cgroup and writing its limits is each layout's
+ * own (cgroup_v1.c, cgroup_v2.c); the file system helpers are in
+ * cgroup_fs.c and the limit tables' machinery in cgroup_limits.c.
+ *
+ * Everything here runs in the parent, as root, on the host's cgroupfs.
+ * The paths come from cgroup_path_for() or state.json, and are checked
+ * again: no "..", never the root cgroup (killing "every process of the
+ * cgroup" there would kill the host). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "cgroup_internal.h"
+#include "fsutil.h"
+#include "util.h"
+
+static void cgroup_freep(struct cgroup **cg)
+{
+	cgroup_free(*cg);
+}
+
+int cgroup_detect(const char *mount_root, enum cgroup_layout *out,
+		  struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = { 0 };
+	_cleanup_close_ int fd = -1;
+	struct statfs sfs;
+
+	fd = open(mount_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, "cgroup %s: open", mount_root);
+	if (fstatfs(fd, &sfs) < 0)
+		return error_errno(err, "cgroup %s: statfs", mount_root);
+	/* A cgroup2 mount; or, in the unit tests, a directory laid out
+	 * like one (a hybrid host's tmpfs never holds cgroup.controllers). */
+	if (sfs.f_type == CGROUP2_SUPER_MAGIC ||
+	    (sfs.f_type != CGROUP_SUPER_MAGIC &&
+	     cg_exists(fd, "cgroup.controllers"))) {
+		*out = CGROUP_V2;
+		return 0;
+	}
+	if (cg_v1_hiers_list(mount_root, NULL, &h, err) < 0)
+		return -1;
+	if (h.n == 0)
+		return error_set(err, ENOENT,
+				 "cgroup %s: no cgroup hierarchy is mounted "
+				 "there",
+				 mount_root);
+	*out = CGROUP_V1;
+	return 0;
+}
+
+/* ---- cgroupsPath --------------------------------------------------------- */
+
+static bool file_name_ok(const char *s)
+{
+	return *s && !strchr(s, '/') && strcmp(s, ".") != 0 &&
+	       strcmp(s, "..") != 0 && strlen(s) < 256;
+}
+
+/* systemd nests slices by their dashes: "a-b.slice" lives in
+ * "a.slice/a-b.slice"; "-.slice" is the root. */
+static int expand_slice(const char *slice, char **out, struct error **err)
+{
+	size_t len = strlen(slice), base = len - 6, dashes = 0, n = 0;
+	char *buf;
+
+	if (strcmp(slice, "-.slice") == 0)
+		return (*out = strdup("")) ? 0 : error_set(err, ENOMEM, "oom");
+	if (len <= 6 || strcmp(slice + base, ".slice") != 0 ||
+	    !file_name_ok(slice) || slice[0] == '-' || slice[base - 1] == '-' ||
+	    strstr(slice, "--"))
+		return error_set(err, EINVAL,
+				 "cgroupsPath: \"%s\" is not a systemd slice "
+				 "name",
+				 slice);
+	for (size_t i = 0; i < base; i++)
+		dashes += slice[i] == '-';
+	buf = malloc((dashes + 1) * (len + 1) + 1);
+	if (!buf)
+		return error_set(err, ENOMEM, "cgroupsPath: out of memory");
+	for (size_t i = 0; i < base; i++) {
+		if (slice[i] != '-')
+			continue;
+		memcpy(buf + n, slice, i);
+		memcpy(buf + n + i, ".slice/", 7);
+		n += i + 7;
+	}
+	memcpy(buf + n, slice, len + 1);
+	*out = buf;
+	return 0;
+}
+
+/* "slice:prefix:name" -> "SLICE-PATH/prefix-name.scope", as systemd would
+ * place the scope it made for the container (corral does not ask systemd;
+ * it makes the directories itself).  An empty slice is system.slice. */
+static int systemd_path(const char *spec, char **out, struct error **err)
+{
+	const char *c1 = strchr(spec, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : 0;
+	_cleanup_free_ char *slice = NULL, *prefix = NULL, *parent = NULL;
+	_cleanup_free_ char *path = NULL;
+	const char *name = c2 ? c2 + 1 : "";
+	int r;
+
+	if (!c2 || strchr(name, ':') || !file_name_ok(name))
+		return error_set(err, EINVAL,
+				 "cgroupsPath \"%s\": expected "
+				 "\"slice:prefix:name\"",
+				 spec);
+	slice = c1 == spec ? strdup("system.slice")
+			   : strndup(spec, (size_t)(c1 - spec));
+	prefix = strndup(c1 + 1, (size_t)(c2 - c1 - 1));
+	if (!slice || !prefix)
+		return error_set(err, ENOMEM, "cgroupsPath: out of memory");
+	if (*prefix && !file_name_ok(prefix))
+		return error_set(err, EINVAL,
+				 "cgroupsPath \"%s\": bad prefix", spec);
+	if (expand_slice(slice, &parent, err) < 0)
+		return -1;
+	r = asprintf(&path, "%s%s%s%s%s.scope", parent, *parent ? "/" : "",
+		     prefix, *prefix ? "-" : "", name);
+	if (r < 0) {
+		path = NULL;
+		return error_set(err, ENOMEM, "cgroupsPath: out of memory");
+	}
+	return cg_path_normalize(path, out, err);
+}
+
+int cgroup_path_for(const char *cgroups_path, const char *id, char **out,
+		    struct error **err)
+{
+	_cleanup_free_ char *norm = NULL;
+	char *s = NULL;
+
+	*out = NULL;
+	if (!cgroups_path || !*cgroups_path) {
+		if (!id || !file_name_ok(id))
+			return error_set(err, EINVAL,
+					 "cgroup path: container ID \"%s\" is "
+					 "not a file name",
+					 id ? id : "");
+		norm = strdup(id);
+	} else if (cgroups_path[0] != '/' && strchr(cgroups_path, ':')) {
+		return systemd_path(cgroups_path, out, err);
+	} else if (cg_path_normalize(cgroups_path, &norm, err) < 0) {
+		return -1;
+	} else if (norm[0] == '/') {
+		*out = steal_pointer(&norm);
+		return 0;
+	}
+	if (!norm || asprintf(&s, CG_PARENT "/%s", norm) < 0)
+		return error_set(err, ENOMEM, "cgroup path: out of memory");
+	*out = s;
+	return 0;
+}
+
+/* ---- making and reopening ------------------------------------------------ */
+
+static int cgroup_new(const char *mount_root, const char *path,
+		      struct cgroup **out, struct error **err)
+{
+	_cleanup_(cgroup_freep) struct cgroup *cg = calloc(1, sizeof(*cg));
+
+	if (!cg || !(cg->mount_root = strdup(mount_root)))
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	if (cg_path_normalize(path, &cg->path, err) < 0 ||
+	    cgroup_detect(mount_root, &cg->layout, err) < 0)
+		return -1;
+	*out = steal_pointer(&cg);
+	return 0;
+}
+
+int cgroup_prepare(const char *mount_root, const char *path,
+		   const struct spec_resources *r, bool best_effort,
+		   struct cgroup **out, char ***skipped, struct error **err)
+{
+	_cleanup_(cgroup_freep) struct cgroup *cg = NULL;
+	_cleanup_(cg_names_clear) struct cg_names skip = { 0 };
+	_cleanup_free_ char **none = calloc(1, sizeof(char *));
+	int rc;
+
+	*out = NULL;
+	if (skipped)
+		*skipped = NULL;
+	if (!none)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	if (cgroup_new(mount_root, path, &cg, err) < 0)
+		return -1;
+	if (cg->layout == CGROUP_V2)
+		rc = cg_v2_prepare(cg->mount_root, cg->path, r, best_effort,
+				   &skip, err);
+	else
+		rc = cg_v1_prepare(cg->mount_root, cg->path, r, best_effort,
+				   &skip, err);
+	if (rc < 0)
+		return -1;
+	if (skipped)
+		*skipped = skip.v ? steal_pointer(&skip.v)
+				  : steal_pointer(&none);
+	*out = steal_pointer(&cg);
+	return 0;
+}
+
+/* The struct only: a cgroup that is gone already is nothing to kill or
+ * remove, so delete can run again after an interrupted delete. */
+int cgroup_open(const char *mount_root, const char *path, struct cgroup **out,
+		struct error **err)
+{
+	*out = NULL;
+	return cgroup_new(mount_root, path, out, err);
+}
+
+/* cgroup.procs moves the whole thread group.  A hierarchy without the
+ * directory is an error: the process would escape what it limits. */
+int cgroup_enter(const struct cgroup *cg, pid_t pid, struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = { 0 };
+	char buf[24];
+
+	if (pid <= 0)
+		return error_set(err, EINVAL, "cgroup: enter pid %d",
+				 (int)pid);
+	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, &h, err) < 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "%d", (int)pid);
+	for (size_t i = 0; i < h.n; i++) {
+		h.v[i].fd = open(h.v[i].dir,
+				 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (h.v[i].fd < 0)
+			return error_errno(err, "cgroup %s: open", h.v[i].dir);
+		if (cg_write(h.v[i].fd, h.v[i].dir, "cgroup.procs", buf, err) <
+		    0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- killing ------------------------------------------------------------- */
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The pids in cgroup.procs; none when the cgroup is gone. */
+static int read_pids(const struct cg_hier *h, pid_t **out, size_t *n,
+		     struct error **err)
+{
+	_cleanup_error_ struct error *e = NULL;
+	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ pid_t *v = NULL;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (cg_read(h->fd, h->dir, "cgroup.procs", &text, &e) < 0) {
+		if (e->code == ENOENT)
+			return 0;
+		*err = steal_pointer(&e);
+		return -1;
+	}
+	for (char *p = text, *end; *p; p = end + (*end == '\n')) {
+		long pid;
+
+		errno = 0;
+		pid = strtol(p, &end, 10);
+		if (end == p || errno || pid <= 0 || pid > INT_MAX ||
+		    (*end && *end != '\n'))
+			return error_set(err, EINVAL,
+					 "cgroup %s: cgroup.procs: not a pid "
+					 "list",
+					 h->dir);
+		if (*n == cap) {
+			pid_t *nv = realloc(v, (cap = cap ? cap * 2 : 64) *
+						       sizeof(*v));
+
+			if (!nv)
+				return error_set(err, ENOMEM,
+						 "cgroup: out of memory");
+			v = nv;
+		}
+		v[(*n)++] = (pid_t)pid;
+	}
+	*out = steal_pointer(&v);
+	return 0;
+}
+
+/* SIGKILL what cgroup.procs lists.  A pid read there may belong to
+ * another process by the time it is signalled (its owner exited and the
+ * number was reused), so each is pinned with a pidfd first, and only
+ * those still listed after that are signalled: a pidfd taken before the
+ * second listing, whose pid is in it, is a process of the cgroup. */
+static int kill_listed(const struct cg_hier *h, size_t *listed,
+		       struct error **err)
+{
+	_cleanup_free_ pid_t *first = NULL, *again = NULL;
+	_cleanup_free_ int *fds = NULL;
+	size_t n = 0, m = 0;
+	bool no_pidfd = false;
+	pid_t self = getpid();
+	int rc;
+
+	*listed = 0;
+	if (h->fd < 0 || read_pids(h, &first, &n, err) < 0 || n == 0)
+		return h->fd < 0 || n == 0 ? 0 : -1;
+	*listed = n;
+	fds = malloc(n * sizeof(*fds));
+	if (!fds)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	for (size_t i = 0; i < n; i++) {
+		fds[i] = pidfd_open_(first[i]);
+		no_pidfd |= fds[i] < 0 && errno == ENOSYS;
+	}
+	rc = read_pids(h, &again, &m, err);
+	if (rc == 0 && m)
+		qsort(again, m, sizeof(*again), cmp_pid);
+	for (size_t i = 0; i < n; i++) {
+		bool still = rc == 0 && m && first[i] != self &&
+			     bsearch(&first[i], again, m, sizeof(*again),
+				     cmp_pid);
+
+		if (still && fds[i] >= 0)
+			pidfd_send_signal_(fds[i], SIGKILL);
+		else if (still && no_pidfd) /* old kernel: best we can do */
+			kill(first[i], SIGKILL);
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	return rc;
+}
+
+static bool file_has_line(const struct cg_hier *h, const char *file,
+			  const char *line)
+{
+	_cleanup_error_ struct error *e = NULL;
+	_cleanup_free_ char *text = NULL;
+	size_t len = strlen(line);
+
+	if (cg_read(h->fd, h->dir, file, &text, &e) < 0)
+		return false;
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		if (n == len && strncmp(p, line, len) == 0)
+			return true;
+		p += n + (p[n] == '\n');
+	}
+	return false;
+}
+
+/* How a hierarchy freezes: v1's freezer, or cgroup2's cgroup.freeze. */
+struct freezer {
+	const char *file, *on, *off, *state_file, *frozen;
+};
+static const struct freezer v1_freezer = { "freezer.state", "FROZEN",
+					   "THAWED", "freezer.state",
+					   "FROZEN" };
+static const struct freezer v2_freezer = { "cgroup.freeze", "1", "0",
+					   "cgroup.events", "frozen 1" };
+
+/* Freeze the cgroup so nothing in it can fork or exit while it is being
+ * killed; the hierarchy used, or NULL when none can (then the kill loop
+ * alone has to catch up with forks). */
+static const struct cg_hier *freeze(const struct cg_hiers *h,
+				    const struct freezer **how)
+{
+	const struct cg_hier *use = NULL;
+	_cleanup_error_ struct error *e = NULL;
+
+	for (size_t i = 0; i < h->n && !use; i++) {
+		if (h->v[i].fd >= 0 && strcmp(h->v[i].name, "freezer") == 0 &&
+		    cg_exists(h->v[i].fd, v1_freezer.file)) {
+			use = &h->v[i];
+			*how = &v1_freezer;
+		}
+	}
+	for (size_t i = 0; i < h->n && !use; i++) {
+		if (h->v[i].fd >= 0 && h->v[i].cgroup2 &&
+		    cg_exists(h->v[i].fd, v2_freezer.file)) {
+			use = &h->v[i];
+			*how = &v2_freezer;
+		}
+	}
+	if (!use || cg_write(use->fd, use->dir, (*how)->file, (*how)->on,
+			     &e) < 0)
+		return NULL;
+	for (int waited = 0; waited < CG_FREEZE_TIMEOUT_MS; waited += 10) {
+		if (file_has_line(use, (*how)->state_file, (*how)->frozen))
+			break;
+		cg_sleep_ms(10);
+	}
+	return use;
+}
+
+static int wait_empty(const struct cg_hiers *h, struct error **err)
+{
+	for (int waited = 0;; waited += 10) {
+		const char *busy = NULL;
+		size_t left = 0;
+
+		for (size_t i = 0; i < h->n; i++) {
+			size_t n;
+
+			if (kill_listed(&h->v[i], &n, err) < 0)
+				return -1;
+			if (n && !busy)
+				busy = h->v[i].dir;
+			left += n;
+		}
+		if (left == 0)
+			return 0;
+		if (waited >= CG_KILL_TIMEOUT_MS)
+			return error_set(err, EBUSY,
+					 "cgroup %s: %zu processes still "
+					 "there %d s after SIGKILL",
+					 busy, left, CG_KILL_TIMEOUT_MS / 1000);
+		cg_sleep_ms(10);
+	}
+}
+
+int cgroup_kill(const struct cgroup *cg, struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = { 0 };
+	const struct freezer *how = NULL;
+	const struct cg_hier *frozen;
+	int rc = 0;
+
+	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, &h, err) < 0)
+		return -1;
+	for (size_t i = 0; i < h.n; i++)
+		h.v[i].fd = open(h.v[i].dir,
+				 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* cgroup.kill (5.14) kills the whole cgroup at once, forks and all;
+	 * a hybrid host has it on its "unified" tree too. */
+	for (size_t i = 0; i < h.n; i++) {
+		_cleanup_error_ struct error *e = NULL;
+
+		if (h.v[i].fd >= 0 && h.v[i].cgroup2 &&
+		    cg_exists(h.v[i].fd, "cgroup.kill"))
+			cg_write(h.v[i].fd, h.v[i].dir, "cgroup.kill", "1", &e);
+	}
+	frozen = freeze(&h, &how);
+	for (size_t i = 0; i < h.n && rc == 0; i++) {
+		size_t n;
+
+		rc = kill_listed(&h.v[i], &n, err);
+	}
+	/* v1 freezes fatal signals too: the killed die once thawed. */
+	if (frozen && cg_write(frozen->fd, frozen->dir, how->file, how->off,
+			       err) < 0)
+		rc = -1;
+	return rc < 0 ? -1 : wait_empty(&h, err);
+}
+
+/* ---- removing ------------------------------------------------------------ */
+
+/* "corral/a/ID": "corral/a" and "corral" go when empty, being corral's;
+ * other parents (a slice, a pod's cgroup) are not corral's to remove. */
+static void remove_parents(const struct cg_hier *h, const char *path)
+{
+	_cleanup_free_ char *dir = strdup(h->dir);
+	size_t stop = strlen(h->root) + 1 + strlen(CG_PARENT);
+	char *slash;
+
+	while (*path == '/')
+		path++;
+	if (!dir || strncmp(path, CG_PARENT "/", strlen(CG_PARENT) + 1) != 0)
+		return;
+	while ((slash = strrchr(dir, '/')) && (size_t)(slash - dir) >= stop) {
+		*slash = '\0';
+		if (cg_rmdir(dir, 0) < 0)
+			break; /* not empty: another container's */
+	}
+}
+
+int cgroup_destroy(const struct cgroup *cg, struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = { 0 };
+	int rc = 0;
+
+	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, &h, err) < 0)
+		return -1;
+	for (size_t i = 0; i < h.n; i++) {
+		if (cg_rmdir(h.v[i].dir, CG_RMDIR_TIMEOUT_MS) < 0) {
+			rc = error_errno(err, "cgroup %s: rmdir", h.v[i].dir);
+			continue;
+		}
+		remove_parents(&h.v[i], cg->path);
+	}
+	return rc;
+}
+
+void cgroup_free(struct cgroup *cg)
+{
+	if (!cg)
+		return;
+	free(cg->mount_root);
+	free(cg->path);
+	free(cg);
+}

@@ -1,0 +1,319 @@
+/* The file system side of the cgroup module: reading and writing one
+ * cgroup's files, listing the hierarchies, making and removing the
+ * container's directories.  Everything here works on a real cgroupfs and
+ * on the fake trees of the unit tests alike (see cg_fake_kernel). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup_internal.h"
+#include "fsutil.h"
+#include "util.h"
+
+const struct cg_fake_kernel *cg_fake_kernel;
+
+/* ---- small lists ------------------------------------------------------ */
+
+int cg_names_add(struct cg_names *l, const char *s)
+{
+	char **v = realloc(l->v, (l->n + 2) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	l->v = v;
+	v[l->n] = strdup(s);
+	if (!v[l->n])
+		return -1;
+	v[++l->n] = NULL;
+	return 0;
+}
+
+bool cg_names_has(const struct cg_names *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+void cg_names_clear(struct cg_names *l)
+{
+	strv_free(l->v);
+	*l = (struct cg_names){ 0 };
+}
+
+bool cg_word_in(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list; p && *p;) {
+		size_t n;
+
+		p += strspn(p, " \t\n");
+		n = strcspn(p, " \t\n");
+		if (n == len && strncmp(p, word, len) == 0)
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* ---- files of one cgroup directory ------------------------------------ */
+
+/* One write(2) per value: the kernel parses each write on its own, so a
+ * value split over two writes would be two (wrong) values. */
+int cg_write(int dirfd, const char *dir, const char *file, const char *value,
+	     struct error **err)
+{
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(value);
+	ssize_t n;
+
+	fd = openat(dirfd, file, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return error_errno(err, "cgroup %s: write %s", dir, file);
+	do
+		n = write(fd, value, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return error_errno(err, "cgroup %s: write %s", dir, file);
+	if ((size_t)n != len)
+		return error_set(err, EIO, "cgroup %s: write %s: short write",
+				 dir, file);
+	if (cg_fake_kernel && cg_fake_kernel->wrote)
+		cg_fake_kernel->wrote(dir, file, value);
+	return 0;
+}
+
+int cg_read(int dirfd, const char *dir, const char *file, char **out,
+	    struct error **err)
+{
+	if (read_file_at(dirfd, file, out, NULL, err) < 0)
+		return error_wrap(err, "cgroup %s", dir);
+	return 0;
+}
+
+bool cg_exists(int dirfd, const char *file)
+{
+	struct stat st;
+
+	return fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* ---- paths ---------------------------------------------------------------- */
+
+char *cg_join(const char *root, const char *path)
+{
+	size_t rl = strlen(root);
+	char *s = NULL;
+
+	while (rl > 1 && root[rl - 1] == '/')
+		rl--;
+	while (path && *path == '/')
+		path++;
+	if (!path || !*path)
+		return strndup(root, rl);
+	if (asprintf(&s, "%.*s/%s", (int)rl, root, path) < 0)
+		return NULL;
+	return s;
+}
+
+int cg_path_normalize(const char *path, char **out, struct error **err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	const char *p = path;
+
+	*out = NULL;
+	if (!path || strlen(path) >= 4096)
+		return error_set(err, EINVAL, "cgroup path: missing or too long");
+	buf = malloc(strlen(path) + 1);
+	if (!buf)
+		return error_set(err, ENOMEM, "cgroup path: out of memory");
+	if (*p == '/')
+		buf[len++] = '/';
+	while (*p) {
+		size_t n;
+
+		p += strspn(p, "/");
+		n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		if ((n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return error_set(err, EINVAL,
+					 "cgroup path \"%s\": \".\" and \"..\" "
+					 "are not allowed",
+					 path);
+		if (len > 0 && buf[len - 1] != '/')
+			buf[len++] = '/';
+		memcpy(buf + len, p, n);
+		len += n;
+		p += n;
+	}
+	buf[len] = '\0';
+	if (len == 0 || strcmp(buf, "/") == 0)
+		return error_set(err, EINVAL,
+				 "cgroup path \"%s\": the root cgroup is not a "
+				 "container's",
+				 path);
+	*out = steal_pointer(&buf);
+	return 0;
+}
+
+/* ---- hierarchies -------------------------------------------------------- */
+
+void cg_hiers_clear(struct cg_hiers *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		free(h->v[i].root);
+		free(h->v[i].dir);
+		if (h->v[i].fd >= 0)
+			close(h->v[i].fd);
+	}
+	free(h->v);
+	*h = (struct cg_hiers){ 0 };
+}
+
+int cg_hiers_list(enum cgroup_layout layout, const char *mount_root,
+		  const char *path, struct cg_hiers *out, struct error **err)
+{
+	*out = (struct cg_hiers){ 0 };
+	if (layout == CGROUP_V1)
+		return cg_v1_hiers_list(mount_root, path, out, err);
+	out->v = calloc(1, sizeof(*out->v));
+	if (!out->v)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	out->n = 1;
+	out->v[0] = (struct cg_hier){ "", true, cg_join(mount_root, NULL),
+				      path ? cg_join(mount_root, path) : NULL,
+				      -1 };
+	if (!out->v[0].root || (path && !out->v[0].dir)) {
+		cg_hiers_clear(out);
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	}
+	return 0;
+}
+
+/* ---- making and removing directories ------------------------------------ */
+
+void cg_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int cg_rmdir(const char *dir, int timeout_ms)
+{
+	if (cg_fake_kernel && cg_fake_kernel->depopulate)
+		cg_fake_kernel->depopulate(dir);
+	for (int waited = 0;; waited += 10) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY || waited >= timeout_ms)
+			return -1;
+		cg_sleep_ms(10);
+	}
+}
+
+void cg_rmdir_all(struct cg_names *made)
+{
+	int saved = errno;
+
+	for (size_t i = made->n; i-- > 0;)
+		cg_rmdir(made->v[i], CG_RMDIR_TIMEOUT_MS);
+	errno = saved;
+}
+
+/* Make one component below parent_fd and open it; 1 when parent_fd was
+ * removed meanwhile. */
+static int make_one(int parent_fd, const char *parent, const char *name,
+		    const char *dir, bool leaf, const struct cg_walk *walk,
+		    struct cg_names *made, int *fd, struct error **err)
+{
+	bool created = mkdirat(parent_fd, name, 0755) == 0;
+
+	if (!created && errno == ENOENT)
+		return 1;
+	if (!created && errno != EEXIST)
+		return error_errno(err, "cgroup %s: mkdir", dir);
+	if (!created && leaf)
+		return error_set(err, EEXIST, "cgroup %s: already exists", dir);
+	if (created && cg_names_add(made, dir) < 0) {
+		unlinkat(parent_fd, name, AT_REMOVEDIR);
+		return error_set(err, ENOMEM, "cgroup %s: out of memory", dir);
+	}
+	*fd = openat(parent_fd, name,
+		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return error_errno(err, "cgroup %s: open", dir);
+	if (!created)
+		return 0;
+	if (cg_fake_kernel && cg_fake_kernel->populate &&
+	    cg_fake_kernel->populate(parent_fd, *fd, dir) < 0)
+		return error_errno(err, "cgroup %s: fake kernel", dir);
+	if (walk->made &&
+	    walk->made(walk->ctx, parent_fd, parent, *fd, dir, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* One walk from the root; 1 when a parent vanished under it (another
+ * container's delete removed an empty "corral"), so the caller retries. */
+static int walk_once(const char *hier_root, const char *path,
+		     const struct cg_walk *walk, struct cg_names *made,
+		     int *leaf_fd, struct error **err)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	_cleanup_free_ char *dir = strdup(hier_root);
+	_cleanup_close_ int fd = -1;
+	char *save = NULL, *comp, *next;
+	int r;
+
+	if (!copy || !dir)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	fd = open(hier_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, "cgroup %s: open", hier_root);
+	for (comp = strtok_r(copy, "/", &save); comp; comp = next) {
+		_cleanup_free_ char *child = cg_join(dir, comp);
+		_cleanup_close_ int child_fd = -1;
+
+		next = strtok_r(NULL, "/", &save);
+		if (!child)
+			return error_set(err, ENOMEM, "cgroup: out of memory");
+		if (walk->descend && walk->descend(walk->ctx, fd, dir, err) < 0)
+			return -1;
+		r = make_one(fd, dir, comp, child, !next, walk, made,
+			     &child_fd, err);
+		if (r != 0)
+			return r;
+		close(fd);
+		fd = take_fd(&child_fd);
+		free(dir);
+		dir = steal_pointer(&child);
+	}
+	*leaf_fd = take_fd(&fd);
+	return 0;
+}
+
+int cg_make_path(const char *hier_root, const char *path,
+		 const struct cg_walk *walk, struct cg_names *made,
+		 int *leaf_fd, struct error **err)
+{
+	for (int attempt = 0; attempt < 3; attempt++) {
+		int r = walk_once(hier_root, path, walk, made, leaf_fd, err);
+
+		if (r <= 0)
+			return r;
+	}
+	return error_set(err, ENOENT, "cgroup %s: parent removed while "
+			 "making %s", hier_root, path);
+}

@@ -1,0 +1,463 @@
+/* cgroup v1: one mount per controller (or per group of co-mounted ones,
+ * reached through their symlinks), plus name=systemd and, on hybrid
+ * hosts, a cgroup2 at "unified".  The container's directory is made in
+ * each of them, so that every process of the container can be found,
+ * frozen and killed through any of them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup_internal.h"
+#include "util.h"
+
+/* cpuset first: a task cannot join a cpuset without cpus and mems. */
+static const char *const hierarchies[] = {
+	"cpuset", "cpu",     "cpuacct", "memory",  "pids",    "blkio",
+	"devices", "freezer", "hugetlb", "systemd", "unified",
+};
+
+struct v1_ctx {
+	const struct cg_hiers *h;
+	const char *mount_root;
+};
+
+int cg_v1_hiers_list(const char *mount_root, const char *path,
+		     struct cg_hiers *out, struct error **err)
+{
+	struct stat seen[ARRAY_SIZE(hierarchies)];
+
+	*out = (struct cg_hiers){ 0 };
+	out->v = calloc(ARRAY_SIZE(hierarchies), sizeof(*out->v));
+	if (!out->v)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	for (size_t i = 0; i < ARRAY_SIZE(hierarchies); i++) {
+		_cleanup_free_ char *root = cg_join(mount_root, hierarchies[i]);
+		_cleanup_close_ int fd = -1;
+		struct cg_hier *h = &out->v[out->n];
+		bool dup = false;
+
+		if (!root)
+			goto oom;
+		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &seen[out->n]) < 0 ||
+		    !cg_exists(fd, "cgroup.procs"))
+			continue;
+		/* "cpu" and "cpuacct" are often links to "cpu,cpuacct" */
+		for (size_t j = 0; j < out->n; j++)
+			dup |= seen[j].st_dev == seen[out->n].st_dev &&
+			       seen[j].st_ino == seen[out->n].st_ino;
+		if (dup)
+			continue;
+		*h = (struct cg_hier){ hierarchies[i],
+				       cg_exists(fd, "cgroup.controllers"),
+				       steal_pointer(&root), NULL, -1 };
+		out->n++;
+		if (path && !(h->dir = cg_join(h->root, path)))
+			goto oom;
+	}
+	return 0;
+oom:
+	cg_hiers_clear(out);
+	return error_set(err, ENOMEM, "cgroup: out of memory");
+}
+
+/* ---- the rows -------------------------------------------------------- */
+
+static int memory_limit(struct cg_writer *w, const struct spec_resources *r,
+			struct error **err)
+{
+	struct cg_memory m;
+
+	if (cg_memory_values(r, &m, w, err) < 0)
+		return -1;
+	return m.limit ? cg_put_num(w, "memory.limit_in_bytes", m.limit, "-1",
+				    err)
+		       : 0;
+}
+
+/* After memory_limit: memsw may not be below the memory limit. */
+static int memory_swap(struct cg_writer *w, const struct spec_resources *r,
+		       struct error **err)
+{
+	static const char memsw[] = "memory.memsw.limit_in_bytes";
+	struct cg_memory m;
+
+	if (cg_memory_values(r, &m, w, err) < 0)
+		return -1;
+	if (!m.swap)
+		return 0;
+	if (!cg_has(w, memsw))
+		return cg_cannot(w, err,
+				 "%s: %s is absent (swap accounting is off): "
+				 "cannot enforce %s",
+				 w->row->name, memsw,
+				 m.swap == m.limit ? "no-swap"
+						   : "the swap limit");
+	return cg_put_num(w, memsw, m.swap, "-1", err);
+}
+
+static int memory_soft(struct cg_writer *w, const struct spec_resources *r,
+		       struct error **err)
+{
+	struct cg_memory m;
+
+	if (cg_memory_values(r, &m, w, err) < 0)
+		return -1;
+	return m.reservation ? cg_put_num(w, "memory.soft_limit_in_bytes",
+					  m.reservation, "-1", err)
+			     : 0;
+}
+
+/* -1 is what engines send for "not set". */
+static int memory_swappiness(struct cg_writer *w,
+			     const struct spec_resources *r, struct error **err)
+{
+	const struct spec_memory *m = r->memory;
+
+	if (!m || !m->swappiness.set || m->swappiness.v == -1)
+		return 0;
+	if (m->swappiness.v < 0 || m->swappiness.v > 100)
+		return cg_invalid(w, err, "%s: %lld is outside 0..100",
+				  w->row->name, (long long)m->swappiness.v);
+	return cg_put(w, "memory.swappiness", err, "%lld",
+		      (long long)m->swappiness.v);
+}
+
+static int memory_oom_killer(struct cg_writer *w,
+			     const struct spec_resources *r, struct error **err)
+{
+	if (!r->memory || !r->memory->disable_oom_killer)
+		return 0;
+	return cg_put(w, "memory.oom_control", err, "1");
+}
+
+static int cpu_shares(struct cg_writer *w, const struct spec_resources *r,
+		      struct error **err)
+{
+	if (!r->cpu || !r->cpu->shares.set || r->cpu->shares.v == 0)
+		return 0;
+	if (r->cpu->shares.v < 0)
+		return cg_invalid(w, err, "%s: negative", w->row->name);
+	return cg_put(w, "cpu.shares", err, "%lld",
+		      (long long)r->cpu->shares.v);
+}
+
+/* The period first: the kernel checks the quota against it. */
+static int cpu_quota(struct cg_writer *w, const struct spec_resources *r,
+		     struct error **err)
+{
+	const struct spec_cpu *c = r->cpu;
+
+	if (!c)
+		return 0;
+	if (c->period.set && c->period.v < 0)
+		return cg_invalid(w, err, ".linux.resources.cpu.period: %lld "
+					  "is negative",
+				  (long long)c->period.v);
+	if (c->period.set && c->period.v > 0 &&
+	    cg_put(w, "cpu.cfs_period_us", err, "%lld",
+		   (long long)c->period.v) < 0)
+		return -1;
+	if (!c->quota.set || c->quota.v == 0)
+		return 0;
+	return cg_put_num(w, "cpu.cfs_quota_us", c->quota.v, "-1", err);
+}
+
+static int cpu_burst(struct cg_writer *w, const struct spec_resources *r,
+		     struct error **err)
+{
+	if (!r->cpu || !r->cpu->burst.set)
+		return 0;
+	if (r->cpu->burst.v < 0)
+		return cg_invalid(w, err, "%s: negative", w->row->name);
+	return cg_put(w, "cpu.cfs_burst_us", err, "%lld",
+		      (long long)r->cpu->burst.v);
+}
+
+static int cpu_realtime(struct cg_writer *w, const struct spec_resources *r,
+			struct error **err)
+{
+	const struct spec_cpu *c = r->cpu;
+
+	if (c && c->realtime_period.set && c->realtime_period.v &&
+	    cg_put(w, "cpu.rt_period_us", err, "%lld",
+		   (long long)c->realtime_period.v) < 0)
+		return -1;
+	if (c && c->realtime_runtime.set && c->realtime_runtime.v)
+		return cg_put(w, "cpu.rt_runtime_us", err, "%lld",
+			      (long long)c->realtime_runtime.v);
+	return 0;
+}
+
+/* blkio.weight with CFQ, blkio.bfq.weight with BFQ (the same range). */
+static int put_weight(struct cg_writer *w, const char *file, const char *bfq,
+		      const char *key, int64_t weight, struct error **err)
+{
+	const char *sep = key ? " " : "";
+
+	if (weight < 10 || weight > 1000)
+		return cg_invalid(w, err, "%s: weight %lld is outside 10..1000",
+				  w->row->name, (long long)weight);
+	if (!key)
+		key = "";
+	if (cg_has(w, file))
+		return cg_put(w, file, err, "%s%s%lld", key, sep,
+			      (long long)weight);
+	if (cg_has(w, bfq))
+		return cg_put(w, bfq, err, "%s%s%lld", key, sep,
+			      (long long)weight);
+	return cg_cannot(w, err,
+			 "%s: neither %s nor %s exists (no I/O scheduler with "
+			 "weights)",
+			 w->row->name, file, bfq);
+}
+
+static int blkio_weight(struct cg_writer *w, const struct spec_resources *r,
+			struct error **err)
+{
+	const struct spec_block_io *b = r->block_io;
+
+	if (!b || !b->weight.set || b->weight.v == 0)
+		return 0;
+	return put_weight(w, "blkio.weight", "blkio.bfq.weight", NULL,
+			  b->weight.v, err);
+}
+
+static int blkio_weight_devices(struct cg_writer *w,
+				const struct spec_resources *r,
+				struct error **err)
+{
+	const struct spec_block_io *b = r->block_io;
+
+	for (size_t i = 0; b && i < b->n_weight_devices; i++) {
+		const struct spec_weight_device *d = &b->weight_devices[i];
+		char key[48];
+
+		if (!d->weight.set)
+			continue;
+		snprintf(key, sizeof(key), "%lld:%lld", (long long)d->major,
+			 (long long)d->minor);
+		if (put_weight(w, "blkio.weight_device",
+			       "blkio.bfq.weight_device", key, d->weight.v,
+			       err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int blkio_throttle(struct cg_writer *w, const struct spec_resources *r,
+			  struct error **err)
+{
+	static const char *const files[4] = {
+		[THROTTLE_READ_BPS] = "blkio.throttle.read_bps_device",
+		[THROTTLE_WRITE_BPS] = "blkio.throttle.write_bps_device",
+		[THROTTLE_READ_IOPS] = "blkio.throttle.read_iops_device",
+		[THROTTLE_WRITE_IOPS] = "blkio.throttle.write_iops_device",
+	};
+	const struct spec_block_io *b = r->block_io;
+
+	for (int k = 0; b && k < 4; k++) {
+		for (size_t i = 0; i < b->n_throttle[k]; i++) {
+			const struct spec_throttle_device *t =
+				&b->throttle[k][i];
+
+			if (cg_put(w, files[k], err, "%lld:%lld %llu",
+				   (long long)t->major, (long long)t->minor,
+				   (unsigned long long)t->rate) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int hugetlb_limit(struct cg_writer *w, const struct spec_resources *r,
+			 struct error **err)
+{
+	for (size_t i = 0; i < r->n_hugepage_limits; i++) {
+		const struct spec_hugepage_limit *h = &r->hugepage_limits[i];
+		char file[64];
+
+		if (!h->page_size || !cg_page_size_ok(h->page_size))
+			return cg_invalid(w, err,
+					  "%s: page size \"%s\": expected "
+					  "like \"2MB\"",
+					  w->row->name,
+					  h->page_size ? h->page_size : "");
+		snprintf(file, sizeof(file), "hugetlb.%s.limit_in_bytes",
+			 h->page_size);
+		if (cg_put(w, file, err, "%llu",
+			   (unsigned long long)h->limit) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int unified(struct cg_writer *w, const struct spec_resources *r,
+		   struct error **err)
+{
+	if (r->n_unified == 0)
+		return 0;
+	return cg_cannot(w, err, "%s: needs cgroup v2 (the controllers here "
+				 "are on cgroup v1)",
+			 w->row->name);
+}
+
+/* One rule as devices.allow/deny takes it: "c 1:3 rwm", '*' for an
+ * absent number.  The kernel reads any line starting with 'a' as "every
+ * device, rwm", so a type 'a' rule that is narrower than that is written
+ * as the same rule for 'c' and for 'b' instead of being widened. */
+static int device_rule(struct cg_writer *w, const struct spec_device_rule *d,
+		       struct error **err)
+{
+	const char *file = d->allow ? "devices.allow" : "devices.deny";
+	const char *access = d->access ? d->access : "rwm";
+	char type = d->type ? d->type : 'a';
+	char major[24] = "*", minor[24] = "*";
+	bool all_access;
+
+	if (!*access || strspn(access, "rwm") != strlen(access) ||
+	    !strchr("acb", type) ||
+	    (d->major.set && d->major.v < 0) || (d->minor.set && d->minor.v < 0))
+		return cg_invalid(w, err, "%s: rule \"%c %s\": expected type "
+					  "a, b or c and access in \"rwm\"",
+				  w->row->name, type, access);
+	all_access = strchr(access, 'r') && strchr(access, 'w') &&
+		     strchr(access, 'm');
+	if (type == 'a' && all_access && !d->major.set && !d->minor.set)
+		return cg_put(w, file, err, "a");
+	if (d->major.set)
+		snprintf(major, sizeof(major), "%lld", (long long)d->major.v);
+	if (d->minor.set)
+		snprintf(minor, sizeof(minor), "%lld", (long long)d->minor.v);
+	for (const char *t = type == 'a' ? "cb" : type == 'b' ? "b" : "c"; *t;
+	     t++)
+		if (cg_put(w, file, err, "%c %s:%s %s", *t, major, minor,
+			   access) < 0)
+			return -1;
+	return 0;
+}
+
+/* Deny everything, then the rules in order: the last matching rule
+ * wins, as runtime-spec says. */
+static int devices(struct cg_writer *w, const struct spec_resources *r,
+		   struct error **err)
+{
+	if (r->n_devices == 0)
+		return 0;
+	if (cg_put(w, "devices.deny", err, "a") < 0)
+		return -1;
+	for (size_t i = 0; i < r->n_devices; i++)
+		if (device_rule(w, &r->devices[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+const struct cg_limit cg_v1_limits[] = {
+	{ ".linux.resources.memory.limit", memory_limit },
+	{ ".linux.resources.memory.swap", memory_swap },
+	{ ".linux.resources.memory.reservation", memory_soft },
+	{ ".linux.resources.memory.swappiness", memory_swappiness },
+	{ ".linux.resources.memory.disableOOMKiller", memory_oom_killer },
+	{ ".linux.resources.memory.kernel", cg_row_kernel_memory },
+	{ ".linux.resources.pids.limit", cg_row_pids },
+	{ ".linux.resources.cpu.quota", cpu_quota },
+	{ ".linux.resources.cpu.burst", cpu_burst },
+	{ ".linux.resources.cpu.shares", cpu_shares },
+	{ ".linux.resources.cpu.idle", cg_row_cpu_idle },
+	{ ".linux.resources.cpu.realtimeRuntime", cpu_realtime },
+	{ ".linux.resources.cpu.cpus", cg_row_cpus },
+	{ ".linux.resources.cpu.mems", cg_row_mems },
+	{ ".linux.resources.blockIO.weight", blkio_weight },
+	{ ".linux.resources.blockIO.leafWeight", cg_row_leaf_weight },
+	{ ".linux.resources.blockIO.weightDevice", blkio_weight_devices },
+	{ ".linux.resources.blockIO.throttle", blkio_throttle },
+	{ ".linux.resources.hugepageLimits", hugetlb_limit },
+	{ ".linux.resources.devices", devices },
+	{ ".linux.resources.unified", unified },
+};
+const size_t cg_v1_n_limits = ARRAY_SIZE(cg_v1_limits);
+
+/* ---- making the directories ------------------------------------------ */
+
+static int v1_target(struct cg_writer *w, enum cg_controller c,
+		     const char **dir, struct error **err)
+{
+	const struct v1_ctx *x = w->ctx;
+	const char *name = cg_controller_names[c];
+
+	*dir = NULL;
+	for (size_t i = 0; i < x->h->n; i++) {
+		if (strcmp(x->h->v[i].name, name) == 0 && x->h->v[i].fd >= 0) {
+			*dir = x->h->v[i].dir;
+			return x->h->v[i].fd;
+		}
+	}
+	return error_set(err, EOPNOTSUPP,
+			 "cgroup: no %s hierarchy is mounted at %s/%s", name,
+			 x->mount_root, name);
+}
+
+/* A new cpuset cgroup has no cpus and no mems, and no task can join it
+ * until it has: give it its parent's. */
+static int cpuset_inherit(void *ctx, int parent_fd, const char *parent,
+			  int fd, const char *dir, struct error **err)
+{
+	static const char *const files[] = { "cpuset.cpus", "cpuset.mems" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *mine = NULL, *theirs = NULL;
+
+		if (cg_read(fd, dir, files[i], &mine, err) < 0)
+			return -1;
+		if (mine[strspn(mine, " \n")])
+			continue;
+		if (cg_read(parent_fd, parent, files[i], &theirs, err) < 0)
+			return -1;
+		theirs[strcspn(theirs, "\n")] = '\0';
+		if (cg_write(fd, dir, files[i], theirs, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int cg_v1_prepare(const char *mount_root, const char *path,
+		  const struct spec_resources *r, bool best_effort,
+		  struct cg_names *skipped, struct error **err)
+{
+	struct cg_hiers h = { 0 };
+	struct v1_ctx x = { &h, mount_root };
+	struct cg_writer w = { .mode = CG_COLLECT, .ctx = &x };
+	struct cg_names made = { 0 };
+	int rc = -1;
+
+	if (cg_write_limits(&w, cg_v1_limits, cg_v1_n_limits, r, best_effort,
+			    NULL, err) < 0 ||
+	    cg_v1_hiers_list(mount_root, path, &h, err) < 0)
+		goto out;
+	for (size_t i = 0; i < h.n; i++) {
+		struct cg_walk walk = { 0 };
+
+		if (strcmp(h.v[i].name, "cpuset") == 0)
+			walk.made = cpuset_inherit;
+		if (cg_make_path(h.v[i].root, path, &walk, &made, &h.v[i].fd,
+				 err) < 0)
+			goto out;
+	}
+	cg_names_clear(&w.written);
+	w = (struct cg_writer){
+		.mode = CG_WRITE, .target = v1_target, .ctx = &x
+	};
+	rc = cg_write_limits(&w, cg_v1_limits, cg_v1_n_limits, r, best_effort,
+			     skipped, err);
+out:
+	cg_hiers_clear(&h);
+	if (rc < 0)
+		cg_rmdir_all(&made);
+	cg_names_clear(&made);
+	cg_names_clear(&w.written);
+	return rc;
+}

@@ -1,0 +1,282 @@
+# Common setup for corral's integration tests (bats-core >= 1.5, run as root).
+#
+# Each test gets, under its own $BATS_TEST_TMPDIR:
+#   $ROOT    corral's state directory (every corral call gets --root "$ROOT")
+#   $BUNDLE  a bundle: busybox-static in rootfs/ and `corral spec`'s config.json
+#   $ID      a container ID unique to the test
+# A .bats file calls corral_setup_file from setup_file() (it builds the
+# bundle once per file), corral_setup from setup() (a fresh copy per test)
+# and corral_teardown from teardown(): it deletes every container of
+# $ROOT, kills the processes the test recorded with track_pid, and fails
+# the test if anything is left behind.  Set CORRAL to test another binary.
+
+# shellcheck disable=SC2034,SC2154
+# (ID, BG_STATUS ... are used by the .bats files; output, lines, stderr and
+# stderr_lines are set by bats' run.)
+
+bats_require_minimum_version 1.5.0
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+REPO_ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+CORRAL="${CORRAL:-$REPO_ROOT/corral}"
+RECVTTY="${RECVTTY:-$REPO_ROOT/build/helpers/recvtty}"
+BUSYBOX="${BUSYBOX:-/bin/busybox}"
+
+# The applets the tests use; each is a symlink to /bin/busybox in the rootfs.
+APPLETS=(sh cat echo env grep sed awk ls id hostname sleep tty touch mkdir
+	 wc true false kill stat sort head tr printf rm nc)
+
+# corral with this test's state root.  fd 3 is bats' own output channel: a
+# container that inherited it would make bats wait for it.
+corral() {
+	"$CORRAL" --root "$ROOT" "$@" 3>&-
+}
+
+corral_setup_file() {
+	[ -x "$CORRAL" ] || fail "corral binary $CORRAL not found: run make"
+	make_bundle "$BATS_FILE_TMPDIR/bundle"
+}
+
+corral_setup() {
+	ROOT="$BATS_TEST_TMPDIR/state"
+	BUNDLE="$BATS_TEST_TMPDIR/bundle"
+	ROOTFS="$BUNDLE/rootfs"
+	ID="ct-$BATS_TEST_NUMBER-$$"
+	TRACKED_PIDS=()
+	MARKER=""
+	setup_bundle
+}
+
+# setup_bundle: this test's own copy of the file's bundle, with a marker
+# file in its rootfs that names the test (see bundle_pids).
+setup_bundle() {
+	cp -a "$BATS_FILE_TMPDIR/bundle" "$BUNDLE" || fail "copy the bundle"
+	MARKER=".corral-test-$BATS_TEST_NUMBER-$$-$RANDOM"
+	: >"$ROOTFS/$MARKER"
+}
+
+# make_bundle DIR: a busybox rootfs and corral's default config.json.  The
+# mount points exist already, as in any image, so a container never has
+# a reason to write to the bundle.
+make_bundle() {
+	local bundle="$1" dir applet
+	mkdir -p "$bundle/rootfs/bin"
+	for dir in proc sys dev tmp etc root; do
+		mkdir -p "$bundle/rootfs/$dir"
+	done
+	cp "$BUSYBOX" "$bundle/rootfs/bin/busybox"
+	for applet in "${APPLETS[@]}"; do
+		ln -s busybox "$bundle/rootfs/bin/$applet"
+	done
+	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >"$bundle/rootfs/etc/passwd"
+	echo 'nogroup:x:65534:' >"$bundle/rootfs/etc/group"
+	"$CORRAL" spec -b "$bundle" || fail "corral spec failed"
+}
+
+# update_config FILTER [JQ ARGS...]: edit the bundle's config.json with jq.
+update_config() {
+	local filter="$1"
+	shift
+	if ! jq "$filter" "$BUNDLE/config.json" "$@" >"$BUNDLE/config.json.new" ||
+		! mv "$BUNDLE/config.json.new" "$BUNDLE/config.json"; then
+		fail "update_config $filter failed"
+	fi
+}
+
+# set_args ARG...: the workload's argv.  Each one goes in through --arg,
+# which jq never mistakes for one of its own options (as it would "-c").
+set_args() {
+	local i=0 arg refs="" jqargs=()
+	for arg in "$@"; do
+		jqargs+=(--arg "a$i" "$arg")
+		refs+="${refs:+,}\$a$i"
+		i=$((i + 1))
+	done
+	update_config ".process.args = [$refs]" "${jqargs[@]}"
+}
+
+# create_container ID [CREATE FLAGS...]: create in $BUNDLE.  The
+# container's stdio (and create's errors) go to files $BATS_TEST_TMPDIR/ID.out
+# and ID.err: a container that outlives the command must not hold the pipe
+# of a bats `run`.
+create_container() {
+	local id="$1"
+	shift
+	corral create --bundle "$BUNDLE" "$@" "$id" \
+		</dev/null >>"$BATS_TEST_TMPDIR/$id.out" 2>>"$BATS_TEST_TMPDIR/$id.err"
+}
+
+# run_detached ID [RUN FLAGS...]: corral run -d, stdio to files as above.
+run_detached() {
+	local id="$1"
+	shift
+	corral run -d --bundle "$BUNDLE" "$@" "$id" \
+		</dev/null >>"$BATS_TEST_TMPDIR/$id.out" 2>>"$BATS_TEST_TMPDIR/$id.err"
+}
+
+# state_field ID FIELD: one field of `corral state`.
+state_field() {
+	corral state "$1" | jq -r ".$2"
+}
+
+container_pid() {
+	state_field "$1" pid
+}
+
+# wait_for_status ID STATUS [TENTHS]: poll `corral state` (default 5s).
+# (All the waits poll every 50ms and take their limit in tenths of a second.)
+wait_for_status() {
+	local id="$1" want="$2" tries=$((${3:-50} * 2)) got=""
+	while [ "$tries" -gt 0 ]; do
+		got="$(state_field "$id" status 2>/dev/null)"
+		[ "$got" = "$want" ] && return 0
+		sleep 0.05
+		tries=$((tries - 1))
+	done
+	fail "container $id: status \"$got\", expected \"$want\""
+}
+
+# wait_for_file FILE [PATTERN] [TENTHS]: until FILE exists (and holds
+# PATTERN, a grep -E expression).
+wait_for_file() {
+	local file="$1" pattern="${2:-}" tries=$((${3:-50} * 2))
+	while [ "$tries" -gt 0 ]; do
+		if [ -e "$file" ] &&
+			{ [ -z "$pattern" ] || grep -Eq -- "$pattern" "$file"; }; then
+			return 0
+		fi
+		sleep 0.05
+		tries=$((tries - 1))
+	done
+	fail "timed out waiting for $file${pattern:+ to contain \"$pattern\"}"
+}
+
+# proc_start_time PID: the start time of PID (field 22 of its stat), so a
+# recorded pid is never confused with a later process that reuses it.
+proc_start_time() {
+	local stat fields
+	read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+	read -r -a fields <<<"${stat##*) }"
+	echo "${fields[19]}"
+}
+
+# Remember a pid this test started; the teardown kills it if it is still
+# alive (and still the same process).
+track_pid() {
+	local start
+	start="$(proc_start_time "$1")" || start=gone
+	TRACKED_PIDS+=("$1:$start")
+}
+
+# A pid is gone when it no longer exists or is a zombie: a zombie is dead,
+# only waiting for the host's init (not ours to hurry) to reap it.
+pid_gone() {
+	local pid="$1" stat
+	kill -0 "$pid" 2>/dev/null || return 0
+	read -r stat 2>/dev/null <"/proc/$pid/stat" || return 0
+	stat="${stat##*) }"
+	[ "${stat%% *}" = Z ]
+}
+
+# wait_pid_gone PID [TENTHS]
+wait_pid_gone() {
+	local pid="$1" tries=$((${2:-50} * 2))
+	while [ "$tries" -gt 0 ]; do
+		pid_gone "$pid" && return 0
+		sleep 0.05
+		tries=$((tries - 1))
+	done
+	fail "process $pid is still alive"
+}
+
+# wait_bg PID [TENTHS]: wait for PID, a background job of this shell, at
+# most TENTHS (default 10s) so a test cannot hang; its exit status goes to
+# BG_STATUS (not echoed: `wait` must run in this shell, not in a $(...)).
+wait_bg() {
+	local pid="$1" tries=$((${2:-100} * 2))
+	while [ "$tries" -gt 0 ] && ! pid_gone "$pid"; do
+		sleep 0.05
+		tries=$((tries - 1))
+	done
+	pid_gone "$pid" || fail "background process $pid did not exit"
+	BG_STATUS=0
+	wait "$pid" || BG_STATUS=$?
+}
+
+# The processes of this test's containers: their root shows the rootfs's
+# marker file (through /proc/PID/root, whether the root is the rootfs
+# itself or an overlay on it), or, before pivot_root, their working
+# directory is the bundle.  -ef compares device and inode through the
+# /proc magic link, which readlink would only show as "/".
+bundle_pids() {
+	local p
+	[ -n "$MARKER" ] || return 0
+	for p in /proc/[0-9]*; do
+		if [ -e "$p/root/$MARKER" ] || [ "$p/cwd" -ef "$BUNDLE" ] ||
+			[ "$p/cwd" -ef "$ROOTFS" ]; then
+			echo "${p#/proc/}"
+		fi
+	done
+}
+
+# assert_error_line: the last `run --separate-stderr` failed with exactly
+# one line "corral: ..." on stderr.
+assert_error_line() {
+	assert_failure
+	[ "${#stderr_lines[@]}" -eq 1 ] ||
+		fail "expected one line on stderr, got ${#stderr_lines[@]}: $stderr"
+	[[ "$stderr" == "corral: "?* ]] ||
+		fail "stderr does not start with \"corral: \": $stderr"
+}
+
+# assert_no_leftovers ID: nothing of container ID survives: no state
+# directory, no mount of the bundle, no process in the bundle.
+assert_no_leftovers() {
+	local id="$1" pids
+	[ ! -e "$ROOT/$id" ] || fail "state directory $ROOT/$id is left"
+	run --separate-stderr corral state "$id"
+	assert_failure
+	[[ "$stderr" == *"does not exist"* ]] ||
+		fail "state $id: expected \"does not exist\", got: $stderr"
+	if grep -F -- "$BUNDLE" /proc/self/mountinfo; then
+		fail "a mount of $BUNDLE is left in the host's mount namespace"
+	fi
+	pids="$(bundle_pids)"
+	[ -z "$pids" ] || fail "processes left in the bundle: $pids"
+}
+
+corral_teardown() {
+	local entry id pid left problems=""
+
+	if [ -d "$ROOT" ]; then
+		# list -q skips directories without a readable state: delete
+		# --force every entry, which also removes those.
+		for id in $("$CORRAL" --root "$ROOT" list -q 2>/dev/null 3>&-) \
+			$(ls -A "$ROOT"); do
+			"$CORRAL" --root "$ROOT" delete --force "$id" 3>&- >/dev/null 2>&1 ||
+				problems+="delete --force $id failed; "
+		done
+		left="$(ls -A "$ROOT")"
+		[ -z "$left" ] || problems+="state dir entries left: $left; "
+	fi
+	# what the test started itself (recvtty, a backgrounded corral run)
+	for entry in "${TRACKED_PIDS[@]}"; do
+		pid="${entry%%:*}"
+		if [ -n "$pid" ] && ! pid_gone "$pid" &&
+			[ "$(proc_start_time "$pid")" = "${entry#*:}" ]; then
+			kill -KILL "$pid" 2>/dev/null
+		fi
+		[ -z "$pid" ] || wait "$pid" 2>/dev/null || true
+	done
+	# a container process that survived all that is a runtime bug
+	left="$(bundle_pids)"
+	if [ -n "$left" ]; then
+		problems+="container processes left: $left; "
+		for pid in $left; do
+			kill -KILL "$pid" 2>/dev/null
+		done
+	fi
+	[ -z "$problems" ] || fail "teardown: $problems"
+}
