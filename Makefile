@@ -48,6 +48,23 @@ build/tests/test_seccomp: tests/unit/test_seccomp.c tests/unit/unit.h \
 	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \
 		$(filter %.o,$^) $(PKG_LIBS)
 
+# The cgroup unit tests and the integration tests' driver link the cgroup
+# module alone; the unit tests run it on fake trees (cg_fake_kernel).
+CGROUP_OBJ := $(patsubst %.c,build/%.o,$(wildcard runtime/cgroup*.c)) \
+	build/runtime/fsutil.o build/spec/error.o
+build/tests/test_cgroup: tests/unit/test_cgroup.c tests/unit/unit.h \
+		$(CGROUP_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \
+		$(filter %.o,$^) $(PKG_LIBS)
+
+build/helpers/cgtool: tests/helpers/cgtool.c $(CGROUP_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -iquote runtime $(LDFLAGS) -o $@ $< \
+		$(filter %.o,$^) $(PKG_LIBS)
+
 build/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup_internal.h"
@@ -31,7 +32,7 @@ static void cgroup_freep(struct cgroup **cg)
 int cgroup_detect(const char *mount_root, enum cgroup_layout *out,
 		  struct error **err)
 {
-	_cleanup_(cg_hiers_clear) struct cg_hiers h = { 0 };
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
 	_cleanup_close_ int fd = -1;
 	struct statfs sfs;
 
@@ -71,12 +72,17 @@ static bool file_name_ok(const char *s)
  * "a.slice/a-b.slice"; "-.slice" is the root. */
 static int expand_slice(const char *slice, char **out, struct error **err)
 {
-	size_t len = strlen(slice), base = len - 6, dashes = 0, n = 0;
+	size_t len = strlen(slice), base, dashes = 0, n = 0;
 	char *buf;
 
-	if (strcmp(slice, "-.slice") == 0)
-		return (*out = strdup("")) ? 0 : error_set(err, ENOMEM, "oom");
-	if (len <= 6 || strcmp(slice + base, ".slice") != 0 ||
+	if (strcmp(slice, "-.slice") == 0) {
+		*out = strdup("");
+		return *out ? 0
+			    : error_set(err, ENOMEM,
+					"cgroupsPath: out of memory");
+	}
+	base = len > 6 ? len - 6 : 0;
+	if (base == 0 || strcmp(slice + base, ".slice") != 0 ||
 	    !file_name_ok(slice) || slice[0] == '-' || slice[base - 1] == '-' ||
 	    strstr(slice, "--"))
 		return error_set(err, EINVAL,
@@ -122,8 +128,8 @@ static int systemd_path(const char *spec, char **out, struct error **err)
 	if (!slice || !prefix)
 		return error_set(err, ENOMEM, "cgroupsPath: out of memory");
 	if (*prefix && !file_name_ok(prefix))
-		return error_set(err, EINVAL,
-				 "cgroupsPath \"%s\": bad prefix", spec);
+		return error_set(err, EINVAL, "cgroupsPath \"%s\": bad prefix",
+				 spec);
 	if (expand_slice(slice, &parent, err) < 0)
 		return -1;
 	r = asprintf(&path, "%s%s%s%s%s.scope", parent, *parent ? "/" : "",
@@ -184,7 +190,7 @@ int cgroup_prepare(const char *mount_root, const char *path,
 		   struct cgroup **out, char ***skipped, struct error **err)
 {
 	_cleanup_(cgroup_freep) struct cgroup *cg = NULL;
-	_cleanup_(cg_names_clear) struct cg_names skip = { 0 };
+	_cleanup_(cg_names_clear) struct cg_names skip = {0};
 	_cleanup_free_ char **none = calloc(1, sizeof(char *));
 	int rc;
 
@@ -204,8 +210,8 @@ int cgroup_prepare(const char *mount_root, const char *path,
 	if (rc < 0)
 		return -1;
 	if (skipped)
-		*skipped = skip.v ? steal_pointer(&skip.v)
-				  : steal_pointer(&none);
+		*skipped =
+		    skip.v ? steal_pointer(&skip.v) : steal_pointer(&none);
 	*out = steal_pointer(&cg);
 	return 0;
 }
@@ -223,18 +229,17 @@ int cgroup_open(const char *mount_root, const char *path, struct cgroup **out,
  * directory is an error: the process would escape what it limits. */
 int cgroup_enter(const struct cgroup *cg, pid_t pid, struct error **err)
 {
-	_cleanup_(cg_hiers_clear) struct cg_hiers h = { 0 };
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
 	char buf[24];
 
 	if (pid <= 0)
-		return error_set(err, EINVAL, "cgroup: enter pid %d",
-				 (int)pid);
+		return error_set(err, EINVAL, "cgroup: enter pid %d", (int)pid);
 	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, &h, err) < 0)
 		return -1;
 	snprintf(buf, sizeof(buf), "%d", (int)pid);
 	for (size_t i = 0; i < h.n; i++) {
-		h.v[i].fd = open(h.v[i].dir,
-				 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		h.v[i].fd =
+		    open(h.v[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (h.v[i].fd < 0)
 			return error_errno(err, "cgroup %s: open", h.v[i].dir);
 		if (cg_write(h.v[i].fd, h.v[i].dir, "cgroup.procs", buf, err) <
@@ -267,7 +272,8 @@ static int read_pids(const struct cg_hier *h, pid_t **out, size_t *n,
 	if (cg_read(h->fd, h->dir, "cgroup.procs", &text, &e) < 0) {
 		if (e->code == ENOENT)
 			return 0;
-		*err = steal_pointer(&e);
+		if (!*err)
+			*err = steal_pointer(&e);
 		return -1;
 	}
 	for (char *p = text, *end; *p; p = end + (*end == '\n')) {
@@ -282,8 +288,8 @@ static int read_pids(const struct cg_hier *h, pid_t **out, size_t *n,
 					 "list",
 					 h->dir);
 		if (*n == cap) {
-			pid_t *nv = realloc(v, (cap = cap ? cap * 2 : 64) *
-						       sizeof(*v));
+			pid_t *nv =
+			    realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*v));
 
 			if (!nv)
 				return error_set(err, ENOMEM,
@@ -312,8 +318,12 @@ static int kill_listed(const struct cg_hier *h, size_t *listed,
 	int rc;
 
 	*listed = 0;
-	if (h->fd < 0 || read_pids(h, &first, &n, err) < 0 || n == 0)
-		return h->fd < 0 || n == 0 ? 0 : -1;
+	if (h->fd < 0)
+		return 0;
+	if (read_pids(h, &first, &n, err) < 0)
+		return -1;
+	if (n == 0)
+		return 0;
 	*listed = n;
 	fds = malloc(n * sizeof(*fds));
 	if (!fds)
@@ -326,9 +336,9 @@ static int kill_listed(const struct cg_hier *h, size_t *listed,
 	if (rc == 0 && m)
 		qsort(again, m, sizeof(*again), cmp_pid);
 	for (size_t i = 0; i < n; i++) {
-		bool still = rc == 0 && m && first[i] != self &&
-			     bsearch(&first[i], again, m, sizeof(*again),
-				     cmp_pid);
+		bool still =
+		    rc == 0 && m && first[i] != self &&
+		    bsearch(&first[i], again, m, sizeof(*again), cmp_pid);
 
 		if (still && fds[i] >= 0)
 			pidfd_send_signal_(fds[i], SIGKILL);
@@ -363,11 +373,10 @@ static bool file_has_line(const struct cg_hier *h, const char *file,
 struct freezer {
 	const char *file, *on, *off, *state_file, *frozen;
 };
-static const struct freezer v1_freezer = { "freezer.state", "FROZEN",
-					   "THAWED", "freezer.state",
-					   "FROZEN" };
-static const struct freezer v2_freezer = { "cgroup.freeze", "1", "0",
-					   "cgroup.events", "frozen 1" };
+static const struct freezer v1_freezer = {"freezer.state", "FROZEN", "THAWED",
+					  "freezer.state", "FROZEN"};
+static const struct freezer v2_freezer = {"cgroup.freeze", "1", "0",
+					  "cgroup.events", "frozen 1"};
 
 /* Freeze the cgroup so nothing in it can fork or exit while it is being
  * killed; the hierarchy used, or NULL when none can (then the kill loop
@@ -392,8 +401,8 @@ static const struct cg_hier *freeze(const struct cg_hiers *h,
 			*how = &v2_freezer;
 		}
 	}
-	if (!use || cg_write(use->fd, use->dir, (*how)->file, (*how)->on,
-			     &e) < 0)
+	if (!use ||
+	    cg_write(use->fd, use->dir, (*how)->file, (*how)->on, &e) < 0)
 		return NULL;
 	for (int waited = 0; waited < CG_FREEZE_TIMEOUT_MS; waited += 10) {
 		if (file_has_line(use, (*how)->state_file, (*how)->frozen))
@@ -431,34 +440,37 @@ static int wait_empty(const struct cg_hiers *h, struct error **err)
 
 int cgroup_kill(const struct cgroup *cg, struct error **err)
 {
-	_cleanup_(cg_hiers_clear) struct cg_hiers h = { 0 };
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
 	const struct freezer *how = NULL;
 	const struct cg_hier *frozen;
+	bool kill_file = false;
 	int rc = 0;
 
 	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, &h, err) < 0)
 		return -1;
 	for (size_t i = 0; i < h.n; i++)
-		h.v[i].fd = open(h.v[i].dir,
-				 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		h.v[i].fd =
+		    open(h.v[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* cgroup.kill (5.14) kills the whole cgroup at once, forks and all;
-	 * a hybrid host has it on its "unified" tree too. */
-	for (size_t i = 0; i < h.n; i++) {
+	 * a hybrid host has it on its "unified" tree too, where every
+	 * process of the container is as well. */
+	for (size_t i = 0; i < h.n && !kill_file; i++) {
 		_cleanup_error_ struct error *e = NULL;
 
-		if (h.v[i].fd >= 0 && h.v[i].cgroup2 &&
-		    cg_exists(h.v[i].fd, "cgroup.kill"))
-			cg_write(h.v[i].fd, h.v[i].dir, "cgroup.kill", "1", &e);
+		kill_file = h.v[i].fd >= 0 && h.v[i].cgroup2 &&
+			    cg_exists(h.v[i].fd, "cgroup.kill") &&
+			    cg_write(h.v[i].fd, h.v[i].dir, "cgroup.kill", "1",
+				     &e) == 0;
 	}
-	frozen = freeze(&h, &how);
+	frozen = kill_file ? NULL : freeze(&h, &how);
 	for (size_t i = 0; i < h.n && rc == 0; i++) {
 		size_t n;
 
 		rc = kill_listed(&h.v[i], &n, err);
 	}
 	/* v1 freezes fatal signals too: the killed die once thawed. */
-	if (frozen && cg_write(frozen->fd, frozen->dir, how->file, how->off,
-			       err) < 0)
+	if (frozen &&
+	    cg_write(frozen->fd, frozen->dir, how->file, how->off, err) < 0)
 		rc = -1;
 	return rc < 0 ? -1 : wait_empty(&h, err);
 }
@@ -484,15 +496,31 @@ static void remove_parents(const struct cg_hier *h, const char *path)
 	}
 }
 
+/* Milliseconds from `since` to now. */
+static long ms_since(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000 +
+	       (now.tv_nsec - since->tv_nsec) / 1000000;
+}
+
+/* The retries on a busy cgroup share one deadline over all hierarchies:
+ * a cgroup still in use is busy in each of them. */
 int cgroup_destroy(const struct cgroup *cg, struct error **err)
 {
-	_cleanup_(cg_hiers_clear) struct cg_hiers h = { 0 };
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+	struct timespec start;
 	int rc = 0;
 
 	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, &h, err) < 0)
 		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (size_t i = 0; i < h.n; i++) {
-		if (cg_rmdir(h.v[i].dir, CG_RMDIR_TIMEOUT_MS) < 0) {
+		long left = CG_RMDIR_TIMEOUT_MS - ms_since(&start);
+
+		if (cg_rmdir(h.v[i].dir, left > 0 ? (int)left : 0) < 0) {
 			rc = error_errno(err, "cgroup %s: rmdir", h.v[i].dir);
 			continue;
 		}

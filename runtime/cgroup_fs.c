@@ -1,7 +1,13 @@
 /* The file system side of the cgroup module: reading and writing one
  * cgroup's files, listing the hierarchies, making and removing the
  * container's directories.  Everything here works on a real cgroupfs and
- * on the fake trees of the unit tests alike (see cg_fake_kernel). */
+ * on the fake trees of the unit tests alike (see cg_fake_kernel).
+ *
+ * Privileged: this runs as root on the host's cgroupfs.  It stays inside
+ * the container's cgroup because every path is normalized first (no
+ * "..", never a hierarchy's root), each directory is opened from its
+ * parent with O_NOFOLLOW, and a leaf that already exists is refused, so
+ * the limits written are only ever those of a cgroup this call made. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -44,7 +50,7 @@ bool cg_names_has(const struct cg_names *l, const char *s)
 void cg_names_clear(struct cg_names *l)
 {
 	strv_free(l->v);
-	*l = (struct cg_names){ 0 };
+	*l = (struct cg_names){0};
 }
 
 bool cg_word_in(const char *list, const char *word)
@@ -105,7 +111,8 @@ bool cg_exists(int dirfd, const char *file)
 	return fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* ---- paths ---------------------------------------------------------------- */
+/* ---- paths ----------------------------------------------------------------
+ */
 
 char *cg_join(const char *root, const char *path)
 {
@@ -131,7 +138,8 @@ int cg_path_normalize(const char *path, char **out, struct error **err)
 
 	*out = NULL;
 	if (!path || strlen(path) >= 4096)
-		return error_set(err, EINVAL, "cgroup path: missing or too long");
+		return error_set(err, EINVAL,
+				 "cgroup path: missing or too long");
 	buf = malloc(strlen(path) + 1);
 	if (!buf)
 		return error_set(err, ENOMEM, "cgroup path: out of memory");
@@ -177,22 +185,22 @@ void cg_hiers_clear(struct cg_hiers *h)
 			close(h->v[i].fd);
 	}
 	free(h->v);
-	*h = (struct cg_hiers){ 0 };
+	*h = (struct cg_hiers){0};
 }
 
 int cg_hiers_list(enum cgroup_layout layout, const char *mount_root,
 		  const char *path, struct cg_hiers *out, struct error **err)
 {
-	*out = (struct cg_hiers){ 0 };
+	*out = (struct cg_hiers){0};
 	if (layout == CGROUP_V1)
 		return cg_v1_hiers_list(mount_root, path, out, err);
 	out->v = calloc(1, sizeof(*out->v));
 	if (!out->v)
 		return error_set(err, ENOMEM, "cgroup: out of memory");
 	out->n = 1;
-	out->v[0] = (struct cg_hier){ "", true, cg_join(mount_root, NULL),
-				      path ? cg_join(mount_root, path) : NULL,
-				      -1 };
+	out->v[0] =
+	    (struct cg_hier){"", true, cg_join(mount_root, NULL),
+			     path ? cg_join(mount_root, path) : NULL, -1};
 	if (!out->v[0].root || (path && !out->v[0].dir)) {
 		cg_hiers_clear(out);
 		return error_set(err, ENOMEM, "cgroup: out of memory");
@@ -204,7 +212,7 @@ int cg_hiers_list(enum cgroup_layout layout, const char *mount_root,
 
 void cg_sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
@@ -291,8 +299,8 @@ static int walk_once(const char *hier_root, const char *path,
 			return error_set(err, ENOMEM, "cgroup: out of memory");
 		if (walk->descend && walk->descend(walk->ctx, fd, dir, err) < 0)
 			return -1;
-		r = make_one(fd, dir, comp, child, !next, walk, made,
-			     &child_fd, err);
+		r = make_one(fd, dir, comp, child, !next, walk, made, &child_fd,
+			     err);
 		if (r != 0)
 			return r;
 		close(fd);
@@ -314,6 +322,8 @@ int cg_make_path(const char *hier_root, const char *path,
 		if (r <= 0)
 			return r;
 	}
-	return error_set(err, ENOENT, "cgroup %s: parent removed while "
-			 "making %s", hier_root, path);
+	return error_set(err, ENOENT,
+			 "cgroup %s: parent removed while "
+			 "making %s",
+			 hier_root, path);
 }

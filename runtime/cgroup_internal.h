@@ -22,7 +22,7 @@
 
 #include "cgroup.h"
 
-#define CG_PARENT "corral" /* relative paths and the default live here */
+#define CG_PARENT "corral"	/* relative paths and the default live here */
 #define CG_KILL_TIMEOUT_MS 5000 /* processes must be gone by then */
 #define CG_FREEZE_TIMEOUT_MS 1000
 #define CG_RMDIR_TIMEOUT_MS 1000 /* a dying cgroup stays busy briefly */
@@ -57,10 +57,10 @@ bool cg_exists(int dirfd, const char *file);
 
 struct cg_hier {
 	const char *name; /* "memory", "systemd", "unified"; "" on v2 */
-	bool cgroup2; /* v2 core files: cgroup.kill, cgroup.freeze */
-	char *root; /* the hierarchy's root: "/sys/fs/cgroup/memory" */
-	char *dir; /* ROOT/PATH; NULL when listed without a path */
-	int fd; /* dir, when open; else -1 */
+	bool cgroup2;	  /* v2 core files: cgroup.kill, cgroup.freeze */
+	char *root;	  /* the hierarchy's root: "/sys/fs/cgroup/memory" */
+	char *dir;	  /* ROOT/PATH; NULL when listed without a path */
+	int fd;		  /* dir, when open; else -1 */
 };
 
 struct cg_hiers {
@@ -142,7 +142,7 @@ struct cg_writer {
 	int (*target)(struct cg_writer *w, enum cg_controller c,
 		      const char **dir, struct error **err);
 	void *ctx;
-	unsigned wanted; /* CG_COLLECT: controllers the rows write */
+	unsigned wanted;	 /* CG_COLLECT: controllers the rows write */
 	struct cg_names written; /* files put so far (both modes) */
 	bool invalid; /* the last error is in the request, not the host */
 };
@@ -171,15 +171,15 @@ int cg_put_num(struct cg_writer *w, const char *file, int64_t v,
 bool cg_has(struct cg_writer *w, const char *file);
 /* The request is wrong: an error whatever best_effort says. */
 int cg_invalid(struct cg_writer *w, struct error **err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* The host cannot enforce what was asked (skipped when best_effort). */
 int cg_cannot(struct cg_writer *w, struct error **err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Run every row.  A row that fails is an error; with best_effort, one
  * that fails for the host's reason is added to `skipped` instead. */
-int cg_write_limits(struct cg_writer *w, const struct cg_limit *rows,
-		    size_t n, const struct spec_resources *r, bool best_effort,
+int cg_write_limits(struct cg_writer *w, const struct cg_limit *rows, size_t n,
+		    const struct spec_resources *r, bool best_effort,
 		    struct cg_names *skipped, struct error **err);
 
 /* Values both layouts check the same way. */

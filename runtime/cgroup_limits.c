@@ -10,10 +10,10 @@
 #include "util.h"
 
 const char *const cg_controller_names[CG_N_CONTROLLERS] = {
-	[CG_CPUSET] = "cpuset", [CG_CPU] = "cpu",	  [CG_IO] = "io",
-	[CG_MEMORY] = "memory", [CG_HUGETLB] = "hugetlb", [CG_PIDS] = "pids",
-	[CG_RDMA] = "rdma",	[CG_MISC] = "misc",	  [CG_BLKIO] = "blkio",
-	[CG_DEVICES] = "devices",
+    [CG_CPUSET] = "cpuset",   [CG_CPU] = "cpu",		[CG_IO] = "io",
+    [CG_MEMORY] = "memory",   [CG_HUGETLB] = "hugetlb", [CG_PIDS] = "pids",
+    [CG_RDMA] = "rdma",	      [CG_MISC] = "misc",	[CG_BLKIO] = "blkio",
+    [CG_DEVICES] = "devices",
 };
 
 /* The controller a file belongs to: its name up to the first dot. */
@@ -41,7 +41,8 @@ static int put_value(struct cg_writer *w, const char *file, const char *value,
 	int fd;
 
 	if (controller_of(file, &c) < 0)
-		return cg_invalid(w, err, "%s: no controller of corral's", file);
+		return cg_invalid(w, err, "%s: no controller of corral's",
+				  file);
 	if (!cg_names_has(&w->written, file) &&
 	    cg_names_add(&w->written, file) < 0)
 		return error_set(err, ENOMEM, "cgroup: out of memory");
@@ -132,8 +133,8 @@ int cg_cannot(struct cg_writer *w, struct error **err, const char *fmt, ...)
 
 /* In CG_COLLECT mode a host failure (only cg_cannot() can fail there) is
  * left for CG_WRITE to report or skip; an invalid request always fails. */
-int cg_write_limits(struct cg_writer *w, const struct cg_limit *rows,
-		    size_t n, const struct spec_resources *r, bool best_effort,
+int cg_write_limits(struct cg_writer *w, const struct cg_limit *rows, size_t n,
+		    const struct spec_resources *r, bool best_effort,
 		    struct cg_names *skipped, struct error **err)
 {
 	static const struct spec_resources none;
@@ -185,7 +186,7 @@ static int memory_amount(struct cg_writer *w, struct spec_opt o,
 int cg_memory_values(const struct spec_resources *r, struct cg_memory *out,
 		     struct cg_writer *w, struct error **err)
 {
-	*out = (struct cg_memory){ 0 };
+	*out = (struct cg_memory){0};
 	if (!r->memory)
 		return 0;
 	if (memory_amount(w, r->memory->limit, "limit", &out->limit, err) < 0 ||
@@ -220,8 +221,7 @@ bool cg_page_size_ok(const char *s)
 
 static bool cpu_list_ok(const char *s)
 {
-	return *s && strlen(s) < 4096 &&
-	       strspn(s, "0123456789,-") == strlen(s);
+	return *s && strlen(s) < 4096 && strspn(s, "0123456789,-") == strlen(s);
 }
 
 /* ---- rows both layouts share ------------------------------------------- */
@@ -232,9 +232,9 @@ int cg_row_pids(struct cg_writer *w, const struct spec_resources *r,
 {
 	if (!r->pids_limit.set)
 		return 0;
-	return cg_put_num(w, "pids.max", r->pids_limit.v > 0 ? r->pids_limit.v
-							      : -1,
-			  "max", err);
+	return cg_put_num(w, "pids.max",
+			  r->pids_limit.v > 0 ? r->pids_limit.v : -1, "max",
+			  err);
 }
 
 static int cpuset_list(struct cg_writer *w, const char *value,

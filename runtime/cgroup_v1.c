@@ -16,8 +16,8 @@
 
 /* cpuset first: a task cannot join a cpuset without cpus and mems. */
 static const char *const hierarchies[] = {
-	"cpuset", "cpu",     "cpuacct", "memory",  "pids",    "blkio",
-	"devices", "freezer", "hugetlb", "systemd", "unified",
+    "cpuset",  "cpu",	  "cpuacct", "memory",	"pids",	   "blkio",
+    "devices", "freezer", "hugetlb", "systemd", "unified",
 };
 
 struct v1_ctx {
@@ -30,7 +30,7 @@ int cg_v1_hiers_list(const char *mount_root, const char *path,
 {
 	struct stat seen[ARRAY_SIZE(hierarchies)];
 
-	*out = (struct cg_hiers){ 0 };
+	*out = (struct cg_hiers){0};
 	out->v = calloc(ARRAY_SIZE(hierarchies), sizeof(*out->v));
 	if (!out->v)
 		return error_set(err, ENOMEM, "cgroup: out of memory");
@@ -52,9 +52,9 @@ int cg_v1_hiers_list(const char *mount_root, const char *path,
 			       seen[j].st_ino == seen[out->n].st_ino;
 		if (dup)
 			continue;
-		*h = (struct cg_hier){ hierarchies[i],
-				       cg_exists(fd, "cgroup.controllers"),
-				       steal_pointer(&root), NULL, -1 };
+		*h = (struct cg_hier){hierarchies[i],
+				      cg_exists(fd, "cgroup.controllers"),
+				      steal_pointer(&root), NULL, -1};
 		out->n++;
 		if (path && !(h->dir = cg_join(h->root, path)))
 			goto oom;
@@ -74,9 +74,9 @@ static int memory_limit(struct cg_writer *w, const struct spec_resources *r,
 
 	if (cg_memory_values(r, &m, w, err) < 0)
 		return -1;
-	return m.limit ? cg_put_num(w, "memory.limit_in_bytes", m.limit, "-1",
-				    err)
-		       : 0;
+	return m.limit
+		   ? cg_put_num(w, "memory.limit_in_bytes", m.limit, "-1", err)
+		   : 0;
 }
 
 /* After memory_limit: memsw may not be below the memory limit. */
@@ -155,8 +155,9 @@ static int cpu_quota(struct cg_writer *w, const struct spec_resources *r,
 	if (!c)
 		return 0;
 	if (c->period.set && c->period.v < 0)
-		return cg_invalid(w, err, ".linux.resources.cpu.period: %lld "
-					  "is negative",
+		return cg_invalid(w, err,
+				  ".linux.resources.cpu.period: %lld "
+				  "is negative",
 				  (long long)c->period.v);
 	if (c->period.set && c->period.v > 0 &&
 	    cg_put(w, "cpu.cfs_period_us", err, "%lld",
@@ -253,17 +254,17 @@ static int blkio_throttle(struct cg_writer *w, const struct spec_resources *r,
 			  struct error **err)
 {
 	static const char *const files[4] = {
-		[THROTTLE_READ_BPS] = "blkio.throttle.read_bps_device",
-		[THROTTLE_WRITE_BPS] = "blkio.throttle.write_bps_device",
-		[THROTTLE_READ_IOPS] = "blkio.throttle.read_iops_device",
-		[THROTTLE_WRITE_IOPS] = "blkio.throttle.write_iops_device",
+	    [THROTTLE_READ_BPS] = "blkio.throttle.read_bps_device",
+	    [THROTTLE_WRITE_BPS] = "blkio.throttle.write_bps_device",
+	    [THROTTLE_READ_IOPS] = "blkio.throttle.read_iops_device",
+	    [THROTTLE_WRITE_IOPS] = "blkio.throttle.write_iops_device",
 	};
 	const struct spec_block_io *b = r->block_io;
 
 	for (int k = 0; b && k < 4; k++) {
 		for (size_t i = 0; i < b->n_throttle[k]; i++) {
 			const struct spec_throttle_device *t =
-				&b->throttle[k][i];
+			    &b->throttle[k][i];
 
 			if (cg_put(w, files[k], err, "%lld:%lld %llu",
 				   (long long)t->major, (long long)t->minor,
@@ -289,8 +290,8 @@ static int hugetlb_limit(struct cg_writer *w, const struct spec_resources *r,
 					  h->page_size ? h->page_size : "");
 		snprintf(file, sizeof(file), "hugetlb.%s.limit_in_bytes",
 			 h->page_size);
-		if (cg_put(w, file, err, "%llu",
-			   (unsigned long long)h->limit) < 0)
+		if (cg_put(w, file, err, "%llu", (unsigned long long)h->limit) <
+		    0)
 			return -1;
 	}
 	return 0;
@@ -301,8 +302,9 @@ static int unified(struct cg_writer *w, const struct spec_resources *r,
 {
 	if (r->n_unified == 0)
 		return 0;
-	return cg_cannot(w, err, "%s: needs cgroup v2 (the controllers here "
-				 "are on cgroup v1)",
+	return cg_cannot(w, err,
+			 "%s: needs cgroup v2 (the controllers here "
+			 "are on cgroup v1)",
 			 w->row->name);
 }
 
@@ -320,21 +322,24 @@ static int device_rule(struct cg_writer *w, const struct spec_device_rule *d,
 	bool all_access;
 
 	if (!*access || strspn(access, "rwm") != strlen(access) ||
-	    !strchr("acb", type) ||
-	    (d->major.set && d->major.v < 0) || (d->minor.set && d->minor.v < 0))
-		return cg_invalid(w, err, "%s: rule \"%c %s\": expected type "
-					  "a, b or c and access in \"rwm\"",
+	    !strchr("acb", type) || (d->major.set && d->major.v < 0) ||
+	    (d->minor.set && d->minor.v < 0))
+		return cg_invalid(w, err,
+				  "%s: rule \"%c %s\": expected type "
+				  "a, b or c and access in \"rwm\"",
 				  w->row->name, type, access);
-	all_access = strchr(access, 'r') && strchr(access, 'w') &&
-		     strchr(access, 'm');
+	all_access =
+	    strchr(access, 'r') && strchr(access, 'w') && strchr(access, 'm');
 	if (type == 'a' && all_access && !d->major.set && !d->minor.set)
 		return cg_put(w, file, err, "a");
 	if (d->major.set)
 		snprintf(major, sizeof(major), "%lld", (long long)d->major.v);
 	if (d->minor.set)
 		snprintf(minor, sizeof(minor), "%lld", (long long)d->minor.v);
-	for (const char *t = type == 'a' ? "cb" : type == 'b' ? "b" : "c"; *t;
-	     t++)
+	for (const char *t = type == 'a'   ? "cb"
+			     : type == 'b' ? "b"
+					   : "c";
+	     *t; t++)
 		if (cg_put(w, file, err, "%c %s:%s %s", *t, major, minor,
 			   access) < 0)
 			return -1;
@@ -357,27 +362,27 @@ static int devices(struct cg_writer *w, const struct spec_resources *r,
 }
 
 const struct cg_limit cg_v1_limits[] = {
-	{ ".linux.resources.memory.limit", memory_limit },
-	{ ".linux.resources.memory.swap", memory_swap },
-	{ ".linux.resources.memory.reservation", memory_soft },
-	{ ".linux.resources.memory.swappiness", memory_swappiness },
-	{ ".linux.resources.memory.disableOOMKiller", memory_oom_killer },
-	{ ".linux.resources.memory.kernel", cg_row_kernel_memory },
-	{ ".linux.resources.pids.limit", cg_row_pids },
-	{ ".linux.resources.cpu.quota", cpu_quota },
-	{ ".linux.resources.cpu.burst", cpu_burst },
-	{ ".linux.resources.cpu.shares", cpu_shares },
-	{ ".linux.resources.cpu.idle", cg_row_cpu_idle },
-	{ ".linux.resources.cpu.realtimeRuntime", cpu_realtime },
-	{ ".linux.resources.cpu.cpus", cg_row_cpus },
-	{ ".linux.resources.cpu.mems", cg_row_mems },
-	{ ".linux.resources.blockIO.weight", blkio_weight },
-	{ ".linux.resources.blockIO.leafWeight", cg_row_leaf_weight },
-	{ ".linux.resources.blockIO.weightDevice", blkio_weight_devices },
-	{ ".linux.resources.blockIO.throttle", blkio_throttle },
-	{ ".linux.resources.hugepageLimits", hugetlb_limit },
-	{ ".linux.resources.devices", devices },
-	{ ".linux.resources.unified", unified },
+    {".linux.resources.memory.limit", memory_limit},
+    {".linux.resources.memory.swap", memory_swap},
+    {".linux.resources.memory.reservation", memory_soft},
+    {".linux.resources.memory.swappiness", memory_swappiness},
+    {".linux.resources.memory.disableOOMKiller", memory_oom_killer},
+    {".linux.resources.memory.kernel", cg_row_kernel_memory},
+    {".linux.resources.pids.limit", cg_row_pids},
+    {".linux.resources.cpu.quota", cpu_quota},
+    {".linux.resources.cpu.burst", cpu_burst},
+    {".linux.resources.cpu.shares", cpu_shares},
+    {".linux.resources.cpu.idle", cg_row_cpu_idle},
+    {".linux.resources.cpu.realtimeRuntime", cpu_realtime},
+    {".linux.resources.cpu.cpus", cg_row_cpus},
+    {".linux.resources.cpu.mems", cg_row_mems},
+    {".linux.resources.blockIO.weight", blkio_weight},
+    {".linux.resources.blockIO.leafWeight", cg_row_leaf_weight},
+    {".linux.resources.blockIO.weightDevice", blkio_weight_devices},
+    {".linux.resources.blockIO.throttle", blkio_throttle},
+    {".linux.resources.hugepageLimits", hugetlb_limit},
+    {".linux.resources.devices", devices},
+    {".linux.resources.unified", unified},
 };
 const size_t cg_v1_n_limits = ARRAY_SIZE(cg_v1_limits);
 
@@ -403,10 +408,10 @@ static int v1_target(struct cg_writer *w, enum cg_controller c,
 
 /* A new cpuset cgroup has no cpus and no mems, and no task can join it
  * until it has: give it its parent's. */
-static int cpuset_inherit(void *ctx, int parent_fd, const char *parent,
-			  int fd, const char *dir, struct error **err)
+static int cpuset_inherit(void *ctx, int parent_fd, const char *parent, int fd,
+			  const char *dir, struct error **err)
 {
-	static const char *const files[] = { "cpuset.cpus", "cpuset.mems" };
+	static const char *const files[] = {"cpuset.cpus", "cpuset.mems"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		_cleanup_free_ char *mine = NULL, *theirs = NULL;
@@ -428,10 +433,10 @@ int cg_v1_prepare(const char *mount_root, const char *path,
 		  const struct spec_resources *r, bool best_effort,
 		  struct cg_names *skipped, struct error **err)
 {
-	struct cg_hiers h = { 0 };
-	struct v1_ctx x = { &h, mount_root };
-	struct cg_writer w = { .mode = CG_COLLECT, .ctx = &x };
-	struct cg_names made = { 0 };
+	struct cg_hiers h = {0};
+	struct v1_ctx x = {&h, mount_root};
+	struct cg_writer w = {.mode = CG_COLLECT, .ctx = &x};
+	struct cg_names made = {0};
 	int rc = -1;
 
 	if (cg_write_limits(&w, cg_v1_limits, cg_v1_n_limits, r, best_effort,
@@ -439,7 +444,7 @@ int cg_v1_prepare(const char *mount_root, const char *path,
 	    cg_v1_hiers_list(mount_root, path, &h, err) < 0)
 		goto out;
 	for (size_t i = 0; i < h.n; i++) {
-		struct cg_walk walk = { 0 };
+		struct cg_walk walk = {0};
 
 		if (strcmp(h.v[i].name, "cpuset") == 0)
 			walk.made = cpuset_inherit;
@@ -449,8 +454,7 @@ int cg_v1_prepare(const char *mount_root, const char *path,
 	}
 	cg_names_clear(&w.written);
 	w = (struct cg_writer){
-		.mode = CG_WRITE, .target = v1_target, .ctx = &x
-	};
+	    .mode = CG_WRITE, .target = v1_target, .ctx = &x};
 	rc = cg_write_limits(&w, cg_v1_limits, cg_v1_n_limits, r, best_effort,
 			     skipped, err);
 out:

@@ -61,9 +61,9 @@ static int memory_low(struct cg_writer *w, const struct spec_resources *r,
 
 	if (cg_memory_values(r, &m, w, err) < 0)
 		return -1;
-	return m.reservation ? cg_put_num(w, "memory.low", m.reservation,
-					  "max", err)
-			     : 0;
+	return m.reservation
+		   ? cg_put_num(w, "memory.low", m.reservation, "max", err)
+		   : 0;
 }
 
 static int memory_swappiness(struct cg_writer *w,
@@ -114,8 +114,9 @@ static int cpu_burst(struct cg_writer *w, const struct spec_resources *r,
 	if (!r->cpu || !r->cpu->burst.set)
 		return 0;
 	if (r->cpu->burst.v < 0)
-		return cg_invalid(w, err, ".linux.resources.cpu.burst: "
-					  "negative");
+		return cg_invalid(w, err,
+				  ".linux.resources.cpu.burst: "
+				  "negative");
 	return cg_put(w, "cpu.max.burst", err, "%lld",
 		      (long long)r->cpu->burst.v);
 }
@@ -162,8 +163,7 @@ static int put_weight(struct cg_writer *w, const char *key, int64_t weight,
 		      struct error **err)
 {
 	if (weight < 10 || weight > 1000)
-		return cg_invalid(w, err,
-				  "%s: weight %lld is outside 10..1000",
+		return cg_invalid(w, err, "%s: weight %lld is outside 10..1000",
 				  w->row->name, (long long)weight);
 	if (cg_has(w, "io.weight"))
 		return cg_put(w, "io.weight", err, "%s %lld", key,
@@ -210,17 +210,17 @@ static int io_max(struct cg_writer *w, const struct spec_resources *r,
 		  struct error **err)
 {
 	static const char *const keys[4] = {
-		[THROTTLE_READ_BPS] = "rbps",
-		[THROTTLE_WRITE_BPS] = "wbps",
-		[THROTTLE_READ_IOPS] = "riops",
-		[THROTTLE_WRITE_IOPS] = "wiops",
+	    [THROTTLE_READ_BPS] = "rbps",
+	    [THROTTLE_WRITE_BPS] = "wbps",
+	    [THROTTLE_READ_IOPS] = "riops",
+	    [THROTTLE_WRITE_IOPS] = "wiops",
 	};
 	const struct spec_block_io *b = r->block_io;
 
 	for (int k = 0; b && k < 4; k++) {
 		for (size_t i = 0; i < b->n_throttle[k]; i++) {
 			const struct spec_throttle_device *t =
-				&b->throttle[k][i];
+			    &b->throttle[k][i];
 
 			if (cg_put(w, "io.max", err, "%lld:%lld %s=%llu",
 				   (long long)t->major, (long long)t->minor,
@@ -245,8 +245,8 @@ static int hugetlb_max(struct cg_writer *w, const struct spec_resources *r,
 					  w->row->name,
 					  h->page_size ? h->page_size : "");
 		snprintf(file, sizeof(file), "hugetlb.%s.max", h->page_size);
-		if (cg_put(w, file, err, "%llu",
-			   (unsigned long long)h->limit) < 0)
+		if (cg_put(w, file, err, "%llu", (unsigned long long)h->limit) <
+		    0)
 			return -1;
 	}
 	return 0;
@@ -260,7 +260,8 @@ static int unified(struct cg_writer *w, const struct spec_resources *r,
 		   struct error **err)
 {
 	for (size_t i = 0; i < r->n_unified; i++) {
-		const char *key = r->unified[i].key, *value = r->unified[i].value;
+		const char *key = r->unified[i].key,
+			   *value = r->unified[i].value;
 		size_t n = key ? strcspn(key, ".") : 0;
 		bool known = false;
 
@@ -296,27 +297,27 @@ static int devices(struct cg_writer *w, const struct spec_resources *r,
 
 /* In order; "unified" last, so it can see what the others wrote. */
 const struct cg_limit cg_v2_limits[] = {
-	{ ".linux.resources.memory.limit", memory_max },
-	{ ".linux.resources.memory.swap", memory_swap },
-	{ ".linux.resources.memory.reservation", memory_low },
-	{ ".linux.resources.memory.swappiness", memory_swappiness },
-	{ ".linux.resources.memory.disableOOMKiller", memory_oom_killer },
-	{ ".linux.resources.memory.kernel", cg_row_kernel_memory },
-	{ ".linux.resources.pids.limit", cg_row_pids },
-	{ ".linux.resources.cpu.quota", cpu_max },
-	{ ".linux.resources.cpu.burst", cpu_burst },
-	{ ".linux.resources.cpu.shares", cpu_weight },
-	{ ".linux.resources.cpu.idle", cg_row_cpu_idle },
-	{ ".linux.resources.cpu.realtimeRuntime", cpu_realtime },
-	{ ".linux.resources.cpu.cpus", cg_row_cpus },
-	{ ".linux.resources.cpu.mems", cg_row_mems },
-	{ ".linux.resources.blockIO.weight", io_weight_default },
-	{ ".linux.resources.blockIO.leafWeight", cg_row_leaf_weight },
-	{ ".linux.resources.blockIO.weightDevice", io_weight_devices },
-	{ ".linux.resources.blockIO.throttle", io_max },
-	{ ".linux.resources.hugepageLimits", hugetlb_max },
-	{ ".linux.resources.devices", devices },
-	{ ".linux.resources.unified", unified },
+    {".linux.resources.memory.limit", memory_max},
+    {".linux.resources.memory.swap", memory_swap},
+    {".linux.resources.memory.reservation", memory_low},
+    {".linux.resources.memory.swappiness", memory_swappiness},
+    {".linux.resources.memory.disableOOMKiller", memory_oom_killer},
+    {".linux.resources.memory.kernel", cg_row_kernel_memory},
+    {".linux.resources.pids.limit", cg_row_pids},
+    {".linux.resources.cpu.quota", cpu_max},
+    {".linux.resources.cpu.burst", cpu_burst},
+    {".linux.resources.cpu.shares", cpu_weight},
+    {".linux.resources.cpu.idle", cg_row_cpu_idle},
+    {".linux.resources.cpu.realtimeRuntime", cpu_realtime},
+    {".linux.resources.cpu.cpus", cg_row_cpus},
+    {".linux.resources.cpu.mems", cg_row_mems},
+    {".linux.resources.blockIO.weight", io_weight_default},
+    {".linux.resources.blockIO.leafWeight", cg_row_leaf_weight},
+    {".linux.resources.blockIO.weightDevice", io_weight_devices},
+    {".linux.resources.blockIO.throttle", io_max},
+    {".linux.resources.hugepageLimits", hugetlb_max},
+    {".linux.resources.devices", devices},
+    {".linux.resources.unified", unified},
 };
 const size_t cg_v2_n_limits = ARRAY_SIZE(cg_v2_limits);
 
@@ -377,11 +378,11 @@ int cg_v2_prepare(const char *mount_root, const char *path,
 		  const struct spec_resources *r, bool best_effort,
 		  struct cg_names *skipped, struct error **err)
 {
-	struct v2_ctx x = { .best_effort = best_effort, .leaf_fd = -1 };
-	struct cg_writer w = { .mode = CG_COLLECT, .ctx = &x };
-	struct cg_walk walk = { .descend = enable_controllers, .ctx = &x };
+	struct v2_ctx x = {.best_effort = best_effort, .leaf_fd = -1};
+	struct cg_writer w = {.mode = CG_COLLECT, .ctx = &x};
+	struct cg_walk walk = {.descend = enable_controllers, .ctx = &x};
 	_cleanup_free_ char *leaf = cg_join(mount_root, path);
-	struct cg_names made = { 0 };
+	struct cg_names made = {0};
 	int rc = -1;
 
 	if (!leaf)
@@ -398,8 +399,7 @@ int cg_v2_prepare(const char *mount_root, const char *path,
 	x.controllers[strcspn(x.controllers, "\n")] = '\0';
 	cg_names_clear(&w.written);
 	w = (struct cg_writer){
-		.mode = CG_WRITE, .target = v2_target, .ctx = &x
-	};
+	    .mode = CG_WRITE, .target = v2_target, .ctx = &x};
 	rc = cg_write_limits(&w, cg_v2_limits, cg_v2_n_limits, r, best_effort,
 			     skipped, err);
 out:
