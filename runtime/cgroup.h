@@ -18,6 +18,8 @@
 #include "error.h"
 #include "spec.h"
 
+#define CGROUP_MOUNT "/sys/fs/cgroup"
+
 enum cgroup_layout {
 	CGROUP_V2, /* everything on one cgroup2 mount */
 	CGROUP_V1, /* controllers on v1 mounts (a cgroup2 may exist beside) */

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "container_dir.h"
 #include "fsutil.h"
 #include "hooks.h"
@@ -273,6 +274,25 @@ static int kill_and_wait(const struct spec_state *st, struct error **err)
 	return 0;
 }
 
+/* Whatever is left in the cgroup (a process that escaped the pid
+ * namespace's teardown cannot exist, but a joined one could) dies with it,
+ * then the cgroup goes. */
+static int remove_cgroup(const struct spec_state *st, struct error **err)
+{
+	struct cgroup *cg = NULL;
+	int r;
+
+	if (!st->cgroup)
+		return 0;
+	if (cgroup_open(CGROUP_MOUNT, st->cgroup, &cg, err) < 0)
+		return error_wrap(err, "delete %s", st->id);
+	r = cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0 ? -1 : 0;
+	cgroup_free(cg);
+	if (r < 0)
+		return error_wrap(err, "delete %s", st->id);
+	return 0;
+}
+
 /* A state directory without state.json is what a create that was killed
  * leaves: --force removes it as well. */
 static int remove_leftover(const char *root, const char *id)
@@ -321,6 +341,8 @@ int container_delete(const char *root, const char *id, bool force,
 		goto out;
 	}
 	if (strcmp(c.status, "stopped") != 0 && kill_and_wait(c.state, err) < 0)
+		goto out;
+	if (remove_cgroup(c.state, err) < 0)
 		goto out;
 	c.state->status = "stopped";
 	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTOP);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "cgroup.h"
 #include "console.h"
 #include "container_dir.h"
 #include "fsutil.h"
@@ -47,6 +48,7 @@ struct create_ctx {
 	struct seccomp_program baseline; /* corral's, under the sandbox */
 	struct seccomp_program supervisor; /* PID 1's own */
 	struct container_dir dir;
+	struct cgroup *cgroup;
 	int fifo_fd;
 	int console_fd;
 	int sync[2];
@@ -235,6 +237,28 @@ static int save_effective(struct create_ctx *c, struct error **err)
 	return 0;
 }
 
+/* The container's cgroup, with every limit written, before any of its
+ * processes exists.  A limit that cannot be enforced fails create unless
+ * the policy says limits are best-effort; then it is named in the log. */
+static int make_cgroup(struct create_ctx *c, struct error **err)
+{
+	const struct spec_linux *l = c->spec->linux_;
+	_cleanup_free_ char *path = NULL;
+	char **skipped = NULL;
+
+	if (cgroup_path_for(l ? l->cgroups_path : NULL, c->o->id, &path,
+			    err) < 0 ||
+	    cgroup_prepare(CGROUP_MOUNT, path, l ? l->resources : NULL,
+			   c->hardened->sandbox.limits_best_effort,
+			   &c->cgroup, &skipped, err) < 0)
+		return error_wrap(err, "cgroup");
+	for (char **s = skipped; s && *s; s++)
+		log_warn("%s: %s is not enforced (limits are best-effort)",
+			 c->o->id, *s);
+	strv_free(skipped);
+	return 0;
+}
+
 static int prepare(struct create_ctx *c, struct error **err)
 {
 	int nlisten = listen_fds();
@@ -254,7 +278,7 @@ static int prepare(struct create_ctx *c, struct error **err)
 			return -1;
 	}
 	if (state_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
-	    save_effective(c, err) < 0)
+	    save_effective(c, err) < 0 || make_cgroup(c, err) < 0)
 		return -1;
 	if (mkfifoat(c->dir.dirfd, FIFO_FILE, 0600) < 0)
 		return error_errno(err, "make exec fifo");
@@ -277,6 +301,7 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 		.created = created,
 		.annotations = c->spec->annotations,
 		.n_annotations = c->spec->n_annotations,
+		.cgroup = c->cgroup ? c->cgroup->path : NULL,
 	};
 	proc_stat(c->pid, &st->start_time, NULL);
 }
@@ -313,6 +338,9 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	struct spec_state st;
 
 	now_rfc3339(created, sizeof(created));
+	/* Into its cgroup before it runs a single step of its own. */
+	if (cgroup_enter(c->cgroup, c->pid, err) < 0)
+		return error_wrap(err, "cgroup");
 	if (c->ns.clone_flags & CLONE_NEWUSER &&
 	    ns_write_id_maps(c->pid, c->spec, err) < 0)
 		return -1;
@@ -414,6 +442,11 @@ static void ctx_release(struct create_ctx *c, bool failed)
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
 	}
+	if (failed && c->cgroup) {
+		cgroup_kill(c->cgroup, NULL);
+		cgroup_destroy(c->cgroup, NULL);
+	}
+	cgroup_free(c->cgroup);
 	if (failed && c->dir.dirfd >= 0)
 		state_dir_remove(c->o->root, c->o->id, &c->dir, NULL);
 	state_dir_close(&c->dir);

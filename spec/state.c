@@ -33,6 +33,8 @@ static void emit_state_object(yajl_gen gen, const struct spec_state *s,
 		json_str(gen, "corral");
 		yajl_gen_map_open(gen);
 		json_key_int(gen, "startTime", (long long)s->start_time);
+		if (s->cgroup)
+			json_key_str(gen, "cgroup", s->cgroup);
 		yajl_gen_map_close(gen);
 	}
 	yajl_gen_map_close(gen);
@@ -107,7 +109,7 @@ static int parse_annotations(yajl_val v, struct spec_state *s,
 
 static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
 {
-	yajl_val pid, start;
+	yajl_val pid, start, cgroup;
 
 	if (!YAJL_IS_OBJECT(root))
 		return error_set(err, EINVAL, "expected a JSON object");
@@ -129,6 +131,15 @@ static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
 		return error_set(err, EINVAL,
 				 ".corral.startTime: expected an integer");
 	s->start_time = (uint64_t)YAJL_GET_INTEGER(start);
+	cgroup = json_get(json_get(root, "corral"), "cgroup");
+	if (cgroup) {
+		if (!YAJL_IS_STRING(cgroup))
+			return error_set(err, EINVAL,
+					 ".corral.cgroup: expected a string");
+		s->cgroup = strdup(cgroup->u.string);
+		if (!s->cgroup)
+			return error_set(err, ENOMEM, "out of memory");
+	}
 	return parse_annotations(json_get(root, "annotations"), s, err);
 }
 
@@ -170,6 +181,7 @@ void spec_state_free(struct spec_state *s)
 	free(s->bundle);
 	free(s->rootfs);
 	free(s->created);
+	free(s->cgroup);
 	for (size_t i = 0; i < s->n_annotations; i++) {
 		free(s->annotations[i].key);
 		free(s->annotations[i].value);

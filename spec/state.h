@@ -26,6 +26,7 @@ struct spec_state {
 	size_t n_annotations;
 	/* private, kept in state.json only */
 	uint64_t start_time; /* /proc/PID/stat field 22 */
+	char *cgroup; /* the container's cgroup path, or NULL */
 };
 
 enum spec_state_view {

@@ -36,6 +36,7 @@ static const struct spec_state sample = {
 	.annotations = annotations,
 	.n_annotations = 2,
 	.start_time = 987654321,
+	.cgroup = (char *)"corral/web-1",
 };
 
 TEST(state_private_round_trip)
@@ -51,6 +52,7 @@ TEST(state_private_round_trip)
 	CHECK_STR(s->id, "web-1");
 	CHECK(s->pid == 4242);
 	CHECK(s->start_time == 987654321);
+	CHECK_STR(s->cgroup, "corral/web-1");
 	CHECK_STR(s->bundle, "/b");
 	CHECK_STR(s->created, sample.created);
 	CHECK(s->n_annotations == 2);
@@ -68,6 +70,7 @@ TEST(state_public_view_has_no_private_fields)
 	CHECK(spec_state_emit(&sample, STATE_PUBLIC, &json, &err) == 0);
 	CHECK(strstr(json, "corral") == NULL);
 	CHECK(strstr(json, "startTime") == NULL);
+	CHECK(strstr(json, "corral/web-1") == NULL);
 	root = yajl_tree_parse(json, NULL, 0);
 	CHECK(root != NULL);
 	{
