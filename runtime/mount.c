@@ -296,6 +296,16 @@ static unsigned long propagation_flag(const char *name)
 	return 0;
 }
 
+/* The root is nodev under the sandbox, so the device nodes must live in a
+ * tmpfs at /dev; config.json nearly always asks for one. */
+static bool has_mount_at(const struct spec *spec, const char *dst)
+{
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		if (strcmp(spec->mounts[i].destination, dst) == 0)
+			return true;
+	return false;
+}
+
 /* Strict mode: "/" stays read-only and the scratch is a tmpfs on /tmp. */
 static int mount_strict_tmp(int rootfd, uint64_t size, struct error **err)
 {
@@ -336,6 +346,10 @@ int mount_prepare_rootfs(const struct spec *spec, const char *rootfs,
 		return error_errno(err, "open rootfs %s", rootfs);
 	if (sandbox->enforced && sandbox->rootfs == POLICY_ROOTFS_STRICT &&
 	    mount_strict_tmp(rootfd, sandbox->scratch_size, err) < 0)
+		return -1;
+	if (sandbox->enforced && !has_mount_at(spec, "/dev") &&
+	    mount_fs(rootfd, "/dev", "tmpfs", "tmpfs", MS_NOSUID | MS_NOEXEC,
+		     "mode=755,size=65536k", err) < 0)
 		return -1;
 	for (size_t i = 0; i < spec->n_mounts; i++)
 		if (mount_one(rootfd, &spec->mounts[i], err) < 0)

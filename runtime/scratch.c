@@ -89,7 +89,9 @@ int scratch_mount_root(const char *rootfs, uint64_t size, struct error **err)
 	    fsconfig_str(fs, "upperdir", upper) < 0 ||
 	    fsconfig_str(fs, "workdir", work) < 0)
 		return error_errno(err, "scratch overlay: configure");
-	ovl = make_mount(fs, 0, "scratch overlay", err);
+	/* nodev: a device node shipped in the image (a 0666 block device,
+	 * say) stays inert; the container's own nodes live in its /dev tmpfs. */
+	ovl = make_mount(fs, MOUNT_ATTR_NODEV, "scratch overlay", err);
 	if (ovl < 0)
 		return -1;
 	if (syscall(SYS_move_mount, ovl, "", AT_FDCWD, rootfs,
