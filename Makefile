@@ -6,10 +6,11 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 VERSION := $(shell cat VERSION)
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+# override: `make CFLAGS=...` (make sanitize) adds to these, never drops them
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_FORTIFY_SOURCE=2 -D_GNU_SOURCE -fstack-protector-strong -fPIE \
 	-DCORRAL_VERSION='"$(VERSION)"' -Ispec -Ihooks $(PKG_CFLAGS)
-LDFLAGS += -pie -Wl,-z,relro,-z,now
+override LDFLAGS += -pie -Wl,-z,relro,-z,now
 
 SPEC_SRC := $(wildcard spec/*.c)
 HOOKS_SRC := $(wildcard hooks/*.c)
