@@ -70,6 +70,34 @@ static int bind_remount(int fd, unsigned long flags, const char *dst,
 	return error_errno(err, "remount %s", dst);
 }
 
+/* A remount changes only the top mount of an rbind: whatever the host
+ * has mounted below the source would stay writable, suid and dev.  The
+ * restrictions (never their removal) are applied to the whole tree. */
+static int restrict_submounts(int fd, unsigned long flags, const char *dst,
+			      struct error **err)
+{
+	static const struct {
+		unsigned long ms;
+		uint64_t attr;
+	} map[] = {
+		{ MS_RDONLY, MOUNT_ATTR_RDONLY },
+		{ MS_NOSUID, MOUNT_ATTR_NOSUID },
+		{ MS_NODEV, MOUNT_ATTR_NODEV },
+		{ MS_NOEXEC, MOUNT_ATTR_NOEXEC },
+	};
+	struct mount_attr attr = { 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (flags & map[i].ms)
+			attr.attr_set |= map[i].attr;
+	if (!attr.attr_set)
+		return 0;
+	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+		    &attr, sizeof(attr)) < 0)
+		return error_errno(err, "restrict the mounts below %s", dst);
+	return 0;
+}
+
 static int set_propagation_and_attrs(int fd, const struct spec_mount_flags *f,
 				     const char *dst, struct error **err)
 {
@@ -121,6 +149,9 @@ static int mount_bind(int rootfd, const struct spec_mount *m,
 	if ((f->flags & BIND_REMOUNT_FLAGS) &&
 	    bind_remount(mounted, f->flags & BIND_REMOUNT_FLAGS,
 			 m->destination, err) < 0)
+		return -1;
+	if ((f->flags & MS_REC) &&
+	    restrict_submounts(mounted, f->flags, m->destination, err) < 0)
 		return -1;
 	return set_propagation_and_attrs(mounted, f, m->destination, err);
 }
@@ -345,6 +376,7 @@ int mount_prepare_rootfs(const struct spec *spec, const char *rootfs,
 	if (rootfd < 0)
 		return error_errno(err, "open rootfs %s", rootfs);
 	if (sandbox->enforced && sandbox->rootfs == POLICY_ROOTFS_STRICT &&
+	    !has_mount_at(spec, "/tmp") &&
 	    mount_strict_tmp(rootfd, sandbox->scratch_size, err) < 0)
 		return -1;
 	if (sandbox->enforced && !has_mount_at(spec, "/dev") &&

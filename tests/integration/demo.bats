@@ -1,0 +1,71 @@
+#!/usr/bin/env bats
+# tests/demo (`make demo`): five attempts, each contained under the default
+# policy, and honestly shown as leaked when the sandbox is off.
+
+load helpers
+
+DEMO="$REPO_ROOT/tests/demo"
+
+setup() {
+	[ -x "$REPO_ROOT/corral" ] || fail "corral binary not found: run make"
+	BEFORE="$(demo_leftovers)"
+}
+
+teardown() {
+	local after
+	after="$(demo_leftovers)"
+	[ "$after" = "$BEFORE" ] || fail "the demo left behind: $after"
+}
+
+# What a run of the demo could leave: its work dirs, the scratch file of
+# attempt 1 on the host, a listener still bound to the host's loopback.
+demo_leftovers() {
+	ls -d /tmp/corral-demo.* /tmp/scratch-*.txt 2>/dev/null || true
+}
+
+# demo [POLICY]: run tests/demo into $output; fd 3 (bats' own) closed so
+# that nothing the demo starts can hold it.
+demo() {
+	POLICY="${1:-}" "$DEMO" 3>&-
+}
+
+# The table's rows: "attempt | outcome | why".
+outcomes() {
+	grep -E '^[^|]+ \| (ran|contained|leaked|skipped) +\| ' <<<"$output"
+}
+
+@test "demo: five attempts, none leaked, exit 0" {
+	run demo
+	assert_success
+	assert_line --regexp '^attempt +\| outcome +\| why'
+	rows="$(outcomes)"
+	assert_equal "$(wc -l <<<"$rows")" 5
+	! grep -q '| leaked ' <<<"$rows" || fail "leaked rows: $rows"
+	grep -qE '^write /tmp/scratch-[^ ]+\.txt +\| ran ' <<<"$rows" || fail "$rows"
+	grep -qE '^read /etc/passwd +\| contained ' <<<"$rows" || fail "$rows"
+	grep -qE '^send env to 127\.0\.0\.1:[0-9]+ +\| contained ' <<<"$rows" || fail "$rows"
+	grep -qE '^while true \(--timeout 3\) +\| contained ' <<<"$rows" || fail "$rows"
+	grep -qE '^rm -rf / +\| (contained|skipped) ' <<<"$rows" || fail "$rows"
+	refute_output --partial sk-demo-not-a-real-key
+	assert_line "nothing leaked"
+}
+
+@test "demo: with permissive.json the network and wall-clock rows leak, exit non-zero" {
+	run demo "$REPO_ROOT/config-examples/policy/permissive.json"
+	assert_failure
+	rows="$(outcomes)"
+	assert_equal "$(wc -l <<<"$rows")" 5
+	grep -qE '^send env to 127\.0\.0\.1:[0-9]+ +\| leaked .*DEMO_API_KEY included' <<<"$rows" ||
+		fail "the network row did not leak: $rows"
+	grep -qE '^while true \(--timeout 3\) +\| leaked ' <<<"$rows" ||
+		fail "the wall-clock row did not leak: $rows"
+	# and the listener's catch is shown
+	assert_line --partial "DEMO_API_KEY=sk-demo-not-a-real-key"
+	assert_line --regexp '^[0-9]+ attempt\(s\) leaked'
+}
+
+@test "demo: a policy file that does not exist fails rather than running unsandboxed" {
+	run demo "$BATS_TEST_TMPDIR/no-such-policy.json"
+	assert_failure
+	refute_line "nothing leaked"
+}
