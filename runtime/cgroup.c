@@ -369,14 +369,62 @@ static bool file_has_line(const struct cg_hier *h, const char *file,
 	return false;
 }
 
-/* How a hierarchy freezes: v1's freezer, or cgroup2's cgroup.freeze. */
+/* How a hierarchy freezes: v1's freezer, or cgroup2's cgroup.freeze.
+ * `file` reads back `off` exactly when the cgroup is not frozen (v1 also
+ * shows FREEZING); `state_file` has the line `frozen` once every process
+ * stopped and `thawed` once all run again. */
 struct freezer {
-	const char *file, *on, *off, *state_file, *frozen;
+	const char *file, *on, *off, *state_file, *frozen, *thawed;
 };
-static const struct freezer v1_freezer = {"freezer.state", "FROZEN", "THAWED",
-					  "freezer.state", "FROZEN"};
-static const struct freezer v2_freezer = {"cgroup.freeze", "1", "0",
-					  "cgroup.events", "frozen 1"};
+static const struct freezer v1_freezer = {
+    .file = "freezer.state", .on = "FROZEN", .off = "THAWED",
+    .state_file = "freezer.state", .frozen = "FROZEN", .thawed = "THAWED"};
+static const struct freezer v2_freezer = {
+    .file = "cgroup.freeze", .on = "1", .off = "0",
+    .state_file = "cgroup.events", .frozen = "frozen 1", .thawed = "frozen 0"};
+
+/* The freezer of the container's cgroup (the hierarchies open): v1's
+ * freezer controller when the host has one, else cgroup2's cgroup.freeze
+ * (5.2+); NULL when neither.  A hybrid host has both, and the v1 freezer
+ * is the one used there, by pause as by kill: the v1 hierarchies are
+ * where the container's processes are contained and limited (the
+ * "unified" tree beside them is systemd's, which may move processes in
+ * it on its own), runc and the host's other v1 tools read freezer.state,
+ * and one freezer for pause and kill means a kill never thaws through one
+ * file what a pause froze through the other.  Its cost, that a frozen v1
+ * task does not die of SIGKILL until thawed, is paid by cgroup_kill(),
+ * which thaws after killing. */
+static const struct cg_hier *pick_freezer(const struct cg_hiers *h,
+					  const struct freezer **how)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		if (h->v[i].fd >= 0 && strcmp(h->v[i].name, "freezer") == 0 &&
+		    cg_exists(h->v[i].fd, v1_freezer.file)) {
+			*how = &v1_freezer;
+			return &h->v[i];
+		}
+	}
+	for (size_t i = 0; i < h->n; i++) {
+		if (h->v[i].fd >= 0 && h->v[i].cgroup2 &&
+		    cg_exists(h->v[i].fd, v2_freezer.file)) {
+			*how = &v2_freezer;
+			return &h->v[i];
+		}
+	}
+	return NULL;
+}
+
+/* Frozen or freezing: anything but `off` in the freezer's file. */
+static bool is_frozen(const struct cg_hier *h, const struct freezer *how)
+{
+	_cleanup_error_ struct error *e = NULL;
+	_cleanup_free_ char *text = NULL;
+
+	if (cg_read(h->fd, h->dir, how->file, &text, &e) < 0)
+		return false;
+	text[strcspn(text, "\n")] = '\0';
+	return strcmp(text, how->off) != 0;
+}
 
 /* Freeze the cgroup so nothing in it can fork or exit while it is being
  * killed; the hierarchy used, or NULL when none can (then the kill loop
@@ -384,23 +432,9 @@ static const struct freezer v2_freezer = {"cgroup.freeze", "1", "0",
 static const struct cg_hier *freeze(const struct cg_hiers *h,
 				    const struct freezer **how)
 {
-	const struct cg_hier *use = NULL;
+	const struct cg_hier *use = pick_freezer(h, how);
 	_cleanup_error_ struct error *e = NULL;
 
-	for (size_t i = 0; i < h->n && !use; i++) {
-		if (h->v[i].fd >= 0 && strcmp(h->v[i].name, "freezer") == 0 &&
-		    cg_exists(h->v[i].fd, v1_freezer.file)) {
-			use = &h->v[i];
-			*how = &v1_freezer;
-		}
-	}
-	for (size_t i = 0; i < h->n && !use; i++) {
-		if (h->v[i].fd >= 0 && h->v[i].cgroup2 &&
-		    cg_exists(h->v[i].fd, v2_freezer.file)) {
-			use = &h->v[i];
-			*how = &v2_freezer;
-		}
-	}
 	if (!use ||
 	    cg_write(use->fd, use->dir, (*how)->file, (*how)->on, &e) < 0)
 		return NULL;
@@ -468,11 +502,190 @@ int cgroup_kill(const struct cgroup *cg, struct error **err)
 
 		rc = kill_listed(&h.v[i], &n, err);
 	}
+	/* A paused container: the processes cgroup.kill signalled die only
+	 * once thawed when the freezer is v1's. */
+	if (kill_file && (frozen = pick_freezer(&h, &how)) &&
+	    !is_frozen(frozen, how))
+		frozen = NULL;
 	/* v1 freezes fatal signals too: the killed die once thawed. */
 	if (frozen &&
 	    cg_write(frozen->fd, frozen->dir, how->file, how->off, err) < 0)
 		rc = -1;
 	return rc < 0 ? -1 : wait_empty(&h, err);
+}
+
+/* ---- pause, resume, listing, signalling --------------------------------- */
+
+#define CG_PAUSE_TIMEOUT_MS 5000 /* pause and resume wait this long */
+
+/* The hierarchies of the cgroup, each open when its directory exists. */
+static int open_hiers(const struct cgroup *cg, struct cg_hiers *h,
+		      struct error **err)
+{
+	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, h, err) < 0)
+		return -1;
+	for (size_t i = 0; i < h->n; i++)
+		h->v[i].fd =
+		    open(h->v[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return 0;
+}
+
+/* Wait until the freezer's state file says `line`; v1 may sit in
+ * FREEZING while a task is in an uninterruptible sleep, so the request
+ * is repeated, as runc does. */
+static bool wait_freezer(const struct cg_hier *use, const struct freezer *how,
+			 const char *value, const char *line)
+{
+	for (int waited = 0; waited < CG_PAUSE_TIMEOUT_MS; waited += 10) {
+		_cleanup_error_ struct error *e = NULL;
+
+		if (file_has_line(use, how->state_file, line))
+			return true;
+		if (waited % 100 == 90)
+			cg_write(use->fd, use->dir, how->file, value, &e);
+		cg_sleep_ms(10);
+	}
+	return file_has_line(use, how->state_file, line);
+}
+
+int cgroup_freeze(const struct cgroup *cg, bool frozen, struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+	const struct freezer *how = NULL;
+	const struct cg_hier *use;
+	const char *value;
+
+	if (open_hiers(cg, &h, err) < 0)
+		return -1;
+	use = pick_freezer(&h, &how);
+	if (!use)
+		return error_set(err, EOPNOTSUPP,
+				 "cgroup %s: no freezer (neither a v1 freezer "
+				 "hierarchy nor cgroup.freeze)",
+				 cg->path);
+	value = frozen ? how->on : how->off;
+	if (cg_write(use->fd, use->dir, how->file, value, err) < 0)
+		return -1;
+	if (wait_freezer(use, how, value, frozen ? how->frozen : how->thawed))
+		return 0;
+	/* Half frozen is neither paused nor running: back to running. */
+	if (frozen)
+		cg_write(use->fd, use->dir, how->file, how->off, NULL);
+	return error_set(err, ETIMEDOUT,
+			 "cgroup %s: %s: not %s after %d s", use->dir,
+			 how->file, frozen ? "frozen" : "thawed",
+			 CG_PAUSE_TIMEOUT_MS / 1000);
+}
+
+int cgroup_is_frozen(const struct cgroup *cg, bool *out, struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+	const struct freezer *how = NULL;
+	const struct cg_hier *use;
+
+	*out = false;
+	if (open_hiers(cg, &h, err) < 0)
+		return -1;
+	use = pick_freezer(&h, &how);
+	*out = use && is_frozen(use, how);
+	return 0;
+}
+
+/* Every pid of every hierarchy's cgroup.procs, sorted, each once. */
+static int list_all(const struct cg_hiers *h, pid_t **out, size_t *n,
+		    struct error **err)
+{
+	_cleanup_free_ pid_t *all = NULL;
+	size_t len = 0, kept = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		_cleanup_free_ pid_t *v = NULL;
+		size_t m = 0;
+		pid_t *grown;
+
+		if (h->v[i].fd < 0)
+			continue;
+		if (read_pids(&h->v[i], &v, &m, err) < 0)
+			return -1;
+		if (m == 0)
+			continue;
+		grown = realloc(all, (len + m) * sizeof(*all));
+		if (!grown)
+			return error_set(err, ENOMEM, "cgroup: out of memory");
+		all = grown;
+		memcpy(all + len, v, m * sizeof(*v));
+		len += m;
+	}
+	if (len)
+		qsort(all, len, sizeof(*all), cmp_pid);
+	for (size_t i = 0; i < len; i++)
+		if (kept == 0 || all[kept - 1] != all[i])
+			all[kept++] = all[i];
+	*out = steal_pointer(&all);
+	*n = kept;
+	return 0;
+}
+
+int cgroup_pids(const struct cgroup *cg, pid_t **out, size_t *n,
+		struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+
+	*out = NULL;
+	*n = 0;
+	if (open_hiers(cg, &h, err) < 0)
+		return -1;
+	return list_all(&h, out, n, err);
+}
+
+/* As kill_listed(), over every hierarchy at once so that a process in
+ * several is signalled once: each pid is pinned with a pidfd, and only
+ * those still listed after that are signalled. */
+int cgroup_signal(const struct cgroup *cg, int sig, pid_t except,
+		  struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+	_cleanup_free_ pid_t *first = NULL, *again = NULL;
+	_cleanup_free_ int *fds = NULL;
+	size_t n = 0, m = 0;
+	bool no_pidfd = false;
+	pid_t self = getpid();
+	int rc = 0;
+
+	if (open_hiers(cg, &h, err) < 0 || list_all(&h, &first, &n, err) < 0)
+		return -1;
+	if (n == 0)
+		return 0;
+	fds = malloc(n * sizeof(*fds));
+	if (!fds)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	for (size_t i = 0; i < n; i++) {
+		fds[i] = first[i] == except || first[i] == self
+			     ? -2
+			     : pidfd_open_(first[i]);
+		no_pidfd |= fds[i] == -1 && errno == ENOSYS;
+	}
+	if (list_all(&h, &again, &m, err) < 0)
+		rc = -1;
+	for (size_t i = 0; i < n; i++) {
+		bool still =
+		    rc == 0 && m && fds[i] != -2 &&
+		    bsearch(&first[i], again, m, sizeof(*again), cmp_pid);
+		int r = 0;
+
+		if (still && fds[i] >= 0)
+			r = pidfd_send_signal_(fds[i], sig);
+		else if (still && no_pidfd) /* old kernel: best we can do */
+			r = kill(first[i], sig);
+		if (r < 0 && errno != ESRCH && rc == 0)
+			rc = error_errno(err, "cgroup %s: signal %d to pid %d",
+					 cg->path, sig, (int)first[i]);
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	return rc;
 }
 
 /* ---- removing ------------------------------------------------------------ */

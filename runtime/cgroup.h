@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -63,6 +64,82 @@ int cgroup_enter(const struct cgroup *cg, pid_t pid, struct error **err);
  * it), otherwise freeze, SIGKILL every pid in cgroup.procs, thaw; then wait
  * (bounded) until cgroup.procs is empty. */
 int cgroup_kill(const struct cgroup *cg, struct error **err);
+
+/* Pause (frozen) or resume every process of the cgroup, and wait until
+ * the kernel reports it done: v1's freezer.state, or cgroup2's
+ * cgroup.freeze and cgroup.events; the v1 freezer on a hybrid host (see
+ * pick_freezer in cgroup.c).  A freeze that does not complete in time is
+ * undone and fails. */
+int cgroup_freeze(const struct cgroup *cg, bool frozen, struct error **err);
+
+/* Whether the cgroup is frozen or freezing (the container is paused);
+ * false when it has no freezer or is gone. */
+int cgroup_is_frozen(const struct cgroup *cg, bool *out, struct error **err);
+
+/* The pids in the cgroup.procs of every hierarchy, sorted, each once;
+ * none when the cgroup is gone.  *out is malloc'd (NULL when none). */
+int cgroup_pids(const struct cgroup *cg, pid_t **out, size_t *n,
+		struct error **err);
+
+/* Send sig to every process of the cgroup but `except` (and the caller).
+ * Each pid is pinned with a pidfd and signalled only if it is still
+ * listed afterwards, so a recycled pid is never signalled. */
+int cgroup_signal(const struct cgroup *cg, int sig, pid_t except,
+		  struct error **err);
+
+/* Write the limits `r` asks for on a live cgroup, through the tables
+ * cgroup_prepare() uses (cgroup_update.c).  Fields `r` leaves unset are
+ * not touched; device rules are refused (they are fixed at create).  No
+ * best effort: a limit that cannot be written fails the update.  On v1
+ * the memory limit and memsw are written in the order the kernel
+ * accepts (memsw first when it grows). */
+int cgroup_update(const struct cgroup *cg, const struct spec_resources *r,
+		  struct error **err);
+
+/* Statistics in runc's `events --stats` shape (cgroup_stats.c): cpu in
+ * nanoseconds, memory in bytes; a file the host lacks reads as 0, and
+ * "max" as UINT64_MAX (memory) or 0 (pids: no limit). */
+struct cgroup_stat {
+	char *key;
+	uint64_t value;
+};
+
+struct cgroup_stats {
+	uint64_t cpu_total, cpu_kernel, cpu_user;
+	uint64_t *cpu_percpu; /* v1 only */
+	size_t n_cpu_percpu;
+	uint64_t cpu_periods, cpu_throttled_periods, cpu_throttled_time;
+	uint64_t memory_cache;
+	/* usage, swap: limit, usage, max (peak), failcnt.  swap is memory
+	 * plus swap, as v1's memsw (v2's files are added up the same way) */
+	uint64_t memory[4], swap[4];
+	struct cgroup_stat *memory_raw; /* memory.stat */
+	size_t n_memory_raw;
+	uint64_t pids_current, pids_limit;
+};
+
+/* The indexes of memory[] and swap[]. */
+enum {
+	CGROUP_STAT_LIMIT,
+	CGROUP_STAT_USAGE,
+	CGROUP_STAT_MAX,
+	CGROUP_STAT_FAILCNT,
+};
+
+int cgroup_stats_read(const struct cgroup *cg, struct cgroup_stats *out,
+		      struct error **err);
+void cgroup_stats_clear(struct cgroup_stats *s);
+
+/* {"type":"stats","id":ID,"data":{...}} on one line, newline-ended.
+ * Pure. */
+int cgroup_stats_emit(const char *id, const struct cgroup_stats *s,
+		      char **out, struct error **err);
+
+/* How many processes the kernel's OOM killer killed in the cgroup so far
+ * (v2 memory.events, v1 memory.oom_control: oom_kill); 0 without the
+ * counter. */
+int cgroup_oom_kills(const struct cgroup *cg, uint64_t *out,
+		     struct error **err);
 
 /* Remove the cgroup directories (retrying while they are busy, bounded). */
 int cgroup_destroy(const struct cgroup *cg, struct error **err);

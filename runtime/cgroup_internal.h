@@ -205,6 +205,22 @@ int cg_row_kernel_memory(struct cg_writer *w, const struct spec_resources *r,
 int cg_row_leaf_weight(struct cg_writer *w, const struct spec_resources *r,
 		       struct error **err);
 
+/* ---- device rules on v2 (cgroup_devices.c) ------------------------------ */
+
+struct bpf_insn;
+
+/* The BPF_PROG_TYPE_CGROUP_DEVICE program enforcing `rules` as the v1
+ * devices controller does: in order, the last matching rule decides,
+ * default deny.  A wrong rule is an EINVAL error naming it.  *out is
+ * malloc'd, *len instructions long. */
+int cg_devices_program(const struct spec_device_rule *rules, size_t n,
+		       struct bpf_insn **out, size_t *len, struct error **err);
+
+/* Load the program and attach it (BPF_F_ALLOW_MULTI) to the cgroup2
+ * directory dirfd, named dir in errors. */
+int cg_devices_attach(int dirfd, const char *dir, const struct bpf_insn *prog,
+		      size_t len, struct error **err);
+
 /* ---- the layouts -------------------------------------------------------- */
 
 int cg_v1_prepare(const char *mount_root, const char *path,
@@ -224,6 +240,8 @@ struct cg_fake_kernel {
 	int (*populate)(int parent_fd, int fd, const char *dir);
 	void (*depopulate)(const char *dir);
 	void (*wrote)(const char *dir, const char *file, const char *value);
+	/* stands in for bpf(2): a fake tree is no cgroup to attach to */
+	long (*bpf)(int cmd, void *attr, unsigned size);
 };
 extern const struct cg_fake_kernel *cg_fake_kernel;
 

@@ -2,8 +2,8 @@
  * holding processes cannot give controllers to children: "no internal
  * processes"); each directory above it enables, in its
  * cgroup.subtree_control, the controllers the limits need.  Device rules
- * would need a BPF_PROG_TYPE_CGROUP_DEVICE program: not implemented, so
- * they fail closed. */
+ * are a BPF_PROG_TYPE_CGROUP_DEVICE program attached to the leaf
+ * (cgroup_devices.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,14 +285,26 @@ static int unified(struct cg_writer *w, const struct spec_resources *r,
 	return 0;
 }
 
+/* The rules become one BPF program, built in both modes: while
+ * collecting, so that a wrong rule fails before any directory is made;
+ * when writing, to be attached to the leaf before any process is in it. */
 static int devices(struct cg_writer *w, const struct spec_resources *r,
 		   struct error **err)
 {
+	struct v2_ctx *x = w->ctx;
+	_cleanup_free_ struct bpf_insn *prog = NULL;
+	size_t len = 0;
+
 	if (r->n_devices == 0)
 		return 0;
-	return cg_cannot(w, err,
-			 "device rules need a cgroup BPF program on cgroup "
-			 "v2: not implemented");
+	if (cg_devices_program(r->devices, r->n_devices, &prog, &len, err) <
+	    0) {
+		w->invalid = *err && (*err)->code == EINVAL;
+		return -1;
+	}
+	if (w->mode == CG_COLLECT)
+		return 0;
+	return cg_devices_attach(x->leaf_fd, x->leaf, prog, len, err);
 }
 
 /* In order; "unified" last, so it can see what the others wrote. */

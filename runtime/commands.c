@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "container.h"
+#include "exec.h"
 #include "fsutil.h"
 #include "sandbox.h"
 #include "signals.h"
@@ -428,5 +429,243 @@ int cmd_features(const struct global *g, int argc, char **argv,
 	    spec_features_emit(&json, err) < 0)
 		return 1;
 	fputs(json, stdout);
+	return 0;
+}
+
+int cmd_exec(const struct global *g, int argc, char **argv, struct error **err)
+{
+	enum { OPT_EXEC_CWD = 512, OPT_EXEC_CAP };
+	static const struct option longopts[] = {
+		{ "process", required_argument, NULL, 'p' },
+		{ "detach", no_argument, NULL, 'd' },
+		{ "pid-file", required_argument, NULL, OPT_PID_FILE },
+		{ "console-socket", required_argument, NULL, OPT_CONSOLE_SOCKET },
+		{ "tty", no_argument, NULL, 't' },
+		{ "cwd", required_argument, NULL, OPT_EXEC_CWD },
+		{ "env", required_argument, NULL, 'e' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
+		{ "cap", required_argument, NULL, OPT_EXEC_CAP },
+		{ 0 },
+	};
+	_cleanup_free_ char **env = calloc((size_t)argc, sizeof(char *));
+	_cleanup_free_ char **caps = calloc((size_t)argc, sizeof(char *));
+	struct exec_opts o = { .root = g->root, .env = env, .caps = caps };
+	int c, status = 1;
+
+	if (!env || !caps) {
+		error_set(err, ENOMEM, "out of memory");
+		return 1;
+	}
+	optind = 0;
+	while ((c = next_opt(argc, argv, "+:p:de:tu:", longopts, err)) != -1) {
+		switch (c) {
+		case 'p':
+			o.process_file = optarg;
+			break;
+		case 'd':
+			o.detach = true;
+			break;
+		case OPT_PID_FILE:
+			o.pid_file = optarg;
+			break;
+		case OPT_CONSOLE_SOCKET:
+			o.console_socket = optarg;
+			break;
+		case 't':
+			o.tty = true;
+			break;
+		case OPT_EXEC_CWD:
+			o.cwd = optarg;
+			break;
+		case 'e':
+			env[o.n_env++] = optarg;
+			break;
+		case 'u':
+			o.user = optarg;
+			break;
+		case OPT_PRESERVE_FDS:
+			if (parse_count("--preserve-fds", optarg,
+					&o.preserve_fds, err) < 0)
+				return 1;
+			break;
+		case OPT_EXEC_CAP:
+			caps[o.n_caps++] = optarg;
+			break;
+		default:
+			return 1;
+		}
+	}
+	if (want_args(argc, argv, 1, argc,
+		      "[OPTIONS] ID (-p PROCESS.json | COMMAND [ARGS...])",
+		      err) < 0)
+		return 1;
+	o.id = argv[optind];
+	o.args = argv + optind + 1;
+	o.n_args = (size_t)(argc - optind - 1);
+	if (container_exec(&o, &status, err) < 0)
+		return 1;
+	return status;
+}
+
+int cmd_pause(const struct global *g, int argc, char **argv,
+	      struct error **err)
+{
+	const char *id;
+
+	if (id_only(argc, argv, &id, err) < 0 ||
+	    container_pause(g->root, id, err) < 0)
+		return 1;
+	return 0;
+}
+
+int cmd_resume(const struct global *g, int argc, char **argv,
+	       struct error **err)
+{
+	const char *id;
+
+	if (id_only(argc, argv, &id, err) < 0 ||
+	    container_resume(g->root, id, err) < 0)
+		return 1;
+	return 0;
+}
+
+int cmd_update(const struct global *g, int argc, char **argv,
+	       struct error **err)
+{
+	enum { OPT_MEMORY = 600, OPT_MEMORY_SWAP, OPT_PIDS, OPT_QUOTA,
+	       OPT_PERIOD, OPT_SHARES, OPT_CPUS, OPT_MEMS };
+	static const struct option longopts[] = {
+		{ "resources", required_argument, NULL, 'r' },
+		{ "memory", required_argument, NULL, OPT_MEMORY },
+		{ "memory-swap", required_argument, NULL, OPT_MEMORY_SWAP },
+		{ "pids-limit", required_argument, NULL, OPT_PIDS },
+		{ "cpu-quota", required_argument, NULL, OPT_QUOTA },
+		{ "cpu-period", required_argument, NULL, OPT_PERIOD },
+		{ "cpu-shares", required_argument, NULL, OPT_SHARES },
+		{ "cpuset-cpus", required_argument, NULL, OPT_CPUS },
+		{ "cpuset-mems", required_argument, NULL, OPT_MEMS },
+		{ 0 },
+	};
+	struct update_opts o = { 0 };
+	const char **slot;
+	int c;
+
+	optind = 0;
+	while ((c = next_opt(argc, argv, "+:r:", longopts, err)) != -1) {
+		switch (c) {
+		case 'r': slot = &o.resources; break;
+		case OPT_MEMORY: slot = &o.memory; break;
+		case OPT_MEMORY_SWAP: slot = &o.memory_swap; break;
+		case OPT_PIDS: slot = &o.pids_limit; break;
+		case OPT_QUOTA: slot = &o.cpu_quota; break;
+		case OPT_PERIOD: slot = &o.cpu_period; break;
+		case OPT_SHARES: slot = &o.cpu_shares; break;
+		case OPT_CPUS: slot = &o.cpuset_cpus; break;
+		case OPT_MEMS: slot = &o.cpuset_mems; break;
+		default:
+			return 1;
+		}
+		*slot = optarg;
+	}
+	if (want_args(argc, argv, 1, 1,
+		      "[--resources FILE|-] [--memory N] [--memory-swap N] "
+		      "[--pids-limit N] [--cpu-quota N] [--cpu-period N] "
+		      "[--cpu-shares N] [--cpuset-cpus S] [--cpuset-mems S] ID",
+		      err) < 0 ||
+	    container_update(g->root, argv[optind], &o, err) < 0)
+		return 1;
+	return 0;
+}
+
+int cmd_ps(const struct global *g, int argc, char **argv, struct error **err)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ 0 },
+	};
+	_cleanup_free_ char *out = NULL;
+	enum ps_format format = PS_TABLE;
+	int c;
+
+	optind = 0;
+	while ((c = next_opt(argc, argv, "+:f:", longopts, err)) != -1) {
+		if (c == 'f' && strcmp(optarg, "json") == 0) {
+			format = PS_JSON;
+		} else if (c == 'f' && strcmp(optarg, "table") == 0) {
+			format = PS_TABLE;
+		} else {
+			if (c == 'f')
+				error_set(err, EINVAL,
+					  "ps: --format: expected table or json, got \"%s\"",
+					  optarg);
+			return 1;
+		}
+	}
+	if (want_args(argc, argv, 1, argc,
+		      "[--format table|json] ID [PS_ARGS...]", err) < 0 ||
+	    container_ps(g->root, argv[optind], format, argv + optind + 1,
+			 (size_t)(argc - optind - 1), &out, err) < 0)
+		return 1;
+	fputs(out, stdout);
+	return 0;
+}
+
+/* Seconds ("5", "5s") or milliseconds ("500ms"), as runc's durations. */
+static int parse_interval(const char *s, unsigned *ms, struct error **err)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!errno && end != s && v > 0 && v <= 86400 &&
+	    (!*end || strcmp(end, "s") == 0)) {
+		*ms = (unsigned)v * 1000;
+		return 0;
+	}
+	if (!errno && end != s && v > 0 && v <= 86400000 &&
+	    strcmp(end, "ms") == 0) {
+		*ms = (unsigned)v;
+		return 0;
+	}
+	return error_set(err, EINVAL,
+			 "events: --interval: expected seconds like 5 or 5s, "
+			 "or 500ms, got \"%s\"",
+			 s);
+}
+
+static int print_event(const char *json, void *ctx)
+{
+	if (fputs(json, stdout) == EOF || fflush(stdout) == EOF)
+		return -1;
+	return 0;
+}
+
+int cmd_events(const struct global *g, int argc, char **argv,
+	       struct error **err)
+{
+	static const struct option longopts[] = {
+		{ "stats", no_argument, NULL, 's' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ 0 },
+	};
+	unsigned interval_ms = 5000;
+	bool stats = false;
+	int c;
+
+	optind = 0;
+	while ((c = next_opt(argc, argv, "+:", longopts, err)) != -1) {
+		if (c == 's')
+			stats = true;
+		else if (c != 'i' || parse_interval(optarg, &interval_ms,
+						    err) < 0)
+			return 1;
+	}
+	if (want_args(argc, argv, 1, 1, "[--stats] [--interval N] ID", err) <
+		    0 ||
+	    container_events(g->root, argv[optind], stats, interval_ms,
+			     print_event, NULL, err) < 0)
+		return 1;
 	return 0;
 }

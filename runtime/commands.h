@@ -40,5 +40,11 @@ int cmd_spec(const struct global *g, int argc, char **argv, struct error **err);
 int cmd_explain(const struct global *g, int argc, char **argv, struct error **err);
 int cmd_sandbox(const struct global *g, int argc, char **argv, struct error **err);
 int cmd_features(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_exec(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_pause(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_resume(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_update(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_ps(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_events(const struct global *g, int argc, char **argv, struct error **err);
 
 #endif

@@ -184,46 +184,24 @@ int container_state(const char *root, const char *id, char **json,
 	return r;
 }
 
-static bool same_pid_ns(pid_t pid, const char *init_ns)
+/* Every process in the container's cgroup but the init, which the caller
+ * signals through its pidfd: forks and setsid daemons included, and
+ * nothing else (cgroup_signal pins each pid first, so a recycled one is
+ * never hit). */
+static int signal_all(const struct spec_state *st, int sig, struct error **err)
 {
-	char path[64], link[128];
-	ssize_t n;
+	struct cgroup *cg = NULL;
+	int r;
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return false;
-	link[n] = '\0';
-	return strcmp(link, init_ns) == 0;
-}
-
-/* Every process in the init's pid namespace (the container's processes;
- * its cgroup takes this role once cgroups are managed). */
-static void signal_all(const struct spec_state *st, int sig)
-{
-	char path[64], ns[128];
-	struct dirent *e;
-	ssize_t n;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/ns/pid", st->pid);
-	n = readlink(path, ns, sizeof(ns) - 1);
-	if (n < 0)
-		return;
-	ns[n] = '\0';
-	d = opendir("/proc");
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-
-		if (*end || pid <= 0 || pid == st->pid)
-			continue;
-		if (same_pid_ns((pid_t)pid, ns))
-			kill((pid_t)pid, sig);
-	}
-	closedir(d);
+	if (!st->cgroup)
+		return error_set(err, EOPNOTSUPP,
+				 "kill --all %s: the container has no cgroup",
+				 st->id);
+	if (cgroup_open(CGROUP_MOUNT, st->cgroup, &cg, err) < 0)
+		return error_wrap(err, "kill --all %s", st->id);
+	r = cgroup_signal(cg, sig, st->pid, err);
+	cgroup_free(cg);
+	return r < 0 ? error_wrap(err, "kill --all %s", st->id) : 0;
 }
 
 int container_kill(const char *root, const char *id, int sig, bool all,
@@ -242,12 +220,16 @@ int container_kill(const char *root, const char *id, int sig, bool all,
 	pidfd = open_init(c.state, err);
 	if (pidfd < 0)
 		goto out;
-	if (all)
-		signal_all(c.state, sig);
+	if (all && signal_all(c.state, sig, err) < 0)
+		goto out;
 	if (pidfd_send_signal_(pidfd, sig) < 0 && errno != ESRCH) {
 		error_errno(err, "kill container %s", id);
 		goto out;
 	}
+	/* a paused container dies only once thawed */
+	if (sig == SIGKILL && strcmp(c.status, "paused") == 0 &&
+	    container_kill_paused(c.state, err) < 0)
+		goto out;
 	r = 0;
 out:
 	opened_close(&c);
@@ -340,6 +322,9 @@ int container_delete(const char *root, const char *id, bool force,
 			  id, c.status);
 		goto out;
 	}
+	if (strcmp(c.status, "paused") == 0 &&
+	    container_kill_paused(c.state, err) < 0)
+		goto out;
 	if (strcmp(c.status, "stopped") != 0 && kill_and_wait(c.state, err) < 0)
 		goto out;
 	if (remove_cgroup(c.state, err) < 0)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "fsutil.h"
 #include "util.h"
 
@@ -202,6 +203,22 @@ int state_load_config(const struct container_dir *dir, struct spec **out,
 	return 0;
 }
 
+/* Whether the container's cgroup is frozen (by `pause`); a cgroup that
+ * cannot be read is not. */
+static bool cgroup_frozen(const struct spec_state *s)
+{
+	_cleanup_error_ struct error *err = NULL;
+	struct cgroup *cg = NULL;
+	bool frozen = false;
+
+	if (!s->cgroup || cgroup_open(CGROUP_MOUNT, s->cgroup, &cg, &err) < 0)
+		return false;
+	if (cgroup_is_frozen(cg, &frozen, &err) < 0)
+		frozen = false;
+	cgroup_free(cg);
+	return frozen;
+}
+
 const char *state_status(const struct container_dir *dir,
 			 const struct spec_state *s)
 {
@@ -214,5 +231,5 @@ const char *state_status(const struct container_dir *dir,
 		return "stopped";
 	if (fstatat(dir->dirfd, FIFO_FILE, &sb, AT_SYMLINK_NOFOLLOW) == 0)
 		return "created";
-	return "running";
+	return cgroup_frozen(s) ? "paused" : "running";
 }

@@ -1,6 +1,7 @@
 /* The state directory: ROOT/ID/ holds state.json, config.json (the
  * effective spec the container was created with), sandbox.json and
- * explain.{txt,json} (what harden() decided), exec.fifo while the
+ * explain.{txt,json} (what harden() decided), policy.json (the policy
+ * it was hardened under, for exec and update), exec.fifo while the
  * container is created but not started, and `lock`, an flock(2) held by
  * every command on the container so two never race. */
 #ifndef CORRAL_CONTAINER_DIR_H
@@ -16,6 +17,7 @@
 #define SANDBOX_FILE "sandbox.json"
 #define EXPLAIN_TEXT_FILE "explain.txt"
 #define EXPLAIN_JSON_FILE "explain.json"
+#define POLICY_FILE "policy.json" /* the policy create applied; exec reuses it */
 #define LOCK_FILE "lock"
 
 struct container_dir {
@@ -51,8 +53,9 @@ int state_save(const struct container_dir *dir, const struct spec_state *s,
 int state_load_config(const struct container_dir *dir, struct spec **out,
 		      struct error **err);
 
-/* created, running or stopped, from the live process: the pid must exist,
- * not be a zombie, and have the recorded start time. */
+/* created, running, paused or stopped, from the live process: the pid
+ * must exist, not be a zombie, and have the recorded start time; a
+ * running container whose cgroup is frozen is paused. */
 const char *state_status(const struct container_dir *dir,
 			 const struct spec_state *s);
 

@@ -39,6 +39,7 @@ struct create_ctx {
 	char *bundle;
 	char *rootfs;
 	struct spec *config; /* config.json as written */
+	struct policy *policy; /* kept in the state dir for exec */
 	struct hardened *hardened;
 	const struct spec *spec; /* the effective spec: hardened->spec */
 	char **env;
@@ -128,27 +129,6 @@ static int build_env(struct create_ctx *c, int nlisten, struct error **err)
 	return 0;
 }
 
-/* The fds handed to the container must be exactly 3..3+N-1: fill any gap
- * with /dev/null so no fd of corral's lands in that range. */
-static int reserve_fds(int keep, struct error **err)
-{
-	for (int fd = 3; fd < 3 + keep; fd++) {
-		int null;
-
-		if (fcntl(fd, F_GETFD) >= 0)
-			continue;
-		null = open("/dev/null", O_RDWR);
-		if (null < 0)
-			return error_errno(err, "open /dev/null");
-		if (null != fd) {
-			if (dup2(null, fd) < 0)
-				return error_errno(err, "reserve fd %d", fd);
-			close(null);
-		}
-	}
-	return 0;
-}
-
 static int check_spec(const struct create_ctx *c, struct error **err)
 {
 	const struct spec *s = c->spec;
@@ -170,20 +150,13 @@ static int check_spec(const struct create_ctx *c, struct error **err)
  * at config.json again. */
 static int harden_config(struct create_ctx *c, struct error **err)
 {
-	struct policy *policy = NULL;
-	int r;
-
-	if (policy_load(c->o->policy, &policy, err) < 0)
+	if (policy_load(c->o->policy, &c->policy, err) < 0)
 		return -1;
 	for (size_t i = 0; i < c->o->n_extra_ro_sources; i++)
-		if (policy_allow_mount(policy, c->o->extra_ro_sources[i], false,
-				       err) < 0) {
-			policy_free(policy);
+		if (policy_allow_mount(c->policy, c->o->extra_ro_sources[i],
+				       false, err) < 0)
 			return -1;
-		}
-	r = harden(c->config, policy, &c->hardened, err);
-	policy_free(policy);
-	if (r < 0)
+	if (harden(c->config, c->policy, &c->hardened, err) < 0)
 		return error_wrap(err, "config.json");
 	c->spec = c->hardened->spec;
 	return 0;
@@ -207,8 +180,9 @@ static int compile_filters(struct create_ctx *c, struct error **err)
 }
 
 /* What the state directory keeps besides state.json: the effective spec
- * (what later commands read), the sandbox settings, and explain's output
- * for `corral explain ID`. */
+ * (what later commands read), the sandbox settings, explain's output
+ * for `corral explain ID`, and the policy, which exec applies to its
+ * process. */
 static int save_effective(struct create_ctx *c, struct error **err)
 {
 	static const struct {
@@ -220,11 +194,15 @@ static int save_effective(struct create_ctx *c, struct error **err)
 		{ EXPLAIN_TEXT_FILE, explain_text },
 		{ EXPLAIN_JSON_FILE, explain_json },
 	};
-	_cleanup_free_ char *config = NULL;
+	_cleanup_free_ char *config = NULL, *policy = NULL;
 
 	if (spec_emit(c->spec, &config, NULL, err) < 0 ||
 	    write_file_atomic_at(c->dir.dirfd, CONFIG_FILE, config,
 				 strlen(config), 0600, err) < 0)
+		return -1;
+	if (policy_emit(c->policy, &policy, err) < 0 ||
+	    write_file_atomic_at(c->dir.dirfd, POLICY_FILE, policy,
+				 strlen(policy), 0600, err) < 0)
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		_cleanup_free_ char *out = NULL;
@@ -304,30 +282,6 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 		.cgroup = c->cgroup ? c->cgroup->path : NULL,
 	};
 	proc_stat(c->pid, &st->start_time, NULL);
-}
-
-static int write_pid_file(const char *path, pid_t pid, struct error **err)
-{
-	_cleanup_free_ char *dir = strdup(path);
-	_cleanup_close_ int dfd = -1;
-	char buf[32], *slash;
-	const char *name = path;
-	int n = snprintf(buf, sizeof(buf), "%d", (int)pid);
-
-	if (!dir)
-		return error_set(err, ENOMEM, "out of memory");
-	slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		name = slash + 1;
-	}
-	dfd = open(slash ? (*dir ? dir : "/") : ".",
-		   O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return error_errno(err, "pid file %s", path);
-	if (write_file_atomic_at(dfd, name, buf, (size_t)n, 0644, err) < 0)
-		return error_wrap(err, "pid file");
-	return 0;
 }
 
 /* The parent's half of the sync protocol. */
@@ -464,6 +418,7 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	strv_free(c->env);
 	spec_free(c->config);
 	hardened_free(c->hardened);
+	policy_free(c->policy);
 	free(c->bundle);
 	free(c->rootfs);
 }

@@ -242,3 +242,48 @@ int mkdir_in_root(int rootfd, const char *path, bool file, struct error **err)
 	}
 	return 0;
 }
+
+/* The fds handed to the container must be exactly 3..3+N-1: fill any gap
+ * with /dev/null so no fd of corral's lands in that range. */
+int reserve_fds(int keep, struct error **err)
+{
+	for (int fd = 3; fd < 3 + keep; fd++) {
+		int null;
+
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		null = open("/dev/null", O_RDWR);
+		if (null < 0)
+			return error_errno(err, "open /dev/null");
+		if (null != fd) {
+			if (dup2(null, fd) < 0)
+				return error_errno(err, "reserve fd %d", fd);
+			close(null);
+		}
+	}
+	return 0;
+}
+
+int write_pid_file(const char *path, pid_t pid, struct error **err)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	_cleanup_close_ int dfd = -1;
+	char buf[32], *slash;
+	const char *name = path;
+	int n = snprintf(buf, sizeof(buf), "%d", (int)pid);
+
+	if (!dir)
+		return error_set(err, ENOMEM, "out of memory");
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		name = slash + 1;
+	}
+	dfd = open(slash ? (*dir ? dir : "/") : ".",
+		   O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return error_errno(err, "pid file %s", path);
+	if (write_file_atomic_at(dfd, name, buf, (size_t)n, 0644, err) < 0)
+		return error_wrap(err, "pid file");
+	return 0;
+}

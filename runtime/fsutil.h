@@ -43,4 +43,13 @@ int mkdir_in_root(int rootfd, const char *path, bool file, struct error **err);
 #define FD_PATH_MAX 32
 void fd_path(int fd, char buf[FD_PATH_MAX]);
 
+/* Make fds 3 .. 3+keep-1 all open (gaps filled with /dev/null), so that no
+ * fd the runtime opens afterwards lands in the range handed to the
+ * container's process (--preserve-fds, LISTEN_FDS). */
+int reserve_fds(int keep, struct error **err);
+
+/* --pid-file: the pid as bare digits, written to a temporary name and
+ * renamed, so an engine never reads a partial file. */
+int write_pid_file(const char *path, pid_t pid, struct error **err);
+
 #endif

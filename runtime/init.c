@@ -6,9 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <linux/keyctl.h>
-#include <linux/securebits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +25,7 @@
 #include "supervisor.h"
 #include "sync.h"
 #include "util.h"
+#include "workload.h"
 
 static bool has_hooks(const struct spec *spec, enum spec_hook_kind a,
 		      enum spec_hook_kind b)
@@ -154,87 +153,22 @@ static int wait_for_start(const struct init_config *c, const char *state_json,
 	return 0;
 }
 
-static int pass_fds(int keep, struct error **err)
-{
-	if (syscall(SYS_close_range, 3 + keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-		return error_errno(err, "mark fds close-on-exec");
-	for (int fd = 3; fd < 3 + keep; fd++) {
-		int flags = fcntl(fd, F_GETFD);
-
-		if (flags >= 0)
-			fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
-	}
-	return 0;
-}
-
-/* When the workload keeps no capability, lock the securebits (while still
- * root with CAP_SETPCAP) so that no later exec, not even of a setuid-root
- * binary, can hand capabilities back.  NO_SETUID_FIXUP keeps the caps
- * across the user switch until caps_apply() empties them. */
-static int lock_securebits(const struct init_config *c, struct error **err)
-{
-	const struct caps_masks *m = &c->caps;
-	unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
-			     SECBIT_NO_SETUID_FIXUP |
-			     SECBIT_NO_SETUID_FIXUP_LOCKED |
-			     SECBIT_KEEP_CAPS_LOCKED |
-			     SECBIT_NO_CAP_AMBIENT_RAISE |
-			     SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
-
-	if (!c->sandbox->enforced || m->effective || m->permitted ||
-	    m->inheritable || m->ambient || m->bounding)
-		return 0;
-	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
-		return error_errno(err, "lock securebits");
-	return 0;
-}
-
-/* config.json's filter first, then corral's baseline on top: the kernel
- * runs both and the stricter answer wins.  Loading the second needs the
- * first to allow seccomp(2); a filter that does not fails closed here. */
-static int load_filters(const struct init_config *c, struct error **err)
-{
-	if (seccomp_program_load(c->seccomp, err) < 0)
-		return -1;
-	if (seccomp_program_load(c->baseline, err) < 0)
-		return error_wrap(err, "corral baseline");
-	return 0;
-}
-
-/* The workload's own sandbox, then exec.  Runs in the child the supervisor
- * forks.  Without no_new_privs a non-root user cannot load a filter, so
- * the filters are loaded before the user switch (and must then allow
- * setuid and capset); with it, last. */
-static int finish(const struct init_config *c, struct error **err)
-{
-	const struct spec_process *p = c->spec->process;
-	bool nnp = p->no_new_privileges;
-
-	if (chdir(p->cwd) < 0)
-		return error_errno(err, "chdir %s", p->cwd);
-	if (caps_drop_bounding(&c->caps, err) < 0)
-		return -1;
-	if (!nnp && load_filters(c, err) < 0)
-		return -1;
-	if (lock_securebits(c, err) < 0 ||
-	    process_switch_user(&p->user, err) < 0 ||
-	    caps_apply(&c->caps, err) < 0)
-		return -1;
-	if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return error_errno(err, "set no_new_privs");
-	umask(p->user.umask.set ? (mode_t)p->user.umask.v : 022);
-	if (pass_fds(c->keep_fds, err) < 0)
-		return -1;
-	if (nnp && load_filters(c, err) < 0)
-		return -1;
-	return process_exec(p, c->env, err);
-}
-
+/* The workload, forked by the supervisor: its own sandbox, then exec. */
 static int workload_main(void *arg)
 {
+	const struct init_config *c = arg;
 	_cleanup_error_ struct error *err = NULL;
+	struct workload w = {
+		.process = c->spec->process,
+		.env = c->env,
+		.caps = c->caps,
+		.enforced = c->sandbox->enforced,
+		.keep_fds = c->keep_fds,
+		.seccomp = c->seccomp,
+		.baseline = c->baseline,
+	};
 
-	finish(arg, &err);
+	workload_exec(&w, &err);
 	if (err)
 		fprintf(stderr, "corral: %s\n", err->msg);
 	return 127;

@@ -27,6 +27,12 @@ static const struct command commands[] = {
 	{ "sandbox", cmd_sandbox, "run a command under the full sandbox, no engine needed" },
 	{ "explain", cmd_explain, "show what a container can reach, without running it" },
 	{ "features", cmd_features, "print the runtime's features as JSON" },
+	{ "exec", cmd_exec, "run another process in a running container" },
+	{ "pause", cmd_pause, "freeze every process of a running container" },
+	{ "resume", cmd_resume, "thaw a paused container" },
+	{ "update", cmd_update, "change the resource limits of a container" },
+	{ "ps", cmd_ps, "list the processes of a container" },
+	{ "events", cmd_events, "stream a container's stats and OOM events as JSON" },
 };
 
 static void usage(FILE *f)

@@ -66,6 +66,13 @@ int harden(const struct spec *config, const struct policy *policy,
 	   struct hardened **out, struct error **err);
 void hardened_free(struct hardened *h);
 
+/* The process of `exec` under the same policy: harden()'s process rules
+ * (env allowlist, uid/gid 0 replaced, groups, capabilities narrowed to the
+ * policy's keep list, no_new_privs, RLIMIT_CORE) on a copy of `in`.  A
+ * permissive policy returns an unchanged copy.  Pure, idempotent. */
+int harden_process(const struct spec_process *in, const struct policy *policy,
+		   struct spec_process **out, struct error **err);
+
 /* The sandbox settings and the change list as JSON (kept in the state dir
  * as sandbox.json; `explain --format json` prints it with the blast
  * radius), and back. */

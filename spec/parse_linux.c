@@ -3,6 +3,7 @@
  */
 #include "spec.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,30 @@ static int parse_resources(yajl_val o, const struct jpath *p, void *elem,
 	return 0;
 }
 
+/* `update --resources FILE`: a LinuxResources object alone, its errors
+ * named from the object (".memory.limit: ..."). */
+int spec_parse_resources(const char *json, size_t len,
+			 struct spec_resources **out, struct error **err)
+{
+	_cleanup_json_ yajl_val doc = NULL;
+	struct spec_resources *r;
+
+	*out = NULL;
+	if (json_load(json, len, &doc, err) < 0)
+		return -1;
+	if (!YAJL_IS_OBJECT(doc))
+		return error_set(err, EINVAL, "expected a JSON object");
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return error_set(err, ENOMEM, "out of memory");
+	if (parse_resources(doc, NULL, r, err) < 0) {
+		spec_resources_free(r);
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
 /* ---- seccomp, personality -------------------------------------------- */
 
 static int parse_syscall_arg(yajl_val o, const struct jpath *p, void *elem,
@@ -429,7 +454,7 @@ int spec_parse_linux(yajl_val o, const struct jpath *p, void *elem,
 
 /* ---- freeing --------------------------------------------------------- */
 
-static void resources_free(struct spec_resources *r)
+void spec_resources_free(struct spec_resources *r)
 {
 	if (!r)
 		return;
@@ -489,7 +514,7 @@ void spec_linux_free(struct spec_linux *lx)
 		free(lx->devices[i].path);
 	free(lx->devices);
 	free(lx->cgroups_path);
-	resources_free(lx->resources);
+	spec_resources_free(lx->resources);
 	spec_kv_free(lx->sysctl, lx->n_sysctl);
 	seccomp_free(lx->seccomp);
 	strv_free(lx->masked_paths);

@@ -321,6 +321,12 @@ int spec_parse(const char *json, size_t len, struct spec **out,
 int spec_parse_process(const char *json, size_t len, struct spec_process **out,
 		       struct error **err);
 
+/* Parse a LinuxResources object alone (`update --resources FILE`), with
+ * the same rules as .linux.resources of config.json; errors name the path
+ * from the object (".memory.limit: ..."). */
+int spec_parse_resources(const char *json, size_t len,
+			 struct spec_resources **out, struct error **err);
+
 /* Serialise a spec as indented JSON (with a trailing newline).  *out is a
  * NUL-terminated heap string the caller frees. */
 int spec_emit(const struct spec *spec, char **out, size_t *len,
@@ -332,6 +338,7 @@ int spec_default_emit(char **out, struct error **err);
 
 void spec_free(struct spec *spec);
 void spec_process_free(struct spec_process *process);
+void spec_resources_free(struct spec_resources *resources);
 
 /* Resolve "RLIMIT_NOFILE" to its number; -1 when unknown. */
 int spec_rlimit_from_name(const char *name);

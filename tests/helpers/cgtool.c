@@ -14,7 +14,8 @@
  * harden() does: no swap) and PIDS a count; "-" leaves either unset.
  * KEYs: swap, reservation, quota, period, shares, cpus, mems,
  * blkio-weight, hugetlb.SIZE, unified.FILE, device (as "c 1:3 rwm",
- * allowed).  prepare prints the directories it made, one a line. */
+ * allowed), device-deny (the same, denied); device rules apply in the
+ * order given.  prepare prints the directories it made, one a line. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -66,7 +67,7 @@ static bool number(const char *s, struct spec_opt *o)
 	return true;
 }
 
-static bool device(char *s, struct spec_device_rule *d)
+static bool device(char *s, bool allow, struct spec_device_rule *d)
 {
 	char type, access[8];
 	char major[24], minor[24];
@@ -75,7 +76,7 @@ static bool device(char *s, struct spec_device_rule *d)
 	if (sscanf(s, "%c %23[^:]:%23s %7s", &type, major, minor, access) != 4)
 		return false;
 	*d = (struct spec_device_rule){
-	    .allow = true, .type = type, .access = strdup(access)};
+	    .allow = allow, .type = type, .access = strdup(access)};
 	if (strcmp(major, "*") != 0 && number(major, &o))
 		d->major = o;
 	if (strcmp(minor, "*") != 0 && number(minor, &o))
@@ -101,8 +102,10 @@ static bool option(char *kv)
 		unified[res.n_unified++] = (struct spec_kv){kv + 8, v};
 		return true;
 	}
-	if (strcmp(kv, "device") == 0 && res.n_devices < MAX_ITEMS)
-		return device(v, &devices[res.n_devices++]);
+	if ((strcmp(kv, "device") == 0 || strcmp(kv, "device-deny") == 0) &&
+	    res.n_devices < MAX_ITEMS)
+		return device(v, strcmp(kv, "device") == 0,
+			      &devices[res.n_devices++]);
 	if (strcmp(kv, "cpus") == 0 || strcmp(kv, "mems") == 0) {
 		*(strcmp(kv, "cpus") == 0 ? &cpu.cpus : &cpu.mems) = v;
 		return true;

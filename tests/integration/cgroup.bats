@@ -355,3 +355,81 @@ while True:
 	assert_success
 	assert_no_cgroup "$CG"
 }
+
+# v2_root: the cgroup2 mount (the unified one on a hybrid host) in $V2,
+# or skip.
+v2_root() {
+	V2="$CGROOT/unified"
+	[ "$LAYOUT" = v2 ] && V2="$CGROOT"
+	[ "$("$CGTOOL" -r "$V2" detect 2>/dev/null)" = v2 ] ||
+		skip "no cgroup2 mount"
+}
+
+# probe_script FILE 'NAME CMD'...: a sh script printing, for each probe,
+# "NAME ok" or "NAME CAUSE" (the end of CMD's error message).
+probe_script() {
+	local file="$1" p
+	shift
+	{
+		echo 'probe() { name=$1; shift'
+		echo '	if err=$("$@" 2>&1 >/dev/null); then echo "$name ok"'
+		echo '	else echo "$name ${err##*: }"; fi; }'
+		for p in "$@"; do
+			echo "probe $p"
+		done
+	} >"$file"
+}
+
+@test "device rules on cgroup v2: a BPF program allows only c 1:3" {
+	v2_root
+	run "$CGTOOL" -r "$V2" prepare "$CG" - - "device=c 1:3 rwm"
+	assert_success
+	assert_output "$V2/$PREFIX/ct"
+	probe_script "$BATS_TEST_TMPDIR/probe.sh" \
+		"null sh -c 'echo x >/dev/null'" \
+		"zero head -c1 /dev/zero"
+	start_held dev sh "$BATS_TEST_TMPDIR/probe.sh"
+	echo "$HELD" >"$V2/$PREFIX/ct/cgroup.procs"
+	release dev
+	wait_bg "$HELD"
+	run cat "$BATS_TEST_TMPDIR/held.out"
+	assert_output "null ok
+zero Operation not permitted"
+	# outside the cgroup /dev/zero opens
+	run head -c1 /dev/zero
+	assert_success
+	run "$CGTOOL" -r "$V2" destroy "$CG"
+	assert_success
+	rmdir "$V2/$PREFIX"
+}
+
+@test "device rules on cgroup v2: last match wins, a deny takes any access it names" {
+	v2_root
+	run "$CGTOOL" -r "$V2" prepare "$CG" - - "device=c 1:* rwm" \
+		"device-deny=c 1:7 w"
+	assert_success
+	probe_script "$BATS_TEST_TMPDIR/probe.sh" \
+		"null-rw sh -c ': <>/dev/null'" \
+		"full-r head -c1 /dev/full" \
+		"full-w sh -c 'echo x >/dev/full'" \
+		"full-rw sh -c ': <>/dev/full'" \
+		"tty sh -c ': </dev/tty'" \
+		"loop0 head -c1 /dev/loop0"
+	start_held dev sh "$BATS_TEST_TMPDIR/probe.sh"
+	echo "$HELD" >"$V2/$PREFIX/ct/cgroup.procs"
+	release dev
+	wait_bg "$HELD"
+	# /dev/tty (5:0) and /dev/loop0 (b 7:0) match no rule.  Without the
+	# program /dev/full opens for writing (the write fails, ENOSPC),
+	# /dev/tty fails with ENXIO (no terminal) and /dev/loop0 opens.
+	run cat "$BATS_TEST_TMPDIR/held.out"
+	assert_output "null-rw ok
+full-r ok
+full-w Operation not permitted
+full-rw Operation not permitted
+tty Operation not permitted
+loop0 Operation not permitted"
+	run "$CGTOOL" -r "$V2" destroy "$CG"
+	assert_success
+	rmdir "$V2/$PREFIX"
+}

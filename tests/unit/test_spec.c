@@ -982,6 +982,109 @@ TEST(emit_rejects_invalid_utf8)
 			  "emit: at \"hostname\": a string is not valid UTF-8");
 }
 
+/* ---- spec_parse_resources ------------------------------------------- */
+
+/* The error spec_parse_resources() gives for a document that must fail. */
+static char *resources_error(const char *json)
+{
+	struct spec_resources *r = NULL;
+	struct error *err = NULL;
+	char *msg;
+
+	if (spec_parse_resources(json, strlen(json), &r, &err) == 0) {
+		spec_resources_free(r);
+		return strdup("(parsed)");
+	}
+	msg = strdup(err && err->msg ? err->msg : "(no message)");
+	CHECK(r == NULL);
+	error_free(err);
+	return msg;
+}
+
+TEST(resources_alone_parse)
+{
+	static const char json[] =
+	    "{\"memory\": {\"limit\": 268435456, \"swap\": -1},"
+	    " \"cpu\": {\"quota\": 50000, \"period\": 100000,"
+	    " \"shares\": 512, \"cpus\": \"0-1\"},"
+	    " \"pids\": {\"limit\": 64},"
+	    " \"blockIO\": {\"weight\": 300},"
+	    " \"hugepageLimits\": [{\"pageSize\": \"2MB\", \"limit\": 4194304}],"
+	    " \"unified\": {\"memory.high\": \"200M\"},"
+	    " \"devices\": [{\"allow\": false, \"access\": \"rwm\"}]}";
+	_cleanup_error_ struct error *err = NULL;
+	struct spec_resources *r = NULL;
+
+	CHECK(spec_parse_resources(json, strlen(json), &r, &err) == 0);
+	if (err)
+		printf("# %s\n", err->msg);
+	CHECK(r && r->memory && r->memory->limit.set &&
+	      r->memory->limit.v == 268435456);
+	CHECK(r && r->memory && r->memory->swap.set &&
+	      r->memory->swap.v == -1);
+	CHECK(r && r->memory && !r->memory->reservation.set);
+	CHECK(r && r->cpu && r->cpu->quota.v == 50000 &&
+	      r->cpu->period.v == 100000 && r->cpu->shares.v == 512);
+	CHECK_STR(r && r->cpu ? r->cpu->cpus : NULL, "0-1");
+	CHECK(r && r->pids_limit.set && r->pids_limit.v == 64);
+	CHECK(r && r->block_io && r->block_io->weight.v == 300);
+	CHECK(r && r->n_hugepage_limits == 1 &&
+	      r->hugepage_limits[0].limit == 4194304);
+	CHECK(r && r->n_unified == 1);
+	CHECK_STR(r && r->n_unified ? r->unified[0].key : NULL, "memory.high");
+	CHECK(r && r->n_devices == 1 && !r->devices[0].allow &&
+	      r->devices[0].type == 'a');
+	spec_resources_free(r);
+}
+
+TEST(resources_alone_empty_and_absent)
+{
+	_cleanup_error_ struct error *err = NULL;
+	struct spec_resources *r = NULL;
+
+	CHECK(spec_parse_resources("{}", 2, &r, &err) == 0);
+	CHECK(r && !r->memory && !r->cpu && !r->pids_limit.set &&
+	      !r->block_io && r->n_devices == 0);
+	spec_resources_free(r);
+	r = NULL;
+	CHECK(spec_parse_resources("{\"memory\": null}", 16, &r, &err) == 0);
+	CHECK(r && !r->memory);
+	spec_resources_free(r);
+	spec_resources_free(NULL);
+}
+
+TEST(resources_alone_errors_name_the_path)
+{
+	static const struct {
+		const char *json, *want;
+	} cases[] = {
+	    {"[]", "expected a JSON object"},
+	    {"", NULL},
+	    {"{\"memory\": {\"limit\": \"1G\"}}", ".memory.limit: "},
+	    {"{\"memory\": 5}", ".memory: "},
+	    {"{\"pids\": {\"limit\": 1.5}}", ".pids.limit: "},
+	    {"{\"cpu\": {\"cpus\": 3}}", ".cpu.cpus: "},
+	    {"{\"cpu\": {\"shares\": -1}}", ".cpu.shares: "},
+	    {"{\"devices\": [{\"allow\": true, \"type\": \"x\"}]}",
+	     ".devices[0].type: "},
+	    {"{\"hugepageLimits\": [{\"limit\": 1}]}",
+	     ".hugepageLimits[0].pageSize: missing"},
+	    {"{\"unified\": {\"a\": 1}}", ".unified[\"a\"]: "},
+	    {"{\"memory\": {\"limit\": 1, \"limit\": 2}}", ".memory.limit"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_free_ char *msg = resources_error(cases[i].json);
+
+		CHECK(msg && strcmp(msg, "(parsed)") != 0);
+		if (cases[i].want && (!msg || !strstr(msg, cases[i].want))) {
+			printf("# %s: \"%s\" lacks \"%s\"\n", cases[i].json,
+			       msg ? msg : "(null)", cases[i].want);
+			unit_failed_checks++;
+		}
+	}
+}
+
 int main(void)
 {
 	return unit_run();

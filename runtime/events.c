@@ -1,0 +1,173 @@
+/* events: runc's event stream for a container, one JSON object a line.
+ * `--stats` prints one {"type":"stats",...} and returns; otherwise a
+ * stats object comes every interval and an {"type":"oom","id":ID} as soon
+ * as the cgroup's OOM-kill count grows (checked every OOM_POLL_MS), until
+ * the container's init exits.
+ *
+ * The container's lock is held only to read its state: a stream that
+ * lasts as long as the container must not block the commands on it.
+ * Its init is pinned with a pidfd (checked against the recorded start
+ * time), so the end of the stream is the end of that process. */
+#include "container.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "json.h"
+#include "state.h"
+#include "util.h"
+
+#define OOM_POLL_MS 100
+
+static void cgroup_freep(struct cgroup **cg)
+{
+	cgroup_free(*cg);
+}
+
+static int emit_stats(const struct cgroup *cg, const char *id, event_sink sink,
+		      void *ctx, struct error **err)
+{
+	struct cgroup_stats s;
+	_cleanup_free_ char *json = NULL;
+	int r;
+
+	if (cgroup_stats_read(cg, &s, err) < 0)
+		return error_wrap(err, "events %s", id);
+	r = cgroup_stats_emit(id, &s, &json, err);
+	cgroup_stats_clear(&s);
+	if (r < 0)
+		return -1;
+	return sink(json, ctx) < 0 ? error_errno(err, "events %s: write", id)
+				   : 0;
+}
+
+static int emit_oom(const char *id, event_sink sink, void *ctx,
+		    struct error **err)
+{
+	yajl_gen g = json_gen_new(0);
+	_cleanup_free_ char *json = NULL;
+
+	if (!g)
+		return error_set(err, ENOMEM, "events: out of memory");
+	yajl_gen_map_open(g);
+	json_key_str(g, "type", "oom");
+	json_key_str(g, "id", id);
+	yajl_gen_map_close(g);
+	if (json_gen_finish(g, &json, NULL, err) < 0)
+		return -1;
+	return sink(json, ctx) < 0 ? error_errno(err, "events %s: write", id)
+				   : 0;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The init of the container, or -1 when it is gone (stopped). */
+static int pin_init(const struct spec_state *st)
+{
+	int fd = pidfd_open_(st->pid);
+	uint64_t start;
+	char state;
+
+	if (fd >= 0 && (proc_stat(st->pid, &start, &state) < 0 ||
+			start != st->start_time)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Whether the pinned init has exited (then a delete may have removed the
+ * cgroup under the stream: that is its end, not an error). */
+static bool exited(int pidfd)
+{
+	struct pollfd p = {.fd = pidfd, .events = POLLIN};
+
+	return poll(&p, 1, 0) > 0;
+}
+
+/* Report new OOM kills; *seen is the count already reported. */
+static int check_oom(const struct cgroup *cg, const char *id, uint64_t *seen,
+		     event_sink sink, void *ctx, struct error **err)
+{
+	_cleanup_error_ struct error *e = NULL;
+	uint64_t kills = 0;
+
+	if (cgroup_oom_kills(cg, &kills, &e) < 0 || kills <= *seen)
+		return 0; /* a cgroup that is gone has no news */
+	*seen = kills;
+	return emit_oom(id, sink, ctx, err);
+}
+
+static int stream(const struct cgroup *cg, const char *id, int pidfd,
+		  unsigned interval_ms, event_sink sink, void *ctx,
+		  struct error **err)
+{
+	_cleanup_error_ struct error *e = NULL;
+	uint64_t seen = 0;
+	long next = now_ms();
+
+	cgroup_oom_kills(cg, &seen, &e);
+	for (;;) {
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
+		long left;
+		int r;
+
+		if (now_ms() >= next) {
+			if (emit_stats(cg, id, sink, ctx, err) < 0)
+				return exited(pidfd) ? 0 : -1;
+			next += interval_ms;
+		}
+		left = next - now_ms();
+		r = poll(&p, 1,
+			 left < 0	      ? 0
+			 : left < OOM_POLL_MS ? (int)left
+					      : OOM_POLL_MS);
+		if (r < 0 && errno != EINTR)
+			return error_errno(err, "events %s: poll", id);
+		/* the kill that ended the container is reported too */
+		if (check_oom(cg, id, &seen, sink, ctx, err) < 0)
+			return -1;
+		if (r > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)))
+			return 0;
+	}
+}
+
+int container_events(const char *root, const char *id, bool stats_only,
+		     unsigned interval_ms, event_sink sink, void *ctx,
+		     struct error **err)
+{
+	_cleanup_(cgroup_freep) struct cgroup *cg = NULL;
+	_cleanup_close_ int pidfd = -1;
+	struct cgroup_container c;
+	int r = 0;
+
+	if (container_open_cgroup(root, id, &c, err) < 0)
+		return error_wrap(err, "events");
+	if (strcmp(c.status, "stopped") == 0)
+		r = error_set(err, EINVAL,
+			      "events %s: the container is stopped", id);
+	else if (!c.cgroup)
+		r = error_set(err, EOPNOTSUPP,
+			      "events %s: the container has no cgroup", id);
+	else if (stats_only)
+		r = emit_stats(c.cgroup, id, sink, ctx, err);
+	else if ((pidfd = pin_init(c.state)) < 0)
+		r = error_set(err, ESRCH, "events %s: the container is stopped",
+			      id);
+	cg = steal_pointer(&c.cgroup);
+	container_close_cgroup(&c);
+	if (r < 0 || stats_only)
+		return r;
+	return stream(cg, id, pidfd, interval_ms ? interval_ms : 1, sink, ctx,
+		      err);
+}

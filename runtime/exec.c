@@ -1,0 +1,673 @@
+/* `exec`: another process in a running container.  The parent (this
+ * command) reads what create stored (the effective config, the sandbox
+ * settings and the policy), builds and hardens the process as create did
+ * the workload's, compiles the seccomp filters, opens the container's
+ * namespaces through its init, joins the pid namespace and forks.  The
+ * child is put in the container's cgroup before it runs a step, joins the
+ * other namespaces, sets up its console and limits, and goes through the
+ * workload's own sandbox step (workload_exec) to exec.  Errors of the
+ * child travel back over a sync socket, as create's do.
+ *
+ * The child stays a child of this process: detached, it passes to the
+ * caller's subreaper (conmon, the containerd shim) when this one exits. */
+#include "exec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/keyctl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "cgroup.h"
+#include "console.h"
+#include "container_dir.h"
+#include "fsutil.h"
+#include "harden.h"
+#include "log.h"
+#include "process.h"
+#include "seccomp.h"
+#include "sync.h"
+#include "util.h"
+#include "workload.h"
+
+/* The container's namespaces, in the order the child joins them: the
+ * cgroup namespace once the parent has put it in the container's cgroup,
+ * the mount namespace (which also sets its root and cwd to the
+ * container's), and the user namespace last, while every other setns is
+ * still done with the runtime's own privileges.  The pid namespace is
+ * joined by the parent before the fork: setns(CLONE_NEWPID) only moves the
+ * children made afterwards. */
+enum {
+	NS_I_CGROUP,
+	NS_I_IPC,
+	NS_I_UTS,
+	NS_I_NET,
+	NS_I_MNT,
+	NS_I_USER,
+	NS_I_PID,
+	NS_I_COUNT
+};
+
+static const struct {
+	const char *name; /* under /proc/PID/ns */
+	int flag;
+} namespaces[NS_I_COUNT] = {
+    [NS_I_CGROUP] = {"cgroup", CLONE_NEWCGROUP},
+    [NS_I_IPC] = {"ipc", CLONE_NEWIPC},
+    [NS_I_UTS] = {"uts", CLONE_NEWUTS},
+    [NS_I_NET] = {"net", CLONE_NEWNET},
+    [NS_I_MNT] = {"mnt", CLONE_NEWNS},
+    [NS_I_USER] = {"user", CLONE_NEWUSER},
+    [NS_I_PID] = {"pid", CLONE_NEWPID},
+};
+
+/* Signals a terminal or an engine sends `exec`, forwarded to the process
+ * (SIGCHLD ends the wait). */
+static const int forwarded[] = {SIGCHLD, SIGHUP,  SIGINT,  SIGQUIT,
+				SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH};
+
+struct exec_ctx {
+	const struct exec_opts *o;
+	struct container_dir dir;
+	struct spec_state *state;
+	struct spec *config;	      /* the effective spec stored at create */
+	struct sandbox sandbox;	      /* sandbox.json */
+	struct policy *policy;	      /* policy.json */
+	struct spec_process *process; /* the hardened process */
+	struct workload workload;
+	struct seccomp_program seccomp;	 /* config.json's filter */
+	struct seccomp_program baseline; /* corral's, under the sandbox */
+	struct cgroup *cgroup;
+	int pidfd; /* the container's init */
+	int ns[NS_I_COUNT];
+	int console_fd;
+	int sync[2];
+	pid_t pid;
+};
+
+/* ---- what create stored --------------------------------------------- */
+
+/* The init must still be the process create recorded (its start time), so
+ * a recycled pid never lends its namespaces. */
+static bool init_alive(const struct exec_ctx *c)
+{
+	struct pollfd p = {.fd = c->pidfd, .events = POLLIN};
+	uint64_t start;
+
+	if (poll(&p, 1, 0) != 0)
+		return false; /* POLLIN: it exited */
+	return proc_stat(c->state->pid, &start, NULL) == 0 &&
+	       start == c->state->start_time;
+}
+
+static int open_running(struct exec_ctx *c, struct error **err)
+{
+	const char *status;
+
+	if (state_dir_open(c->o->root, c->o->id, &c->dir, err) < 0 ||
+	    state_load(&c->dir, &c->state, err) < 0)
+		return -1;
+	status = state_status(&c->dir, c->state);
+	if (strcmp(status, "running") != 0)
+		return error_set(err, EINVAL, "container is %s, not running",
+				 status);
+	c->pidfd = pidfd_open_(c->state->pid);
+	if (c->pidfd < 0 || !init_alive(c))
+		return error_set(err, ESRCH, "container is not running");
+	return 0;
+}
+
+static int load_stored(struct exec_ctx *c, struct error **err)
+{
+	_cleanup_free_ char *sandbox = NULL, *policy = NULL;
+	size_t slen, plen;
+
+	if (state_load_config(&c->dir, &c->config, err) < 0)
+		return -1;
+	if (read_file_at(c->dir.dirfd, SANDBOX_FILE, &sandbox, &slen, err) <
+		0 ||
+	    hardened_parse_sandbox(sandbox, slen, &c->sandbox, err) < 0)
+		return error_wrap(err, "stored " SANDBOX_FILE);
+	/* Fail closed: without the policy of create there is no sandbox to
+	 * apply, and the host's current one may be wider. */
+	if (read_file_at(c->dir.dirfd, POLICY_FILE, &policy, &plen, err) < 0 ||
+	    policy_parse(policy, plen, &c->policy, err) < 0)
+		return error_wrap(err, "stored " POLICY_FILE);
+	return 0;
+}
+
+/* ---- the process ----------------------------------------------------- */
+
+static int strv_append(char ***v, size_t *n, const char *s, struct error **err)
+{
+	char **grown = realloc(*v, (*n + 2) * sizeof(**v));
+
+	if (!grown)
+		return error_set(err, ENOMEM, "out of memory");
+	*v = grown;
+	if (!(grown[*n] = strdup(s)))
+		return error_set(err, ENOMEM, "out of memory");
+	grown[++*n] = NULL;
+	return 0;
+}
+
+/* -e K=V replaces K or adds it; the allowlist decides afterwards. */
+static int set_env(struct spec_process *p, const char *kv, struct error **err)
+{
+	const char *eq = strchr(kv, '=');
+	size_t len;
+
+	if (!eq || eq == kv)
+		return error_set(err, EINVAL, "-e %s: expected KEY=VALUE", kv);
+	len = (size_t)(eq - kv) + 1;
+	for (size_t i = 0; i < p->n_env; i++) {
+		if (strncmp(p->env[i], kv, len) == 0) {
+			char *copy = strdup(kv);
+
+			if (!copy)
+				return error_set(err, ENOMEM, "out of memory");
+			free(p->env[i]);
+			p->env[i] = copy;
+			return 0;
+		}
+	}
+	return strv_append(&p->env, &p->n_env, kv, err);
+}
+
+/* One id of -u, ending at `stop` or the end of the string. */
+static bool parse_id(const char *s, char stop, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || v >= UINT32_MAX || (*end && *end != stop))
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* -u UID[:GID], numeric as runc takes it; no GID means group 0 (which
+ * the sandbox then maps like any root group). */
+static int set_user(struct spec_process *p, const char *s, struct error **err)
+{
+	const char *colon = strchr(s, ':');
+	uint32_t uid, gid = 0;
+
+	if (!parse_id(s, ':', &uid) || (colon && !parse_id(colon + 1, 0, &gid)))
+		return error_set(err, EINVAL,
+				 "-u %s: expected UID[:GID] as numbers", s);
+	p->user.uid = uid;
+	p->user.gid = gid;
+	return 0;
+}
+
+/* "net_raw", "NET_RAW" and "CAP_NET_RAW" all name CAP_NET_RAW. */
+static char *cap_name(const char *s)
+{
+	bool prefixed = strncasecmp(s, "CAP_", 4) == 0;
+	char *name = NULL;
+
+	if (asprintf(&name, "%s%s", prefixed ? "" : "CAP_", s) < 0)
+		return NULL;
+	for (char *c = name; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	return name;
+}
+
+/* --cap C widens: only the policy may allow that, so C must be on its
+ * keep list (or the policy is permissive); then, as runc does, C goes in
+ * the bounding, effective and permitted sets, and in the ambient set when
+ * the process has an inheritable one. */
+static int add_cap(struct exec_ctx *c, const char *flag, struct error **err)
+{
+	const struct policy *pol = c->policy;
+	struct spec_process *p = c->process;
+	_cleanup_free_ char *name = cap_name(flag);
+	bool kept = pol->mode == POLICY_PERMISSIVE;
+	struct spec_caps *caps;
+
+	if (!name)
+		return error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < pol->n_caps_keep; i++)
+		kept = kept || strcmp(pol->caps_keep[i], name) == 0;
+	if (!kept)
+		return error_set(err, EPERM,
+				 "--cap %s: refused: the policy does not keep "
+				 "%s (capabilities.keep)",
+				 flag, name);
+	if (!p->caps && !(p->caps = calloc(1, sizeof(*p->caps))))
+		return error_set(err, ENOMEM, "out of memory");
+	caps = p->caps;
+	if (strv_append(&caps->bounding, &caps->n_bounding, name, err) < 0 ||
+	    strv_append(&caps->effective, &caps->n_effective, name, err) < 0 ||
+	    strv_append(&caps->permitted, &caps->n_permitted, name, err) < 0 ||
+	    (caps->n_inheritable &&
+	     strv_append(&caps->ambient, &caps->n_ambient, name, err) < 0))
+		return -1;
+	return 0;
+}
+
+/* The process as asked: --process, or the container's own process with
+ * the command line in place of its args. */
+static int asked_process(struct exec_ctx *c, struct spec_process **out,
+			 struct error **err)
+{
+	const struct exec_opts *o = c->o;
+	_cleanup_free_ char *json = NULL;
+	struct spec_process *p;
+	size_t len;
+
+	if (o->process_file && o->n_args)
+		return error_set(
+		    err, EINVAL,
+		    "--process and a command line exclude each other");
+	if (o->process_file) {
+		if (read_file_at(AT_FDCWD, o->process_file, &json, &len, err) <
+			0 ||
+		    spec_parse_process(json, len, out, err) < 0)
+			return error_wrap(err, "--process %s", o->process_file);
+		return 0;
+	}
+	if (!o->n_args)
+		return error_set(err, EINVAL, "no command given");
+	if (!c->config->process)
+		return error_set(err, EINVAL,
+				 "stored " CONFIG_FILE ": .process: missing");
+	p = steal_pointer(&c->config->process);
+	*out = p;
+	/* a terminal is asked for each exec (-t), not inherited */
+	p->terminal = false;
+	p->has_console_size = false;
+	strv_free(p->args);
+	p->args = NULL;
+	p->n_args = 0;
+	for (size_t i = 0; i < o->n_args; i++)
+		if (strv_append(&p->args, &p->n_args, o->args[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+static int build_process(struct exec_ctx *c, struct error **err)
+{
+	const struct exec_opts *o = c->o;
+	struct spec_process *asked = NULL;
+	int r;
+
+	if (asked_process(c, &c->process, err) < 0)
+		return -1;
+	for (size_t i = 0; i < o->n_env; i++)
+		if (set_env(c->process, o->env[i], err) < 0)
+			return -1;
+	if (o->user && set_user(c->process, o->user, err) < 0)
+		return -1;
+	if (o->cwd) {
+		char *cwd = strdup(o->cwd);
+
+		if (o->cwd[0] != '/' || !cwd) {
+			free(cwd);
+			return error_set(err, EINVAL,
+					 "--cwd %s: must be an absolute path",
+					 o->cwd);
+		}
+		free(c->process->cwd);
+		c->process->cwd = cwd;
+	}
+	if (o->tty)
+		c->process->terminal = true;
+	for (size_t i = 0; i < o->n_caps; i++)
+		if (add_cap(c, o->caps[i], err) < 0)
+			return -1;
+	/* The same sandbox as the workload's: harden_process() runs
+	 * harden()'s own process rules under create's policy. */
+	asked = steal_pointer(&c->process);
+	r = harden_process(asked, c->policy, &c->process, err);
+	spec_process_free(asked);
+	if (r < 0)
+		return -1;
+	if (c->process->terminal && !o->console_socket)
+		return error_set(
+		    err, EINVAL,
+		    "a terminal was asked: --console-socket is required");
+	if (!c->process->terminal && o->console_socket)
+		return error_set(
+		    err, EINVAL,
+		    "--console-socket given but no terminal was asked (-t)");
+	return 0;
+}
+
+/* As create does: config.json's filter, and corral's baseline when the
+ * sandbox is on. */
+static int compile_filters(struct exec_ctx *c, struct error **err)
+{
+	const struct spec_linux *l = c->config->linux_;
+	const struct sandbox *sb = &c->sandbox;
+
+	if (l && l->seccomp) {
+		if (seccomp_compile(l->seccomp, &c->seccomp, err) < 0)
+			return -1;
+		c->workload.seccomp = &c->seccomp;
+	}
+	if (sb->enforced) {
+		if (seccomp_baseline_compile(sb->syscalls_allow,
+					     sb->n_syscalls_allow, &c->baseline,
+					     err) < 0)
+			return -1;
+		c->workload.baseline = &c->baseline;
+	}
+	return 0;
+}
+
+/* ---- the container's namespaces and cgroup --------------------------- */
+
+static bool same_ns(int fd, const char *name)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Open every namespace of the init that is not already ours (the user
+ * namespace cannot be re-entered), then check the init is still the same
+ * process: had it exited in between, the paths could have been another
+ * process's. */
+static int open_namespaces(struct exec_ctx *c, struct error **err)
+{
+	for (int i = 0; i < NS_I_COUNT; i++) {
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", c->state->pid,
+			 namespaces[i].name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && init_alive(c))
+			continue; /* a namespace type this kernel lacks */
+		if (fd < 0)
+			return error_errno(err, "open %s", path);
+		if (same_ns(fd, namespaces[i].name)) {
+			close(fd);
+			continue;
+		}
+		c->ns[i] = fd;
+	}
+	if (!init_alive(c))
+		return error_set(err, ESRCH, "container is not running");
+	return 0;
+}
+
+static int join(const struct exec_ctx *c, int i, struct error **err)
+{
+	if (c->ns[i] >= 0 && setns(c->ns[i], namespaces[i].flag) < 0)
+		return error_errno(err, "join %s namespace",
+				   namespaces[i].name);
+	return 0;
+}
+
+static int open_cgroup(struct exec_ctx *c, struct error **err)
+{
+	if (!c->state->cgroup)
+		return 0;
+	if (cgroup_open(CGROUP_MOUNT, c->state->cgroup, &c->cgroup, err) < 0)
+		return error_wrap(err, "cgroup");
+	return 0;
+}
+
+static int prepare(struct exec_ctx *c, struct error **err)
+{
+	if (reserve_fds(c->o->preserve_fds, err) < 0 ||
+	    open_running(c, err) < 0 || load_stored(c, err) < 0 ||
+	    build_process(c, err) < 0)
+		return -1;
+	c->workload = (struct workload){
+	    .process = c->process,
+	    .env = c->process->env,
+	    .enforced = c->sandbox.enforced,
+	    .keep_fds = c->o->preserve_fds,
+	};
+	caps_resolve(c->process->caps, &c->workload.caps);
+	if (compile_filters(c, err) < 0 || open_cgroup(c, err) < 0 ||
+	    open_namespaces(c, err) < 0)
+		return -1;
+	if (c->o->console_socket) {
+		c->console_fd = console_connect(c->o->console_socket, err);
+		if (c->console_fd < 0)
+			return -1;
+	}
+	return sync_socketpair(c->sync, err);
+}
+
+/* ---- the child -------------------------------------------------------- */
+
+/* Everything between the fork and the workload's own sandbox step.  Runs
+ * as the runtime (root), not dumpable (set before the fork), in the
+ * container's pid namespace and cgroup. */
+static int child_setup(const struct exec_ctx *c, struct error **err)
+{
+	const struct spec_process *p = c->process;
+	int fd = c->sync[1];
+
+	if (sync_expect(fd, SYNC_GO, NULL, err) < 0)
+		return -1;
+	for (int i = 0; i < NS_I_USER; i++)
+		if (join(c, i, err) < 0)
+			return -1;
+	/* Not the host's session keyring: a key of the host's stays there. */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 &&
+	    errno != ENOSYS)
+		return error_errno(err, "new session keyring");
+	if (process_set_rlimits(p, err) < 0 ||
+	    process_set_oom_score_adj(p, err) < 0 ||
+	    process_set_personality(c->config->linux_, err) < 0)
+		return -1;
+	if (c->ns[NS_I_USER] >= 0) {
+		if (join(c, NS_I_USER, err) < 0)
+			return -1;
+		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+			return error_errno(err,
+					   "become root in the user namespace");
+	}
+	/* The pty comes from the container's own devpts (its /dev/ptmx),
+	 * and this new session's controlling terminal is its peer. */
+	if (p->terminal) {
+		if (setsid() < 0)
+			return error_errno(err, "setsid");
+		if (console_setup(c->console_fd, p, err) < 0)
+			return -1;
+	}
+	if (c->console_fd >= 0)
+		close(c->console_fd);
+	if (sync_send(fd, SYNC_READY, NULL, 0, err) < 0)
+		return -1;
+	/* From here on the process outlives `exec`, detached or not. */
+	if (prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
+		return error_errno(err, "clear parent death signal");
+	return 0;
+}
+
+static int exec_child(const struct exec_ctx *c)
+{
+	_cleanup_error_ struct error *err = NULL;
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		error_errno(&err, "set parent death signal");
+	else if (child_setup(c, &err) == 0)
+		workload_exec(&c->workload, &err);
+	if (err)
+		sync_send(c->sync[1], SYNC_ERROR, err->msg, strlen(err->msg),
+			  NULL);
+	return 127;
+}
+
+/* ---- the parent -------------------------------------------------------- */
+
+/* Until the child's exec closes its end of the sync socket: an error it
+ * sends is the error of exec. */
+static int wait_for_exec(struct exec_ctx *c, struct error **err)
+{
+	bool ready = false;
+
+	for (;;) {
+		_cleanup_error_ struct error *recv_err = NULL;
+		_cleanup_free_ char *payload = NULL;
+		enum sync_msg type;
+
+		if (sync_recv(c->sync[0], &type, &payload, &recv_err) < 0) {
+			if (recv_err->code != EPIPE)
+				return error_set(err, recv_err->code, "%s",
+						 recv_err->msg);
+			if (ready)
+				return 0;
+			return error_set(
+			    err, ECHILD,
+			    "the process died before it could exec");
+		}
+		if (type == SYNC_ERROR)
+			return error_set(err, EIO, "%s", payload);
+		if (type != SYNC_READY)
+			return error_set(err, EPROTO,
+					 "sync: unexpected message");
+		ready = true;
+	}
+}
+
+static int spawn(struct exec_ctx *c, struct error **err)
+{
+	if (join(c, NS_I_PID, err) < 0)
+		return -1;
+	/* CVE-2019-5736: until it execs, the child is the corral binary in
+	 * the container's pid namespace.  Not dumpable, no process there may
+	 * open its /proc/PID/exe, fds or memory; it inherits this from here,
+	 * so there is no window after the fork. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return error_errno(err, "set non-dumpable");
+	c->pid = fork();
+	if (c->pid < 0) {
+		if (errno == ENOMEM && !init_alive(c))
+			return error_set(err, ESRCH,
+					 "container is not running");
+		return error_errno(err, "fork");
+	}
+	if (c->pid == 0) {
+		/* the lock stays the parent's to release */
+		state_dir_close(&c->dir);
+		close(c->sync[0]);
+		_exit(exec_child(c));
+	}
+	closep(&c->sync[1]);
+	c->sync[1] = -1;
+	/* Into the container's cgroup before it runs a single step. */
+	if (c->cgroup && cgroup_enter(c->cgroup, c->pid, err) < 0)
+		return error_wrap(err, "cgroup");
+	if (sync_send(c->sync[0], SYNC_GO, NULL, 0, err) < 0)
+		return -1;
+	return wait_for_exec(c, err);
+}
+
+static void ctx_release(struct exec_ctx *c, bool failed)
+{
+	if (failed && c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, NULL, 0);
+	}
+	for (int i = 0; i < NS_I_COUNT; i++)
+		if (c->ns[i] >= 0)
+			close(c->ns[i]);
+	for (int i = 0; i < 2; i++)
+		if (c->sync[i] >= 0)
+			close(c->sync[i]);
+	if (c->console_fd >= 0)
+		close(c->console_fd);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	cgroup_free(c->cgroup);
+	seccomp_program_free(&c->seccomp);
+	seccomp_program_free(&c->baseline);
+	spec_process_free(c->process);
+	policy_free(c->policy);
+	sandbox_release(&c->sandbox);
+	spec_free(c->config);
+	spec_state_free(c->state);
+	state_dir_close(&c->dir);
+}
+
+/* Forward signals to the process until it exits; its status, 128+N when
+ * killed by signal N. */
+static int wait_forwarding(pid_t pid, const sigset_t *set)
+{
+	for (;;) {
+		siginfo_t info;
+		int status;
+		int sig = sigwaitinfo(set, &info);
+
+		if (sig < 0)
+			continue;
+		if (sig != SIGCHLD) {
+			kill(pid, sig);
+			continue;
+		}
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			if (WIFSIGNALED(status))
+				return 128 + WTERMSIG(status);
+			return WEXITSTATUS(status);
+		}
+	}
+}
+
+int container_exec(const struct exec_opts *o, int *status, struct error **err)
+{
+	struct exec_ctx c = {
+	    .o = o,
+	    .dir = {-1, -1},
+	    .pidfd = -1,
+	    .console_fd = -1,
+	    .sync = {-1, -1},
+	};
+	sigset_t set, old;
+	pid_t pid;
+	int r;
+
+	for (int i = 0; i < NS_I_COUNT; i++)
+		c.ns[i] = -1;
+	sigemptyset(&set);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	r = prepare(&c, err);
+	if (r == 0)
+		r = spawn(&c, err);
+	if (r == 0 && o->pid_file)
+		r = write_pid_file(o->pid_file, c.pid, err);
+	if (r == 0)
+		log_debug("exec %s: pid %d", o->id, (int)c.pid);
+	pid = c.pid;
+	/* Releases the container's lock: a foreground exec must not hold
+	 * it while the process runs. */
+	ctx_release(&c, r < 0);
+	if (r == 0)
+		*status = o->detach ? 0 : wait_forwarding(pid, &set);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (r < 0)
+		return error_wrap(err, "exec %s", o->id);
+	return 0;
+}
