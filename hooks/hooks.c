@@ -12,7 +12,7 @@
 
 #include "util.h"
 
-static char *const empty_env[] = { NULL };
+static char *const empty_env[] = {NULL};
 
 static int pidfd_open_(pid_t pid)
 {
@@ -22,7 +22,7 @@ static int pidfd_open_(pid_t pid)
 /* In the forked child: stdin from the pipe, a clean signal state, exec. */
 static void exec_hook(const struct spec_hook *hook, int stdin_fd)
 {
-	char *argv_default[] = { hook->path, NULL };
+	char *argv_default[] = {hook->path, NULL};
 	char *const *argv = hook->n_args ? hook->args : argv_default;
 	sigset_t none;
 
@@ -59,7 +59,7 @@ static int wait_hook(pid_t pid, int timeout_s, bool *timed_out)
 
 	*timed_out = false;
 	if (pidfd >= 0 && timeout_s > 0) {
-		struct pollfd p = { .fd = pidfd, .events = POLLIN };
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
 		struct timespec start, now;
 		long long left_ms = (long long)timeout_s * 1000;
 
@@ -116,17 +116,16 @@ static int run_one(const struct spec_hook *hook, const char *name, size_t i,
 			   &timed_out);
 	if (timed_out)
 		return error_set(err, ETIMEDOUT,
-				 "hook %s[%zu] %s: timed out after %llds",
-				 name, i, hook->path,
-				 (long long)hook->timeout.v);
+				 "hook %s[%zu] %s: timed out after %llds", name,
+				 i, hook->path, (long long)hook->timeout.v);
 	if (WIFSIGNALED(status))
 		return error_set(err, ECHILD,
 				 "hook %s[%zu] %s: killed by signal %d", name,
 				 i, hook->path, WTERMSIG(status));
 	if (WEXITSTATUS(status) != 0)
 		return error_set(err, ECHILD,
-				 "hook %s[%zu] %s: exited with status %d",
-				 name, i, hook->path, WEXITSTATUS(status));
+				 "hook %s[%zu] %s: exited with status %d", name,
+				 i, hook->path, WEXITSTATUS(status));
 	return 0;
 }
 

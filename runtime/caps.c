@@ -27,14 +27,17 @@ static uint64_t resolve_set(char **names, size_t n, const char *set)
 
 void caps_resolve(const struct spec_caps *caps, struct caps_masks *out)
 {
-	*out = (struct caps_masks){ 0 };
+	*out = (struct caps_masks){0};
 	if (!caps)
 		return;
-	out->bounding = resolve_set(caps->bounding, caps->n_bounding, "bounding");
-	out->effective = resolve_set(caps->effective, caps->n_effective, "effective");
-	out->inheritable = resolve_set(caps->inheritable, caps->n_inheritable,
-				       "inheritable");
-	out->permitted = resolve_set(caps->permitted, caps->n_permitted, "permitted");
+	out->bounding =
+	    resolve_set(caps->bounding, caps->n_bounding, "bounding");
+	out->effective =
+	    resolve_set(caps->effective, caps->n_effective, "effective");
+	out->inheritable =
+	    resolve_set(caps->inheritable, caps->n_inheritable, "inheritable");
+	out->permitted =
+	    resolve_set(caps->permitted, caps->n_permitted, "permitted");
 	out->ambient = resolve_set(caps->ambient, caps->n_ambient, "ambient");
 }
 
@@ -51,7 +54,8 @@ int caps_drop_bounding(const struct caps_masks *m, struct error **err)
 		if (m->bounding & (1ULL << c))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-			return error_errno(err, "drop capability %d from the bounding set", c);
+			return error_errno(
+			    err, "drop capability %d from the bounding set", c);
 	}
 	return 0;
 }
@@ -83,6 +87,7 @@ int caps_apply(const struct caps_masks *m, struct error **err)
 	for (int c = 0; c <= last_cap(); c++)
 		if ((m->ambient & (1ULL << c)) &&
 		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0)
-			return error_errno(err, "raise ambient capability %d", c);
+			return error_errno(err, "raise ambient capability %d",
+					   c);
 	return 0;
 }

@@ -376,12 +376,18 @@ static bool file_has_line(const struct cg_hier *h, const char *file,
 struct freezer {
 	const char *file, *on, *off, *state_file, *frozen, *thawed;
 };
-static const struct freezer v1_freezer = {
-    .file = "freezer.state", .on = "FROZEN", .off = "THAWED",
-    .state_file = "freezer.state", .frozen = "FROZEN", .thawed = "THAWED"};
-static const struct freezer v2_freezer = {
-    .file = "cgroup.freeze", .on = "1", .off = "0",
-    .state_file = "cgroup.events", .frozen = "frozen 1", .thawed = "frozen 0"};
+static const struct freezer v1_freezer = {.file = "freezer.state",
+					  .on = "FROZEN",
+					  .off = "THAWED",
+					  .state_file = "freezer.state",
+					  .frozen = "FROZEN",
+					  .thawed = "THAWED"};
+static const struct freezer v2_freezer = {.file = "cgroup.freeze",
+					  .on = "1",
+					  .off = "0",
+					  .state_file = "cgroup.events",
+					  .frozen = "frozen 1",
+					  .thawed = "frozen 0"};
 
 /* The freezer of the container's cgroup (the hierarchies open): v1's
  * freezer controller when the host has one, else cgroup2's cgroup.freeze
@@ -571,9 +577,8 @@ int cgroup_freeze(const struct cgroup *cg, bool frozen, struct error **err)
 	/* Half frozen is neither paused nor running: back to running. */
 	if (frozen)
 		cg_write(use->fd, use->dir, how->file, how->off, NULL);
-	return error_set(err, ETIMEDOUT,
-			 "cgroup %s: %s: not %s after %d s", use->dir,
-			 how->file, frozen ? "frozen" : "thawed",
+	return error_set(err, ETIMEDOUT, "cgroup %s: %s: not %s after %d s",
+			 use->dir, how->file, frozen ? "frozen" : "thawed",
 			 CG_PAUSE_TIMEOUT_MS / 1000);
 }
 

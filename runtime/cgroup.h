@@ -29,7 +29,7 @@ enum cgroup_layout {
 struct cgroup {
 	enum cgroup_layout layout;
 	char *mount_root; /* "/sys/fs/cgroup" (a temp dir in unit tests) */
-	char *path; /* below each hierarchy root: "corral/ID", "/a/b" */
+	char *path;	  /* below each hierarchy root: "corral/ID", "/a/b" */
 };
 
 /* Detect the layout of the hierarchy mounted at mount_root. */
@@ -132,8 +132,8 @@ void cgroup_stats_clear(struct cgroup_stats *s);
 
 /* {"type":"stats","id":ID,"data":{...}} on one line, newline-ended.
  * Pure. */
-int cgroup_stats_emit(const char *id, const struct cgroup_stats *s,
-		      char **out, struct error **err);
+int cgroup_stats_emit(const char *id, const struct cgroup_stats *s, char **out,
+		      struct error **err);
 
 /* How many processes the kernel's OOM killer killed in the cgroup so far
  * (v2 memory.events, v1 memory.oom_control: oom_kill); 0 without the

@@ -42,8 +42,8 @@ static int next_opt(int argc, char **argv, const char *shortopts,
 	return c;
 }
 
-static int want_args(int argc, char **argv, int min, int max,
-		     const char *usage, struct error **err)
+static int want_args(int argc, char **argv, int min, int max, const char *usage,
+		     struct error **err)
 {
 	int n = argc - optind;
 
@@ -62,21 +62,22 @@ static int parse_count(const char *flag, const char *s, int *out,
 	errno = 0;
 	n = strtol(s, &end, 10);
 	if (errno || *end || !*s || n < 0 || n > 65536)
-		return error_set(err, EINVAL, "%s: invalid number \"%s\"", flag, s);
+		return error_set(err, EINVAL, "%s: invalid number \"%s\"", flag,
+				 s);
 	*out = (int)n;
 	return 0;
 }
 
 static const struct option create_longopts[] = {
-	{ "bundle", required_argument, NULL, 'b' },
-	{ "pid-file", required_argument, NULL, OPT_PID_FILE },
-	{ "console-socket", required_argument, NULL, OPT_CONSOLE_SOCKET },
-	{ "no-pivot", no_argument, NULL, OPT_NO_PIVOT },
-	{ "no-new-keyring", no_argument, NULL, OPT_NO_NEW_KEYRING },
-	{ "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
-	{ "detach", no_argument, NULL, 'd' },
-	{ "keep", no_argument, NULL, 'k' },
-	{ 0 },
+    {"bundle", required_argument, NULL, 'b'},
+    {"pid-file", required_argument, NULL, OPT_PID_FILE},
+    {"console-socket", required_argument, NULL, OPT_CONSOLE_SOCKET},
+    {"no-pivot", no_argument, NULL, OPT_NO_PIVOT},
+    {"no-new-keyring", no_argument, NULL, OPT_NO_NEW_KEYRING},
+    {"preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS},
+    {"detach", no_argument, NULL, 'd'},
+    {"keep", no_argument, NULL, 'k'},
+    {0},
 };
 
 /* create and run share their flags; run adds -d. */
@@ -86,9 +87,10 @@ static int parse_create(const struct global *g, int argc, char **argv,
 	const char *shortopts = detach ? "+:b:d" : "+:b:";
 	int c;
 
-	*o = (struct create_opts){ .root = g->root, .policy = g->policy };
+	*o = (struct create_opts){.root = g->root, .policy = g->policy};
 	optind = 0;
-	while ((c = next_opt(argc, argv, shortopts, create_longopts, err)) != -1) {
+	while ((c = next_opt(argc, argv, shortopts, create_longopts, err)) !=
+	       -1) {
 		switch (c) {
 		case 'b':
 			o->bundle = optarg;
@@ -153,10 +155,9 @@ int cmd_run(const struct global *g, int argc, char **argv, struct error **err)
 }
 
 /* Commands whose only argument is the ID and that take no flags. */
-static int id_only(int argc, char **argv, const char **id,
-		   struct error **err)
+static int id_only(int argc, char **argv, const char **id, struct error **err)
 {
-	static const struct option none[] = { { 0 } };
+	static const struct option none[] = {{0}};
 
 	optind = 0;
 	if (next_opt(argc, argv, "+:", none, err) != -1 ||
@@ -166,8 +167,7 @@ static int id_only(int argc, char **argv, const char **id,
 	return 0;
 }
 
-int cmd_start(const struct global *g, int argc, char **argv,
-	      struct error **err)
+int cmd_start(const struct global *g, int argc, char **argv, struct error **err)
 {
 	const char *id;
 
@@ -177,8 +177,7 @@ int cmd_start(const struct global *g, int argc, char **argv,
 	return 0;
 }
 
-int cmd_state(const struct global *g, int argc, char **argv,
-	      struct error **err)
+int cmd_state(const struct global *g, int argc, char **argv, struct error **err)
 {
 	_cleanup_free_ char *json = NULL;
 	const char *id;
@@ -190,12 +189,11 @@ int cmd_state(const struct global *g, int argc, char **argv,
 	return 0;
 }
 
-int cmd_kill(const struct global *g, int argc, char **argv,
-	     struct error **err)
+int cmd_kill(const struct global *g, int argc, char **argv, struct error **err)
 {
 	static const struct option longopts[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ 0 },
+	    {"all", no_argument, NULL, 'a'},
+	    {0},
 	};
 	bool all = false;
 	int c, sig = 15;
@@ -208,8 +206,7 @@ int cmd_kill(const struct global *g, int argc, char **argv,
 	}
 	if (want_args(argc, argv, 1, 2, "[-a|--all] ID [SIGNAL]", err) < 0)
 		return 1;
-	if (argc - optind == 2 &&
-	    signal_parse(argv[optind + 1], &sig, err) < 0)
+	if (argc - optind == 2 && signal_parse(argv[optind + 1], &sig, err) < 0)
 		return 1;
 	if (container_kill(g->root, argv[optind], sig, all, err) < 0)
 		return 1;
@@ -220,8 +217,8 @@ int cmd_delete(const struct global *g, int argc, char **argv,
 	       struct error **err)
 {
 	static const struct option longopts[] = {
-		{ "force", no_argument, NULL, 'f' },
-		{ 0 },
+	    {"force", no_argument, NULL, 'f'},
+	    {0},
 	};
 	bool force = false;
 	int c;
@@ -238,13 +235,12 @@ int cmd_delete(const struct global *g, int argc, char **argv,
 	return 0;
 }
 
-int cmd_list(const struct global *g, int argc, char **argv,
-	     struct error **err)
+int cmd_list(const struct global *g, int argc, char **argv, struct error **err)
 {
 	static const struct option longopts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "format", required_argument, NULL, 'f' },
-		{ 0 },
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"format", required_argument, NULL, 'f'},
+	    {0},
 	};
 	_cleanup_free_ char *out = NULL;
 	enum list_format format = LIST_TABLE;
@@ -262,7 +258,8 @@ int cmd_list(const struct global *g, int argc, char **argv,
 		} else {
 			if (c == 'f')
 				error_set(err, EINVAL,
-					  "list: --format: expected table or json, got \"%s\"",
+					  "list: --format: expected table or "
+					  "json, got \"%s\"",
 					  optarg);
 			return 1;
 		}
@@ -277,12 +274,11 @@ int cmd_list(const struct global *g, int argc, char **argv,
 	return 0;
 }
 
-int cmd_spec(const struct global *g, int argc, char **argv,
-	     struct error **err)
+int cmd_spec(const struct global *g, int argc, char **argv, struct error **err)
 {
 	static const struct option longopts[] = {
-		{ "bundle", required_argument, NULL, 'b' },
-		{ 0 },
+	    {"bundle", required_argument, NULL, 'b'},
+	    {0},
 	};
 	_cleanup_free_ char *json = NULL;
 	_cleanup_close_ int dfd = -1, fd = -1;
@@ -299,23 +295,20 @@ int cmd_spec(const struct global *g, int argc, char **argv,
 	    spec_default_emit(&json, err) < 0)
 		return 1;
 	dfd = open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		{
-			error_errno(err, "spec: bundle %s", bundle);
-			return 1;
-		}
+	if (dfd < 0) {
+		error_errno(err, "spec: bundle %s", bundle);
+		return 1;
+	}
 	fd = openat(dfd, "config.json",
 		    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		{
-			error_errno(err, "spec: %s/config.json", bundle);
-			return 1;
-		}
-	if (write_all(fd, json, strlen(json)) < 0)
-		{
-			error_errno(err, "spec: write config.json");
-			return 1;
-		}
+	if (fd < 0) {
+		error_errno(err, "spec: %s/config.json", bundle);
+		return 1;
+	}
+	if (write_all(fd, json, strlen(json)) < 0) {
+		error_errno(err, "spec: write config.json");
+		return 1;
+	}
 	return 0;
 }
 
@@ -323,10 +316,10 @@ int cmd_explain(const struct global *g, int argc, char **argv,
 		struct error **err)
 {
 	static const struct option longopts[] = {
-		{ "bundle", required_argument, NULL, 'b' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ 0 },
+	    {"bundle", required_argument, NULL, 'b'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"format", required_argument, NULL, 'f'},
+	    {0},
 	};
 	_cleanup_free_ char *out = NULL;
 	const char *bundle = NULL, *policy = g->policy;
@@ -345,7 +338,8 @@ int cmd_explain(const struct global *g, int argc, char **argv,
 		} else {
 			if (c == 'f')
 				error_set(err, EINVAL,
-					  "explain: --format: expected text or json, got \"%s\"",
+					  "explain: --format: expected text or "
+					  "json, got \"%s\"",
 					  optarg);
 			return 1;
 		}
@@ -364,15 +358,15 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 		struct error **err)
 {
 	static const struct option longopts[] = {
-		{ "rootfs", required_argument, NULL, 'r' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "memory", required_argument, NULL, 'm' },
-		{ "network", required_argument, NULL, 'n' },
-		{ "workspace", required_argument, NULL, 'w' },
-		{ 0 },
+	    {"rootfs", required_argument, NULL, 'r'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"memory", required_argument, NULL, 'm'},
+	    {"network", required_argument, NULL, 'n'},
+	    {"workspace", required_argument, NULL, 'w'},
+	    {0},
 	};
-	struct sandbox_opts o = { .root = g->root, .policy = g->policy };
+	struct sandbox_opts o = {.root = g->root, .policy = g->policy};
 	int c, status = 1;
 
 	optind = 0;
@@ -396,7 +390,9 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 		case 'n':
 			if (strcmp(optarg, "none") != 0) {
 				error_set(err, EINVAL,
-					  "sandbox: --network: only \"none\" (loopback only) is offered; the policy file widens");
+					  "sandbox: --network: only \"none\" "
+					  "(loopback only) is offered; the "
+					  "policy file widens");
 				return 1;
 			}
 			break;
@@ -404,12 +400,13 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 			return 1;
 		}
 	}
-	if (optind >= argc)
-		{
-			error_set(err, EINVAL,
-					 "sandbox: usage: corral sandbox [--rootfs DIR] [--policy F] [--timeout S] [--memory M] [--network none] [--workspace DIR] -- CMD [ARGS...]");
-			return 1;
-		}
+	if (optind >= argc) {
+		error_set(err, EINVAL,
+			  "sandbox: usage: corral sandbox [--rootfs DIR] "
+			  "[--policy F] [--timeout S] [--memory M] [--network "
+			  "none] [--workspace DIR] -- CMD [ARGS...]");
+		return 1;
+	}
 	o.argv = argv + optind;
 	o.argc = argc - optind;
 	if (sandbox_run(&o, &status, err) < 0)
@@ -420,7 +417,7 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 int cmd_features(const struct global *g, int argc, char **argv,
 		 struct error **err)
 {
-	static const struct option none[] = { { 0 } };
+	static const struct option none[] = {{0}};
 	_cleanup_free_ char *json = NULL;
 
 	optind = 0;
@@ -436,21 +433,21 @@ int cmd_exec(const struct global *g, int argc, char **argv, struct error **err)
 {
 	enum { OPT_EXEC_CWD = 512, OPT_EXEC_CAP };
 	static const struct option longopts[] = {
-		{ "process", required_argument, NULL, 'p' },
-		{ "detach", no_argument, NULL, 'd' },
-		{ "pid-file", required_argument, NULL, OPT_PID_FILE },
-		{ "console-socket", required_argument, NULL, OPT_CONSOLE_SOCKET },
-		{ "tty", no_argument, NULL, 't' },
-		{ "cwd", required_argument, NULL, OPT_EXEC_CWD },
-		{ "env", required_argument, NULL, 'e' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
-		{ "cap", required_argument, NULL, OPT_EXEC_CAP },
-		{ 0 },
+	    {"process", required_argument, NULL, 'p'},
+	    {"detach", no_argument, NULL, 'd'},
+	    {"pid-file", required_argument, NULL, OPT_PID_FILE},
+	    {"console-socket", required_argument, NULL, OPT_CONSOLE_SOCKET},
+	    {"tty", no_argument, NULL, 't'},
+	    {"cwd", required_argument, NULL, OPT_EXEC_CWD},
+	    {"env", required_argument, NULL, 'e'},
+	    {"user", required_argument, NULL, 'u'},
+	    {"preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS},
+	    {"cap", required_argument, NULL, OPT_EXEC_CAP},
+	    {0},
 	};
 	_cleanup_free_ char **env = calloc((size_t)argc, sizeof(char *));
 	_cleanup_free_ char **caps = calloc((size_t)argc, sizeof(char *));
-	struct exec_opts o = { .root = g->root, .env = env, .caps = caps };
+	struct exec_opts o = {.root = g->root, .env = env, .caps = caps};
 	int c, status = 1;
 
 	if (!env || !caps) {
@@ -508,8 +505,7 @@ int cmd_exec(const struct global *g, int argc, char **argv, struct error **err)
 	return status;
 }
 
-int cmd_pause(const struct global *g, int argc, char **argv,
-	      struct error **err)
+int cmd_pause(const struct global *g, int argc, char **argv, struct error **err)
 {
 	const char *id;
 
@@ -533,36 +529,62 @@ int cmd_resume(const struct global *g, int argc, char **argv,
 int cmd_update(const struct global *g, int argc, char **argv,
 	       struct error **err)
 {
-	enum { OPT_MEMORY = 600, OPT_MEMORY_SWAP, OPT_PIDS, OPT_QUOTA,
-	       OPT_PERIOD, OPT_SHARES, OPT_CPUS, OPT_MEMS };
-	static const struct option longopts[] = {
-		{ "resources", required_argument, NULL, 'r' },
-		{ "memory", required_argument, NULL, OPT_MEMORY },
-		{ "memory-swap", required_argument, NULL, OPT_MEMORY_SWAP },
-		{ "pids-limit", required_argument, NULL, OPT_PIDS },
-		{ "cpu-quota", required_argument, NULL, OPT_QUOTA },
-		{ "cpu-period", required_argument, NULL, OPT_PERIOD },
-		{ "cpu-shares", required_argument, NULL, OPT_SHARES },
-		{ "cpuset-cpus", required_argument, NULL, OPT_CPUS },
-		{ "cpuset-mems", required_argument, NULL, OPT_MEMS },
-		{ 0 },
+	enum {
+		OPT_MEMORY = 600,
+		OPT_MEMORY_SWAP,
+		OPT_PIDS,
+		OPT_QUOTA,
+		OPT_PERIOD,
+		OPT_SHARES,
+		OPT_CPUS,
+		OPT_MEMS
 	};
-	struct update_opts o = { 0 };
+	static const struct option longopts[] = {
+	    {"resources", required_argument, NULL, 'r'},
+	    {"memory", required_argument, NULL, OPT_MEMORY},
+	    {"memory-swap", required_argument, NULL, OPT_MEMORY_SWAP},
+	    {"pids-limit", required_argument, NULL, OPT_PIDS},
+	    {"cpu-quota", required_argument, NULL, OPT_QUOTA},
+	    {"cpu-period", required_argument, NULL, OPT_PERIOD},
+	    {"cpu-shares", required_argument, NULL, OPT_SHARES},
+	    {"cpuset-cpus", required_argument, NULL, OPT_CPUS},
+	    {"cpuset-mems", required_argument, NULL, OPT_MEMS},
+	    {0},
+	};
+	struct update_opts o = {0};
 	const char **slot;
 	int c;
 
 	optind = 0;
 	while ((c = next_opt(argc, argv, "+:r:", longopts, err)) != -1) {
 		switch (c) {
-		case 'r': slot = &o.resources; break;
-		case OPT_MEMORY: slot = &o.memory; break;
-		case OPT_MEMORY_SWAP: slot = &o.memory_swap; break;
-		case OPT_PIDS: slot = &o.pids_limit; break;
-		case OPT_QUOTA: slot = &o.cpu_quota; break;
-		case OPT_PERIOD: slot = &o.cpu_period; break;
-		case OPT_SHARES: slot = &o.cpu_shares; break;
-		case OPT_CPUS: slot = &o.cpuset_cpus; break;
-		case OPT_MEMS: slot = &o.cpuset_mems; break;
+		case 'r':
+			slot = &o.resources;
+			break;
+		case OPT_MEMORY:
+			slot = &o.memory;
+			break;
+		case OPT_MEMORY_SWAP:
+			slot = &o.memory_swap;
+			break;
+		case OPT_PIDS:
+			slot = &o.pids_limit;
+			break;
+		case OPT_QUOTA:
+			slot = &o.cpu_quota;
+			break;
+		case OPT_PERIOD:
+			slot = &o.cpu_period;
+			break;
+		case OPT_SHARES:
+			slot = &o.cpu_shares;
+			break;
+		case OPT_CPUS:
+			slot = &o.cpuset_cpus;
+			break;
+		case OPT_MEMS:
+			slot = &o.cpuset_mems;
+			break;
 		default:
 			return 1;
 		}
@@ -581,8 +603,8 @@ int cmd_update(const struct global *g, int argc, char **argv,
 int cmd_ps(const struct global *g, int argc, char **argv, struct error **err)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ 0 },
+	    {"format", required_argument, NULL, 'f'},
+	    {0},
 	};
 	_cleanup_free_ char *out = NULL;
 	enum ps_format format = PS_TABLE;
@@ -597,7 +619,8 @@ int cmd_ps(const struct global *g, int argc, char **argv, struct error **err)
 		} else {
 			if (c == 'f')
 				error_set(err, EINVAL,
-					  "ps: --format: expected table or json, got \"%s\"",
+					  "ps: --format: expected table or "
+					  "json, got \"%s\"",
 					  optarg);
 			return 1;
 		}
@@ -646,9 +669,9 @@ int cmd_events(const struct global *g, int argc, char **argv,
 	       struct error **err)
 {
 	static const struct option longopts[] = {
-		{ "stats", no_argument, NULL, 's' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ 0 },
+	    {"stats", no_argument, NULL, 's'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {0},
 	};
 	unsigned interval_ms = 5000;
 	bool stats = false;
@@ -658,12 +681,12 @@ int cmd_events(const struct global *g, int argc, char **argv,
 	while ((c = next_opt(argc, argv, "+:", longopts, err)) != -1) {
 		if (c == 's')
 			stats = true;
-		else if (c != 'i' || parse_interval(optarg, &interval_ms,
-						    err) < 0)
+		else if (c != 'i' ||
+			 parse_interval(optarg, &interval_ms, err) < 0)
 			return 1;
 	}
 	if (want_args(argc, argv, 1, 1, "[--stats] [--interval N] ID", err) <
-		    0 ||
+		0 ||
 	    container_events(g->root, argv[optind], stats, interval_ms,
 			     print_event, NULL, err) < 0)
 		return 1;

@@ -29,22 +29,33 @@ struct command {
 	const char *help;
 };
 
-int cmd_create(const struct global *g, int argc, char **argv, struct error **err);
-int cmd_start(const struct global *g, int argc, char **argv, struct error **err);
-int cmd_state(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_create(const struct global *g, int argc, char **argv,
+	       struct error **err);
+int cmd_start(const struct global *g, int argc, char **argv,
+	      struct error **err);
+int cmd_state(const struct global *g, int argc, char **argv,
+	      struct error **err);
 int cmd_kill(const struct global *g, int argc, char **argv, struct error **err);
-int cmd_delete(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_delete(const struct global *g, int argc, char **argv,
+	       struct error **err);
 int cmd_run(const struct global *g, int argc, char **argv, struct error **err);
 int cmd_list(const struct global *g, int argc, char **argv, struct error **err);
 int cmd_spec(const struct global *g, int argc, char **argv, struct error **err);
-int cmd_explain(const struct global *g, int argc, char **argv, struct error **err);
-int cmd_sandbox(const struct global *g, int argc, char **argv, struct error **err);
-int cmd_features(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_explain(const struct global *g, int argc, char **argv,
+		struct error **err);
+int cmd_sandbox(const struct global *g, int argc, char **argv,
+		struct error **err);
+int cmd_features(const struct global *g, int argc, char **argv,
+		 struct error **err);
 int cmd_exec(const struct global *g, int argc, char **argv, struct error **err);
-int cmd_pause(const struct global *g, int argc, char **argv, struct error **err);
-int cmd_resume(const struct global *g, int argc, char **argv, struct error **err);
-int cmd_update(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_pause(const struct global *g, int argc, char **argv,
+	      struct error **err);
+int cmd_resume(const struct global *g, int argc, char **argv,
+	       struct error **err);
+int cmd_update(const struct global *g, int argc, char **argv,
+	       struct error **err);
 int cmd_ps(const struct global *g, int argc, char **argv, struct error **err);
-int cmd_events(const struct global *g, int argc, char **argv, struct error **err);
+int cmd_events(const struct global *g, int argc, char **argv,
+	       struct error **err);
 
 #endif

@@ -14,7 +14,7 @@
 
 int console_connect(const char *path, struct error **err)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	int fd;
 
 	if (strlen(path) >= sizeof(addr.sun_path))
@@ -35,16 +35,16 @@ int console_connect(const char *path, struct error **err)
 static int send_fd(int sock, int fd, struct error **err)
 {
 	char name[] = "/dev/ptmx";
-	struct iovec iov = { .iov_base = name, .iov_len = sizeof(name) - 1 };
+	struct iovec iov = {.iov_base = name, .iov_len = sizeof(name) - 1};
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
+	    .msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf),
 	};
 	struct cmsghdr *c;
 
@@ -55,7 +55,8 @@ static int send_fd(int sock, int fd, struct error **err)
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
-		return error_errno(err, "send the console to the console socket");
+		return error_errno(err,
+				   "send the console to the console socket");
 	return 0;
 }
 
@@ -75,8 +76,8 @@ int console_setup(int sock, const struct spec_process *process,
 		return error_errno(err, "open pty peer");
 	if (process->has_console_size) {
 		struct winsize ws = {
-			.ws_row = (unsigned short)process->console_height,
-			.ws_col = (unsigned short)process->console_width,
+		    .ws_row = (unsigned short)process->console_height,
+		    .ws_col = (unsigned short)process->console_width,
 		};
 
 		if (ioctl(master, TIOCSWINSZ, &ws) < 0)

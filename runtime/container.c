@@ -42,7 +42,7 @@ static void opened_close(struct opened *c)
 static int open_container(const char *root, const char *id, struct opened *c,
 			  struct error **err)
 {
-	c->dir = (struct container_dir){ -1, -1 };
+	c->dir = (struct container_dir){-1, -1};
 	c->state = NULL;
 	if (state_dir_open(root, id, &c->dir, err) < 0)
 		return -1;
@@ -70,7 +70,7 @@ static void run_hooks_warn(const struct container_dir *dir,
 		return;
 	}
 	for (size_t i = 0; i < spec->hooks[kind].n; i++) {
-		struct spec_hook_list one = { &spec->hooks[kind].hooks[i], 1 };
+		struct spec_hook_list one = {&spec->hooks[kind].hooks[i], 1};
 
 		if (hooks_run(&one, kind, json, &err) < 0) {
 			log_warn("%s", err->msg);
@@ -105,8 +105,8 @@ static int open_init(const struct spec_state *st, struct error **err)
  * poll says data is there, then until the writer closes. */
 static int read_start_reply(int fifo, int pidfd, char *buf, size_t size)
 {
-	struct pollfd p[2] = { { .fd = fifo, .events = POLLIN },
-			       { .fd = pidfd, .events = POLLIN } };
+	struct pollfd p[2] = {{.fd = fifo, .events = POLLIN},
+			      {.fd = pidfd, .events = POLLIN}};
 	size_t len = 0;
 
 	for (;;) {
@@ -143,7 +143,8 @@ int container_start(const char *root, const char *id, struct error **err)
 			  id, c.status);
 		goto out;
 	}
-	fifo = openat(c.dir.dirfd, FIFO_FILE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fifo =
+	    openat(c.dir.dirfd, FIFO_FILE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	pidfd = open_init(c.state, err);
 	if (fifo < 0 || pidfd < 0) {
 		if (fifo < 0)
@@ -247,12 +248,13 @@ static int kill_and_wait(const struct spec_state *st, struct error **err)
 		return 0;
 	if (pidfd_send_signal_(pidfd, SIGKILL) < 0 && errno != ESRCH)
 		return error_errno(err, "kill container %s", st->id);
-	p = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	p = (struct pollfd){.fd = pidfd, .events = POLLIN};
 	while (poll(&p, 1, KILL_WAIT_MS) < 0 && errno == EINTR)
 		;
 	if (!(p.revents & POLLIN))
 		return error_set(err, ETIMEDOUT,
-				 "container %s did not die after SIGKILL", st->id);
+				 "container %s did not die after SIGKILL",
+				 st->id);
 	return 0;
 }
 
@@ -279,17 +281,19 @@ static int remove_cgroup(const struct spec_state *st, struct error **err)
  * leaves: --force removes it as well. */
 static int remove_leftover(const char *root, const char *id)
 {
-	_cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	struct container_dir dir = { -1, -1 };
+	_cleanup_close_ int rootfd =
+	    open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct container_dir dir = {-1, -1};
 	struct stat st;
 
 	if (rootfd < 0 || state_validate_id(id, NULL) < 0)
 		return 0;
-	dir.dirfd = openat(rootfd, id, O_PATH | O_DIRECTORY | O_CLOEXEC |
-					       O_NOFOLLOW);
+	dir.dirfd =
+	    openat(rootfd, id, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dir.dirfd < 0)
 		return 0;
-	dir.lockfd = openat(dir.dirfd, LOCK_FILE, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	dir.lockfd =
+	    openat(dir.dirfd, LOCK_FILE, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	/* a create in progress holds the lock: leave it alone */
 	if (dir.lockfd < 0 || flock(dir.lockfd, LOCK_EX | LOCK_NB) < 0 ||
 	    fstatat(dir.dirfd, STATE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -447,8 +451,8 @@ static int wait_forwarding(pid_t pid, const sigset_t *set)
 int container_run(const struct create_opts *o, bool detach, int *status,
 		  struct error **err)
 {
-	static const int forwarded[] = { SIGCHLD, SIGHUP, SIGINT, SIGQUIT,
-					 SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
+	static const int forwarded[] = {SIGCHLD, SIGHUP,  SIGINT,  SIGQUIT,
+					SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH};
 	sigset_t set, old;
 	pid_t pid;
 	int r;

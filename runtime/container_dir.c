@@ -19,21 +19,24 @@ int state_validate_id(const char *id, struct error **err)
 	if (len == 0)
 		return error_set(err, EINVAL, "invalid container ID: empty");
 	if (len > 1024)
-		return error_set(err, EINVAL,
-				 "invalid container ID: longer than 1024 bytes");
+		return error_set(
+		    err, EINVAL,
+		    "invalid container ID: longer than 1024 bytes");
 	if (id[0] == '.')
-		return error_set(err, EINVAL,
-				 "invalid container ID \"%s\": starts with a dot",
-				 id);
+		return error_set(
+		    err, EINVAL,
+		    "invalid container ID \"%s\": starts with a dot", id);
 	for (const char *p = id; *p; p++) {
 		char c = *p;
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		      (c >= '0' && c <= '9') || c == '_' || c == '-' ||
 		      c == '.' || c == '+'))
-			return error_set(err, EINVAL,
-					 "invalid container ID \"%s\": only letters, digits and \"_-.+\" are allowed",
-					 id);
+			return error_set(
+			    err, EINVAL,
+			    "invalid container ID \"%s\": only letters, digits "
+			    "and \"_-.+\" are allowed",
+			    id);
 	}
 	return 0;
 }
@@ -52,9 +55,9 @@ static int open_root(const char *root, bool create, struct error **err)
 
 static int lock_dir(int dirfd, bool create, struct error **err)
 {
-	int fd = openat(dirfd, LOCK_FILE,
-			O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0),
-			0600);
+	int fd = openat(
+	    dirfd, LOCK_FILE,
+	    O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0600);
 
 	if (fd < 0)
 		return error_errno(err, "lock");
@@ -83,8 +86,8 @@ int state_dir_create(const char *root, const char *id,
 		return error_errno(err, "create state directory %s/%s", root,
 				   id);
 	}
-	dirfd = openat(rootfd, id, O_PATH | O_DIRECTORY | O_CLOEXEC |
-				   O_NOFOLLOW);
+	dirfd =
+	    openat(rootfd, id, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dirfd < 0) {
 		error_errno(err, "open state directory %s/%s", root, id);
 		unlinkat(rootfd, id, AT_REMOVEDIR);
@@ -110,8 +113,8 @@ int state_dir_open(const char *root, const char *id, struct container_dir *out,
 		return -1;
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd >= 0)
-		dirfd = openat(rootfd, id, O_PATH | O_DIRECTORY | O_CLOEXEC |
-					   O_NOFOLLOW);
+		dirfd = openat(rootfd, id,
+			       O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dirfd < 0)
 		return error_set(err, ENOENT, "container %s does not exist",
 				 id);
@@ -186,8 +189,8 @@ int state_save(const struct container_dir *dir, const struct spec_state *s,
 
 	if (spec_state_emit(s, STATE_PRIVATE, &json, err) < 0)
 		return -1;
-	return write_file_atomic_at(dir->dirfd, STATE_FILE, json,
-				    strlen(json), 0600, err);
+	return write_file_atomic_at(dir->dirfd, STATE_FILE, json, strlen(json),
+				    0600, err);
 }
 
 int state_load_config(const struct container_dir *dir, struct spec **out,

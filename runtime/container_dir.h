@@ -17,7 +17,8 @@
 #define SANDBOX_FILE "sandbox.json"
 #define EXPLAIN_TEXT_FILE "explain.txt"
 #define EXPLAIN_JSON_FILE "explain.json"
-#define POLICY_FILE "policy.json" /* the policy create applied; exec reuses it */
+#define POLICY_FILE                                                            \
+	"policy.json" /* the policy create applied; exec reuses it */
 #define LOCK_FILE "lock"
 
 struct container_dir {

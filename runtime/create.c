@@ -38,7 +38,7 @@ struct create_ctx {
 	const struct create_opts *o;
 	char *bundle;
 	char *rootfs;
-	struct spec *config; /* config.json as written */
+	struct spec *config;   /* config.json as written */
 	struct policy *policy; /* kept in the state dir for exec */
 	struct hardened *hardened;
 	const struct spec *spec; /* the effective spec: hardened->spec */
@@ -46,7 +46,7 @@ struct create_ctx {
 	struct ns_plan ns;
 	struct seccomp_program seccomp; /* config.json's filter */
 	bool has_seccomp;
-	struct seccomp_program baseline; /* corral's, under the sandbox */
+	struct seccomp_program baseline;   /* corral's, under the sandbox */
 	struct seccomp_program supervisor; /* PID 1's own */
 	struct container_dir dir;
 	struct cgroup *cgroup;
@@ -80,8 +80,8 @@ static int load_bundle(struct create_ctx *c, struct error **err)
 		return error_set(err, EINVAL, "config.json: .root: missing");
 	if (c->config->root->path[0] == '/')
 		rootfs = strdup(c->config->root->path);
-	else if (asprintf(&rootfs, "%s/%s", c->bundle,
-			  c->config->root->path) < 0)
+	else if (asprintf(&rootfs, "%s/%s", c->bundle, c->config->root->path) <
+		 0)
 		rootfs = NULL;
 	if (!rootfs)
 		return error_set(err, ENOMEM, "out of memory");
@@ -135,14 +135,17 @@ static int check_spec(const struct create_ctx *c, struct error **err)
 
 	if ((s->hostname || s->domainname) &&
 	    !(c->ns.clone_flags & CLONE_NEWUTS))
-		return error_set(err, EINVAL,
-				 "config.json: .hostname: needs a new uts namespace");
+		return error_set(
+		    err, EINVAL,
+		    "config.json: .hostname: needs a new uts namespace");
 	if (s->process->terminal && !c->o->console_socket)
 		return error_set(err, EINVAL,
-				 "config.json: .process.terminal is true: --console-socket is required");
+				 "config.json: .process.terminal is true: "
+				 "--console-socket is required");
 	if (!s->process->terminal && c->o->console_socket)
-		return error_set(err, EINVAL,
-				 "--console-socket given but .process.terminal is false");
+		return error_set(
+		    err, EINVAL,
+		    "--console-socket given but .process.terminal is false");
 	return 0;
 }
 
@@ -190,9 +193,9 @@ static int save_effective(struct create_ctx *c, struct error **err)
 		int (*render)(const struct hardened *, char **,
 			      struct error **);
 	} files[] = {
-		{ SANDBOX_FILE, hardened_emit_sandbox },
-		{ EXPLAIN_TEXT_FILE, explain_text },
-		{ EXPLAIN_JSON_FILE, explain_json },
+	    {SANDBOX_FILE, hardened_emit_sandbox},
+	    {EXPLAIN_TEXT_FILE, explain_text},
+	    {EXPLAIN_JSON_FILE, explain_json},
 	};
 	_cleanup_free_ char *config = NULL, *policy = NULL;
 
@@ -224,11 +227,11 @@ static int make_cgroup(struct create_ctx *c, struct error **err)
 	_cleanup_free_ char *path = NULL;
 	char **skipped = NULL;
 
-	if (cgroup_path_for(l ? l->cgroups_path : NULL, c->o->id, &path,
-			    err) < 0 ||
+	if (cgroup_path_for(l ? l->cgroups_path : NULL, c->o->id, &path, err) <
+		0 ||
 	    cgroup_prepare(CGROUP_MOUNT, path, l ? l->resources : NULL,
-			   c->hardened->sandbox.limits_best_effort,
-			   &c->cgroup, &skipped, err) < 0)
+			   c->hardened->sandbox.limits_best_effort, &c->cgroup,
+			   &skipped, err) < 0)
 		return error_wrap(err, "cgroup");
 	for (char **s = skipped; s && *s; s++)
 		log_warn("%s: %s is not enforced (limits are best-effort)",
@@ -245,8 +248,8 @@ static int prepare(struct create_ctx *c, struct error **err)
 	    reserve_fds(c->o->preserve_fds + nlisten, err) < 0 ||
 	    load_bundle(c, err) < 0 || harden_config(c, err) < 0)
 		return -1;
-	if (ns_plan_make(c->spec, c->hardened->sandbox.enforced, &c->ns,
-			 err) < 0 ||
+	if (ns_plan_make(c->spec, c->hardened->sandbox.enforced, &c->ns, err) <
+		0 ||
 	    check_spec(c, err) < 0 || build_env(c, nlisten, err) < 0 ||
 	    compile_filters(c, err) < 0)
 		return -1;
@@ -270,16 +273,16 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 		       char *created, const char *status)
 {
 	*st = (struct spec_state){
-		.oci_version = c->spec->oci_version,
-		.id = (char *)c->o->id,
-		.status = status,
-		.pid = c->pid,
-		.bundle = c->bundle,
-		.rootfs = c->rootfs,
-		.created = created,
-		.annotations = c->spec->annotations,
-		.n_annotations = c->spec->n_annotations,
-		.cgroup = c->cgroup ? c->cgroup->path : NULL,
+	    .oci_version = c->spec->oci_version,
+	    .id = (char *)c->o->id,
+	    .status = status,
+	    .pid = c->pid,
+	    .bundle = c->bundle,
+	    .rootfs = c->rootfs,
+	    .created = created,
+	    .annotations = c->spec->annotations,
+	    .n_annotations = c->spec->n_annotations,
+	    .cgroup = c->cgroup ? c->cgroup->path : NULL,
 	};
 	proc_stat(c->pid, &st->start_time, NULL);
 }
@@ -314,7 +317,8 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 		if (type == SYNC_READY)
 			break;
 		if (type != SYNC_HOOKS)
-			return error_set(err, EPROTO, "sync: unexpected message");
+			return error_set(err, EPROTO,
+					 "sync: unexpected message");
 		if (hooks_run(&c->spec->hooks[HOOK_PRESTART], HOOK_PRESTART,
 			      state_json, err) < 0 ||
 		    hooks_run(&c->spec->hooks[HOOK_CREATE_RUNTIME],
@@ -340,21 +344,21 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 static int spawn(struct create_ctx *c, struct error **err)
 {
 	struct init_config cfg = {
-		.spec = c->spec,
-		.bundle = c->bundle,
-		.rootfs = c->rootfs,
-		.ns = &c->ns,
-		.sync_fd = c->sync[1],
-		.fifo_fd = c->fifo_fd,
-		.console_fd = c->console_fd,
-		.keep_fds = c->o->preserve_fds + listen_fds(),
-		.no_pivot = c->o->no_pivot,
-		.no_new_keyring = c->o->no_new_keyring,
-		.env = c->env,
-		.sandbox = &c->hardened->sandbox,
-		.seccomp = c->has_seccomp ? &c->seccomp : NULL,
-		.baseline = c->hardened->sandbox.enforced ? &c->baseline : NULL,
-		.supervisor = &c->supervisor,
+	    .spec = c->spec,
+	    .bundle = c->bundle,
+	    .rootfs = c->rootfs,
+	    .ns = &c->ns,
+	    .sync_fd = c->sync[1],
+	    .fifo_fd = c->fifo_fd,
+	    .console_fd = c->console_fd,
+	    .keep_fds = c->o->preserve_fds + listen_fds(),
+	    .no_pivot = c->o->no_pivot,
+	    .no_new_keyring = c->o->no_new_keyring,
+	    .env = c->env,
+	    .sandbox = &c->hardened->sandbox,
+	    .seccomp = c->has_seccomp ? &c->seccomp : NULL,
+	    .baseline = c->hardened->sandbox.enforced ? &c->baseline : NULL,
+	    .supervisor = &c->supervisor,
 	};
 
 	caps_resolve(c->spec->process->caps, &cfg.caps);
@@ -367,7 +371,8 @@ static int spawn(struct create_ctx *c, struct error **err)
 		return error_errno(err, "clone the container process");
 	if (c->pid == 0) {
 		/* The lock is shared with this copy of its fd: drop it here so
-		 * the parent's close releases the container to other commands. */
+		 * the parent's close releases the container to other commands.
+		 */
 		state_dir_close(&c->dir);
 		close(c->sync[0]);
 		_exit(init_run(&cfg));
@@ -382,7 +387,8 @@ static int spawn(struct create_ctx *c, struct error **err)
 static void log_changes(const char *id, const struct hardened *h)
 {
 	if (!h->sandbox.enforced)
-		log_info("%s: SANDBOX OFF: the policy is permissive, the container runs as config.json says",
+		log_info("%s: SANDBOX OFF: the policy is permissive, the "
+			 "container runs as config.json says",
 			 id);
 	for (size_t i = 0; i < h->n_changes; i++)
 		log_info("%s: %s: %s -> %s (%s)", id, h->changes[i].field,
@@ -427,11 +433,11 @@ int container_create(const struct create_opts *o, pid_t *pid,
 		     struct error **err)
 {
 	struct create_ctx c = {
-		.o = o,
-		.dir = { -1, -1 },
-		.fifo_fd = -1,
-		.console_fd = -1,
-		.sync = { -1, -1 },
+	    .o = o,
+	    .dir = {-1, -1},
+	    .fifo_fd = -1,
+	    .console_fd = -1,
+	    .sync = {-1, -1},
 	};
 	int r;
 

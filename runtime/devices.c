@@ -13,22 +13,22 @@
 #include "util.h"
 
 static const struct spec_device standard[] = {
-	{ (char *)"/dev/null", 'c', 1, 3, { true, 0666 }, { 0 }, { 0 } },
-	{ (char *)"/dev/zero", 'c', 1, 5, { true, 0666 }, { 0 }, { 0 } },
-	{ (char *)"/dev/full", 'c', 1, 7, { true, 0666 }, { 0 }, { 0 } },
-	{ (char *)"/dev/random", 'c', 1, 8, { true, 0666 }, { 0 }, { 0 } },
-	{ (char *)"/dev/urandom", 'c', 1, 9, { true, 0666 }, { 0 }, { 0 } },
-	{ (char *)"/dev/tty", 'c', 5, 0, { true, 0666 }, { 0 }, { 0 } },
+    {(char *)"/dev/null", 'c', 1, 3, {true, 0666}, {0}, {0}},
+    {(char *)"/dev/zero", 'c', 1, 5, {true, 0666}, {0}, {0}},
+    {(char *)"/dev/full", 'c', 1, 7, {true, 0666}, {0}, {0}},
+    {(char *)"/dev/random", 'c', 1, 8, {true, 0666}, {0}, {0}},
+    {(char *)"/dev/urandom", 'c', 1, 9, {true, 0666}, {0}, {0}},
+    {(char *)"/dev/tty", 'c', 5, 0, {true, 0666}, {0}, {0}},
 };
 
 static const struct {
 	const char *target;
 	const char *name;
 } links[] = {
-	{ "/proc/self/fd", "fd" },
-	{ "/proc/self/fd/0", "stdin" },
-	{ "/proc/self/fd/1", "stdout" },
-	{ "/proc/self/fd/2", "stderr" },
+    {"/proc/self/fd", "fd"},
+    {"/proc/self/fd/0", "stdin"},
+    {"/proc/self/fd/1", "stdout"},
+    {"/proc/self/fd/2", "stderr"},
 };
 
 static mode_t node_type(char type)
@@ -49,8 +49,8 @@ static int bind_host_node(int parent, const char *name, const char *path,
 {
 	_cleanup_close_ int target = -1, src = -1;
 	char sp[FD_PATH_MAX], tp[FD_PATH_MAX];
-	int f = openat(parent, name, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW,
-		       0600);
+	int f = openat(parent, name,
+		       O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
 
 	if (f < 0)
 		return error_errno(err, "device %s", path);

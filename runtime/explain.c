@@ -18,7 +18,8 @@ static int explain_bundle(const char *bundle, const char *policy_path,
 			  bool json, char **out, struct error **err)
 {
 	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int bfd = open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int bfd =
+	    open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct policy *policy = NULL;
 	struct hardened *h = NULL;
 	struct spec *config = NULL;
@@ -51,13 +52,14 @@ out:
 static int explain_container(const char *root, const char *id, bool json,
 			     char **out, struct error **err)
 {
-	struct container_dir dir = { -1, -1 };
+	struct container_dir dir = {-1, -1};
 	int r;
 
 	if (state_dir_open(root, id, &dir, err) < 0)
 		return -1;
-	r = read_file_at(dir.dirfd, json ? EXPLAIN_JSON_FILE : EXPLAIN_TEXT_FILE,
-			 out, NULL, err);
+	r = read_file_at(dir.dirfd,
+			 json ? EXPLAIN_JSON_FILE : EXPLAIN_TEXT_FILE, out,
+			 NULL, err);
 	state_dir_close(&dir);
 	return r;
 }

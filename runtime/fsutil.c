@@ -33,11 +33,12 @@ int read_file_at(int dirfd, const char *path, char **out, size_t *len,
 
 			cap = cap ? cap * 2 : 16384;
 			if (cap > READ_MAX + 1)
-				return error_set(err, EFBIG, "read %s: too large",
-						 path);
+				return error_set(err, EFBIG,
+						 "read %s: too large", path);
 			nb = realloc(buf, cap);
 			if (!nb)
-				return error_set(err, ENOMEM, "read %s: out of memory",
+				return error_set(err, ENOMEM,
+						 "read %s: out of memory",
 						 path);
 			buf = nb;
 		}
@@ -84,8 +85,9 @@ int write_file_atomic_at(int dirfd, const char *name, const char *data,
 	    (int)sizeof(tmp))
 		return error_set(err, ENAMETOOLONG, "write %s: name too long",
 				 name);
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-			O_NOFOLLOW, mode);
+	fd =
+	    openat(dirfd, tmp,
+		   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)
 		return error_errno(err, "write %s", name);
 	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
@@ -118,7 +120,8 @@ int proc_stat(pid_t pid, uint64_t *start_time, char *state)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields start after the last ')' */
+	/* comm may hold spaces and parentheses: fields start after the last ')'
+	 */
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ')
 		return -1;
@@ -160,8 +163,8 @@ void now_rfc3339(char *buf, size_t len)
 int open_in_root(int rootfd, const char *path, int flags, struct error **err)
 {
 	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	    .flags = (uint64_t)(flags | O_CLOEXEC),
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	int fd;
 
@@ -180,8 +183,8 @@ void fd_path(int fd, char buf[FD_PATH_MAX])
 	snprintf(buf, FD_PATH_MAX, "/proc/self/fd/%d", fd);
 }
 
-static int create_entry(int rootfd, const char *parent_path,
-			const char *name, bool file, struct error **err)
+static int create_entry(int rootfd, const char *parent_path, const char *name,
+			bool file, struct error **err)
 {
 	_cleanup_close_ int parent = -1;
 
@@ -189,10 +192,9 @@ static int create_entry(int rootfd, const char *parent_path,
 	if (parent < 0)
 		return -1;
 	if (file) {
-		int f = openat(parent, name,
-			       O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC |
-				       O_NOFOLLOW,
-			       0644);
+		int f = openat(
+		    parent, name,
+		    O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
 
 		if (f < 0 && errno != EEXIST)
 			return error_errno(err, "create %s/%s", parent_path,
@@ -215,7 +217,8 @@ int mkdir_in_root(int rootfd, const char *path, bool file, struct error **err)
 	size_t len = strlen(path), start = 0;
 
 	for (size_t end = 0; end <= len; end++) {
-		_cleanup_free_ char *prefix = NULL, *parent = NULL, *name = NULL;
+		_cleanup_free_ char *prefix = NULL, *parent = NULL,
+				    *name = NULL;
 		_cleanup_close_ int fd = -1;
 		bool last = end == len;
 

@@ -87,8 +87,8 @@ static int setup(const struct init_config *c, char **state_json,
 	    (sync_send(c->sync_fd, SYNC_HOOKS, NULL, 0, err) < 0 ||
 	     sync_expect(c->sync_fd, SYNC_HOOKS_DONE, NULL, err) < 0))
 		return -1;
-	if (hooks_run(&spec->hooks[HOOK_CREATE_CONTAINER], HOOK_CREATE_CONTAINER,
-		      *state_json, err) < 0)
+	if (hooks_run(&spec->hooks[HOOK_CREATE_CONTAINER],
+		      HOOK_CREATE_CONTAINER, *state_json, err) < 0)
 		return -1;
 	if (mount_pivot_root(c->rootfs, c->no_pivot, err) < 0 ||
 	    process_set_sysctls(spec->linux_, err) < 0 ||
@@ -159,13 +159,13 @@ static int workload_main(void *arg)
 	const struct init_config *c = arg;
 	_cleanup_error_ struct error *err = NULL;
 	struct workload w = {
-		.process = c->spec->process,
-		.env = c->env,
-		.caps = c->caps,
-		.enforced = c->sandbox->enforced,
-		.keep_fds = c->keep_fds,
-		.seccomp = c->seccomp,
-		.baseline = c->baseline,
+	    .process = c->spec->process,
+	    .env = c->env,
+	    .caps = c->caps,
+	    .enforced = c->sandbox->enforced,
+	    .keep_fds = c->keep_fds,
+	    .seccomp = c->seccomp,
+	    .baseline = c->baseline,
 	};
 
 	workload_exec(&w, &err);
@@ -197,11 +197,11 @@ int init_run(const struct init_config *c)
 	}
 	{
 		struct supervisor_config sc = {
-			.wall_clock = c->sandbox->wall_clock,
-			.terminal = c->spec->process->terminal,
-			.uid = c->spec->process->user.uid,
-			.gid = c->spec->process->user.gid,
-			.filter = c->supervisor,
+		    .wall_clock = c->sandbox->wall_clock,
+		    .terminal = c->spec->process->terminal,
+		    .uid = c->spec->process->user.uid,
+		    .gid = c->spec->process->user.gid,
+		    .filter = c->supervisor,
 		};
 
 		supervisor_run(&sc, workload_main, (void *)c);

@@ -17,16 +17,16 @@ struct init_config {
 	const char *rootfs; /* absolute host path */
 	const struct ns_plan *ns;
 	int sync_fd;
-	int fifo_fd; /* O_PATH fd of ROOT/ID/exec.fifo */
+	int fifo_fd;	/* O_PATH fd of ROOT/ID/exec.fifo */
 	int console_fd; /* connected console socket, or -1 */
-	int keep_fds; /* fds 3 .. 3+keep_fds-1 are passed to the process */
+	int keep_fds;	/* fds 3 .. 3+keep_fds-1 are passed to the process */
 	bool no_pivot;
 	bool no_new_keyring;
 	char **env; /* the process environment */
 	struct caps_masks caps;
-	const struct sandbox *sandbox; /* what harden() decided */
-	const struct seccomp_program *seccomp; /* config.json's, or NULL */
-	const struct seccomp_program *baseline; /* corral's, or NULL */
+	const struct sandbox *sandbox;		  /* what harden() decided */
+	const struct seccomp_program *seccomp;	  /* config.json's, or NULL */
+	const struct seccomp_program *baseline;	  /* corral's, or NULL */
 	const struct seccomp_program *supervisor; /* PID 1's own filter */
 };
 

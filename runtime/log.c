@@ -83,8 +83,7 @@ void log_error(const char *msg)
 	append("error", msg);
 }
 
-static void vlog(const char *level, bool to_stderr, const char *fmt,
-		 va_list ap)
+static void vlog(const char *level, bool to_stderr, const char *fmt, va_list ap)
 {
 	char *msg = NULL;
 

@@ -16,58 +16,71 @@
 #include "util.h"
 
 static const struct command commands[] = {
-	{ "create", cmd_create, "create a container from a bundle" },
-	{ "start", cmd_start, "start the process of a created container" },
-	{ "state", cmd_state, "print the state of a container as JSON" },
-	{ "kill", cmd_kill, "send a signal to a container's init process" },
-	{ "delete", cmd_delete, "delete a container and its state" },
-	{ "run", cmd_run, "create and start a container, wait for it" },
-	{ "list", cmd_list, "list containers" },
-	{ "spec", cmd_spec, "write a config.json with corral's defaults" },
-	{ "sandbox", cmd_sandbox, "run a command under the full sandbox, no engine needed" },
-	{ "explain", cmd_explain, "show what a container can reach, without running it" },
-	{ "features", cmd_features, "print the runtime's features as JSON" },
-	{ "exec", cmd_exec, "run another process in a running container" },
-	{ "pause", cmd_pause, "freeze every process of a running container" },
-	{ "resume", cmd_resume, "thaw a paused container" },
-	{ "update", cmd_update, "change the resource limits of a container" },
-	{ "ps", cmd_ps, "list the processes of a container" },
-	{ "events", cmd_events, "stream a container's stats and OOM events as JSON" },
+    {"create", cmd_create, "create a container from a bundle"},
+    {"start", cmd_start, "start the process of a created container"},
+    {"state", cmd_state, "print the state of a container as JSON"},
+    {"kill", cmd_kill, "send a signal to a container's init process"},
+    {"delete", cmd_delete, "delete a container and its state"},
+    {"run", cmd_run, "create and start a container, wait for it"},
+    {"list", cmd_list, "list containers"},
+    {"spec", cmd_spec, "write a config.json with corral's defaults"},
+    {"sandbox", cmd_sandbox,
+     "run a command under the full sandbox, no engine needed"},
+    {"explain", cmd_explain,
+     "show what a container can reach, without running it"},
+    {"features", cmd_features, "print the runtime's features as JSON"},
+    {"exec", cmd_exec, "run another process in a running container"},
+    {"pause", cmd_pause, "freeze every process of a running container"},
+    {"resume", cmd_resume, "thaw a paused container"},
+    {"update", cmd_update, "change the resource limits of a container"},
+    {"ps", cmd_ps, "list the processes of a container"},
+    {"events", cmd_events, "stream a container's stats and OOM events as JSON"},
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: corral [GLOBAL OPTIONS] COMMAND [OPTIONS] [ARGS]\n\n"
-		   "An OCI runtime that runs untrusted code in a hardened sandbox.\n\n"
-		   "Commands:\n");
+	fprintf(
+	    f,
+	    "usage: corral [GLOBAL OPTIONS] COMMAND [OPTIONS] [ARGS]\n\n"
+	    "An OCI runtime that runs untrusted code in a hardened sandbox.\n\n"
+	    "Commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nGlobal options:\n"
-		   "  --root DIR           state directory (default " DEFAULT_ROOT ")\n"
-		   "  --log FILE           append errors to FILE\n"
-		   "  --log-format FORMAT  text or json\n"
-		   "  --debug              debug logging\n"
-		   "  --policy FILE        the sandbox policy (default " POLICY_PATH ")\n"
-		   "  --systemd-cgroup     accepted for compatibility\n"
-		   "  -v, --version        print the version\n"
-		   "  -h, --help           print this help\n");
+	fprintf(
+	    f, "\nGlobal options:\n"
+	       "  --root DIR           state directory (default " DEFAULT_ROOT
+	       ")\n"
+	       "  --log FILE           append errors to FILE\n"
+	       "  --log-format FORMAT  text or json\n"
+	       "  --debug              debug logging\n"
+	       "  --policy FILE        the sandbox policy (default " POLICY_PATH
+	       ")\n"
+	       "  --systemd-cgroup     accepted for compatibility\n"
+	       "  -v, --version        print the version\n"
+	       "  -h, --help           print this help\n");
 }
 
 static int parse_global(int argc, char **argv, struct global *g,
 			struct error **err)
 {
-	enum { OPT_ROOT = 256, OPT_LOG, OPT_LOG_FORMAT, OPT_DEBUG,
-	       OPT_SYSTEMD_CGROUP, OPT_POLICY };
+	enum {
+		OPT_ROOT = 256,
+		OPT_LOG,
+		OPT_LOG_FORMAT,
+		OPT_DEBUG,
+		OPT_SYSTEMD_CGROUP,
+		OPT_POLICY
+	};
 	static const struct option opts[] = {
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ "log", required_argument, NULL, OPT_LOG },
-		{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
-		{ "debug", no_argument, NULL, OPT_DEBUG },
-		{ "systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP },
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "version", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"root", required_argument, NULL, OPT_ROOT},
+	    {"log", required_argument, NULL, OPT_LOG},
+	    {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+	    {"debug", no_argument, NULL, OPT_DEBUG},
+	    {"systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP},
+	    {"policy", required_argument, NULL, OPT_POLICY},
+	    {"version", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	int c;
 
@@ -87,7 +100,8 @@ static int parse_global(int argc, char **argv, struct global *g,
 				g->log_format = LOG_TEXT;
 			else
 				return error_set(err, EINVAL,
-						 "--log-format: expected text or json, got \"%s\"",
+						 "--log-format: expected text "
+						 "or json, got \"%s\"",
 						 optarg);
 			break;
 		case OPT_DEBUG:
@@ -117,7 +131,7 @@ static int parse_global(int argc, char **argv, struct global *g,
 int main(int argc, char **argv)
 {
 	_cleanup_error_ struct error *err = NULL;
-	struct global g = { .root = DEFAULT_ROOT, .log_format = LOG_TEXT };
+	struct global g = {.root = DEFAULT_ROOT, .log_format = LOG_TEXT};
 	const struct command *cmd = NULL;
 	int first, status = 1;
 

@@ -22,8 +22,8 @@
 #include "util.h"
 
 #define PROPAGATION_MASK (MS_SHARED | MS_SLAVE | MS_PRIVATE | MS_UNBINDABLE)
-#define BIND_REMOUNT_FLAGS                                                 \
-	(MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME |       \
+#define BIND_REMOUNT_FLAGS                                                     \
+	(MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME |           \
 	 MS_NODIRATIME | MS_RELATIME | MS_STRICTATIME)
 
 static void flags_free(struct spec_mount_flags *f)
@@ -64,8 +64,8 @@ static int bind_remount(int fd, unsigned long flags, const char *dst,
 	if (mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | flags, NULL) == 0)
 		return 0;
 	if (errno == EPERM &&
-	    mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | flags | locked_flags(fd),
-		  NULL) == 0)
+	    mount(NULL, p, NULL,
+		  MS_REMOUNT | MS_BIND | flags | locked_flags(fd), NULL) == 0)
 		return 0;
 	return error_errno(err, "remount %s", dst);
 }
@@ -80,12 +80,12 @@ static int restrict_submounts(int fd, unsigned long flags, const char *dst,
 		unsigned long ms;
 		uint64_t attr;
 	} map[] = {
-		{ MS_RDONLY, MOUNT_ATTR_RDONLY },
-		{ MS_NOSUID, MOUNT_ATTR_NOSUID },
-		{ MS_NODEV, MOUNT_ATTR_NODEV },
-		{ MS_NOEXEC, MOUNT_ATTR_NOEXEC },
+	    {MS_RDONLY, MOUNT_ATTR_RDONLY},
+	    {MS_NOSUID, MOUNT_ATTR_NOSUID},
+	    {MS_NODEV, MOUNT_ATTR_NODEV},
+	    {MS_NOEXEC, MOUNT_ATTR_NOEXEC},
 	};
-	struct mount_attr attr = { 0 };
+	struct mount_attr attr = {0};
 
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
 		if (flags & map[i].ms)
@@ -107,8 +107,8 @@ static int set_propagation_and_attrs(int fd, const struct spec_mount_flags *f,
 	if (f->propagation && mount(NULL, p, NULL, f->propagation, NULL) < 0)
 		return error_errno(err, "set propagation of %s", dst);
 	if (f->attr_set || f->attr_clr) {
-		struct mount_attr attr = { .attr_set = f->attr_set,
-					   .attr_clr = f->attr_clr };
+		struct mount_attr attr = {.attr_set = f->attr_set,
+					  .attr_clr = f->attr_clr};
 
 		if (syscall(SYS_mount_setattr, fd, "",
 			    AT_EMPTY_PATH | AT_RECURSIVE, &attr,
@@ -132,7 +132,8 @@ static int mount_bind(int rootfd, const struct spec_mount *m,
 	src = open(m->source, O_PATH | O_CLOEXEC);
 	if (src < 0 || fstat(src, &st) < 0)
 		return error_errno(err, "bind mount source %s", m->source);
-	if (mkdir_in_root(rootfd, m->destination, !S_ISDIR(st.st_mode), err) < 0)
+	if (mkdir_in_root(rootfd, m->destination, !S_ISDIR(st.st_mode), err) <
+	    0)
 		return -1;
 	target = open_in_root(rootfd, m->destination, O_PATH, err);
 	if (target < 0)
@@ -147,8 +148,8 @@ static int mount_bind(int rootfd, const struct spec_mount *m,
 	if (mounted < 0)
 		return -1;
 	if ((f->flags & BIND_REMOUNT_FLAGS) &&
-	    bind_remount(mounted, f->flags & BIND_REMOUNT_FLAGS,
-			 m->destination, err) < 0)
+	    bind_remount(mounted, f->flags & BIND_REMOUNT_FLAGS, m->destination,
+			 err) < 0)
 		return -1;
 	if ((f->flags & MS_REC) &&
 	    restrict_submounts(mounted, f->flags, m->destination, err) < 0)
@@ -219,12 +220,12 @@ static int v1_hierarchies(char ***names, char ***opts, size_t *n,
 			break;
 		(*names)[*n] = strdup(name);
 		/* drop "rw," / "ro,": the flags come from config.json */
-		(*opts)[*n] = strcmp(fstype, "cgroup2") == 0 ?
-				      NULL :
-				      strdup(strncmp(super, "rw,", 3) == 0 ||
-						     strncmp(super, "ro,", 3) == 0 ?
-					     super + 3 :
-					     super);
+		(*opts)[*n] = strcmp(fstype, "cgroup2") == 0
+				  ? NULL
+				  : strdup(strncmp(super, "rw,", 3) == 0 ||
+						   strncmp(super, "ro,", 3) == 0
+					       ? super + 3
+					       : super);
 		(*n)++;
 		(*names)[*n] = (*opts)[*n] = NULL;
 	}
@@ -268,7 +269,7 @@ static int mount_cgroup(int rootfd, const struct spec_mount *m,
 	}
 	if (flags & MS_RDONLY) {
 		_cleanup_close_ int fd =
-			open_in_root(rootfd, m->destination, O_PATH, err);
+		    open_in_root(rootfd, m->destination, O_PATH, err);
 		char p[FD_PATH_MAX];
 
 		if (fd < 0)
@@ -281,8 +282,7 @@ static int mount_cgroup(int rootfd, const struct spec_mount *m,
 	return 0;
 }
 
-static int mount_one(int rootfd, const struct spec_mount *m,
-		     struct error **err)
+static int mount_one(int rootfd, const struct spec_mount *m, struct error **err)
 {
 	struct spec_mount_flags f;
 	const char *type = m->type ? m->type : "none";
@@ -311,14 +311,14 @@ static unsigned long propagation_flag(const char *name)
 		const char *name;
 		unsigned long flag;
 	} table[] = {
-		{ "shared", MS_SHARED },
-		{ "rshared", MS_SHARED | MS_REC },
-		{ "slave", MS_SLAVE },
-		{ "rslave", MS_SLAVE | MS_REC },
-		{ "private", MS_PRIVATE },
-		{ "rprivate", MS_PRIVATE | MS_REC },
-		{ "unbindable", MS_UNBINDABLE },
-		{ "runbindable", MS_UNBINDABLE | MS_REC },
+	    {"shared", MS_SHARED},
+	    {"rshared", MS_SHARED | MS_REC},
+	    {"slave", MS_SLAVE},
+	    {"rslave", MS_SLAVE | MS_REC},
+	    {"private", MS_PRIVATE},
+	    {"rprivate", MS_PRIVATE | MS_REC},
+	    {"unbindable", MS_UNBINDABLE},
+	    {"runbindable", MS_UNBINDABLE | MS_REC},
 	};
 
 	for (size_t i = 0; name && i < ARRAY_SIZE(table); i++)
@@ -344,28 +344,30 @@ static int mount_strict_tmp(int rootfd, uint64_t size, struct error **err)
 
 	snprintf(data, sizeof(data), "mode=1777,size=%llu",
 		 (unsigned long long)size);
-	return mount_fs(rootfd, "/tmp", "tmpfs", "tmpfs",
-			MS_NOSUID | MS_NODEV, data, err);
+	return mount_fs(rootfd, "/tmp", "tmpfs", "tmpfs", MS_NOSUID | MS_NODEV,
+			data, err);
 }
 
 int mount_prepare_rootfs(const struct spec *spec, const char *rootfs,
 			 const struct sandbox *sandbox, struct error **err)
 {
 	const char *prop_name =
-		spec->linux_ ? spec->linux_->rootfs_propagation : NULL;
+	    spec->linux_ ? spec->linux_->rootfs_propagation : NULL;
 	unsigned long prop = propagation_flag(prop_name);
 	_cleanup_close_ int rootfd = -1;
 
 	if (prop_name && !prop)
 		return error_set(err, EINVAL,
-				 "config.json: .linux.rootfsPropagation: unknown value \"%s\"",
+				 "config.json: .linux.rootfsPropagation: "
+				 "unknown value \"%s\"",
 				 prop_name);
 	/* Nothing mounted from here on may propagate back to the host: start
 	 * from slaves (shared is applied after pivot_root). */
 	if (!prop || (prop & MS_SHARED))
 		prop = MS_SLAVE | MS_REC;
 	if (mount(NULL, "/", NULL, prop, NULL) < 0)
-		return error_errno(err, "make / %s", prop_name ? prop_name : "rslave");
+		return error_errno(err, "make / %s",
+				   prop_name ? prop_name : "rslave");
 	if (sandbox->enforced) {
 		if (scratch_mount_root(rootfs, sandbox->scratch_size, err) < 0)
 			return -1;
@@ -396,7 +398,8 @@ int mount_pivot_root(const char *rootfs, bool no_pivot, struct error **err)
 	_cleanup_close_ int oldroot = -1, newroot = -1;
 
 	if (no_pivot) {
-		if (chdir(rootfs) < 0 || mount(rootfs, "/", NULL, MS_MOVE, NULL) < 0 ||
+		if (chdir(rootfs) < 0 ||
+		    mount(rootfs, "/", NULL, MS_MOVE, NULL) < 0 ||
 		    chroot(".") < 0 || chdir("/") < 0)
 			return error_errno(err, "move rootfs to /");
 		return 0;
@@ -432,8 +435,9 @@ static int mask_path(const char *path, struct error **err)
 		return error_errno(err, "mask %s", path);
 	fd_path(fd, p);
 	if (S_ISDIR(st.st_mode)) {
-		if (mount("tmpfs", p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV |
-			  MS_NOEXEC, "size=0,mode=000") < 0)
+		if (mount("tmpfs", p, "tmpfs",
+			  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  "size=0,mode=000") < 0)
 			return error_errno(err, "mask %s", path);
 	} else if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0) {
 		return error_errno(err, "mask %s", path);

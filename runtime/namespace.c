@@ -14,10 +14,10 @@
 #include "util.h"
 
 static const unsigned long ns_flags[NS_TYPE_COUNT] = {
-	[NS_PID] = CLONE_NEWPID,     [NS_NETWORK] = CLONE_NEWNET,
-	[NS_MOUNT] = CLONE_NEWNS,    [NS_IPC] = CLONE_NEWIPC,
-	[NS_UTS] = CLONE_NEWUTS,     [NS_USER] = CLONE_NEWUSER,
-	[NS_CGROUP] = CLONE_NEWCGROUP, [NS_TIME] = CLONE_NEWTIME,
+    [NS_PID] = CLONE_NEWPID,	   [NS_NETWORK] = CLONE_NEWNET,
+    [NS_MOUNT] = CLONE_NEWNS,	   [NS_IPC] = CLONE_NEWIPC,
+    [NS_UTS] = CLONE_NEWUTS,	   [NS_USER] = CLONE_NEWUSER,
+    [NS_CGROUP] = CLONE_NEWCGROUP, [NS_TIME] = CLONE_NEWTIME,
 };
 
 /* Joining the host's own namespace would undo the isolation: a pod's ipc
@@ -35,9 +35,9 @@ static bool same_ns(const struct stat *a, const char *path)
 static bool is_host_ns(int fd, enum spec_ns_type type)
 {
 	static const char *const proc_names[NS_TYPE_COUNT] = {
-		[NS_PID] = "pid",   [NS_NETWORK] = "net", [NS_MOUNT] = "mnt",
-		[NS_IPC] = "ipc",   [NS_UTS] = "uts",     [NS_USER] = "user",
-		[NS_CGROUP] = "cgroup", [NS_TIME] = "time",
+	    [NS_PID] = "pid",	    [NS_NETWORK] = "net", [NS_MOUNT] = "mnt",
+	    [NS_IPC] = "ipc",	    [NS_UTS] = "uts",	  [NS_USER] = "user",
+	    [NS_CGROUP] = "cgroup", [NS_TIME] = "time",
 	};
 	char self[64], init[64];
 	struct stat st;
@@ -53,7 +53,7 @@ int ns_plan_make(const struct spec *spec, bool sandboxed, struct ns_plan *plan,
 		 struct error **err)
 {
 	const struct spec_linux *l = spec->linux_;
-	bool seen[NS_TYPE_COUNT] = { false };
+	bool seen[NS_TYPE_COUNT] = {false};
 
 	plan->clone_flags = 0;
 	for (int i = 0; i < NS_TYPE_COUNT; i++)
@@ -74,27 +74,30 @@ int ns_plan_make(const struct spec *spec, bool sandboxed, struct ns_plan *plan,
 			continue;
 		}
 		if (ns->type == NS_MOUNT || ns->type == NS_USER)
-			return error_set(err, ENOTSUP,
-					 "joining an existing %s namespace is not supported",
-					 name);
-		plan->join_fds[ns->type] =
-			open(ns->path, O_RDONLY | O_CLOEXEC);
+			return error_set(
+			    err, ENOTSUP,
+			    "joining an existing %s namespace is not supported",
+			    name);
+		plan->join_fds[ns->type] = open(ns->path, O_RDONLY | O_CLOEXEC);
 		if (plan->join_fds[ns->type] < 0) {
 			error_errno(err, "%s namespace %s", name, ns->path);
 			ns_plan_release(plan);
 			return -1;
 		}
-		if (sandboxed && is_host_ns(plan->join_fds[ns->type], ns->type)) {
+		if (sandboxed &&
+		    is_host_ns(plan->join_fds[ns->type], ns->type)) {
 			ns_plan_release(plan);
 			return error_set(err, EPERM,
-					 "%s namespace %s is the host's: refusing to join it",
+					 "%s namespace %s is the host's: "
+					 "refusing to join it",
 					 name, ns->path);
 		}
 	}
 	if (!(plan->clone_flags & CLONE_NEWNS)) {
 		ns_plan_release(plan);
 		return error_set(err, EINVAL,
-				 "config.json: .linux.namespaces: a new mount namespace is required");
+				 "config.json: .linux.namespaces: a new mount "
+				 "namespace is required");
 	}
 	return 0;
 }
@@ -161,10 +164,10 @@ int ns_write_id_maps(pid_t pid, const struct spec *spec, struct error **err)
 
 	if (!l)
 		return 0;
-	if (write_map(pid, "uid_map", l->uid_mappings, l->n_uid_mappings,
-		      err) < 0 ||
-	    write_map(pid, "gid_map", l->gid_mappings, l->n_gid_mappings,
-		      err) < 0)
+	if (write_map(pid, "uid_map", l->uid_mappings, l->n_uid_mappings, err) <
+		0 ||
+	    write_map(pid, "gid_map", l->gid_mappings, l->n_gid_mappings, err) <
+		0)
 		return -1;
 	return 0;
 }

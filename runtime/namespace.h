@@ -10,7 +10,7 @@
 #include "spec.h"
 
 struct ns_plan {
-	unsigned long clone_flags; /* CLONE_NEW* for the new ones */
+	unsigned long clone_flags;   /* CLONE_NEW* for the new ones */
 	int join_fds[NS_TYPE_COUNT]; /* open fds of paths to join, or -1 */
 };
 

@@ -30,7 +30,7 @@ int policy_allow_mount(struct policy *p, const char *source, bool rw,
 		       struct error **err)
 {
 	struct policy_mount *grown =
-		realloc(p->mounts, (p->n_mounts + 1) * sizeof(*p->mounts));
+	    realloc(p->mounts, (p->n_mounts + 1) * sizeof(*p->mounts));
 
 	if (!grown)
 		return error_set(err, ENOMEM, "out of memory");

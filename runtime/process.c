@@ -18,14 +18,15 @@
 #include "log.h"
 #include "util.h"
 
-#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define DEFAULT_PATH                                                           \
+	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 int process_set_rlimits(const struct spec_process *p, struct error **err)
 {
 	for (size_t i = 0; i < p->n_rlimits; i++) {
 		const struct spec_rlimit *r = &p->rlimits[i];
-		struct rlimit cur, want = { .rlim_cur = r->soft,
-					    .rlim_max = r->hard };
+		struct rlimit cur,
+		    want = {.rlim_cur = r->soft, .rlim_max = r->hard};
 
 		if (getrlimit(r->resource, &cur) < 0)
 			return error_errno(err, "get %s", r->type);
@@ -76,19 +77,21 @@ int process_set_personality(const struct spec_linux *l, struct error **err)
 	else if (strcmp(l->personality->domain, "LINUX32") == 0)
 		persona = PER_LINUX32;
 	else
-		return error_set(err, EINVAL,
-				 "config.json: .linux.personality.domain: unknown \"%s\"",
-				 l->personality->domain);
+		return error_set(
+		    err, EINVAL,
+		    "config.json: .linux.personality.domain: unknown \"%s\"",
+		    l->personality->domain);
 	if (personality(persona) < 0)
-		return error_errno(err, "personality %s", l->personality->domain);
+		return error_errno(err, "personality %s",
+				   l->personality->domain);
 	return 0;
 }
 
 int process_switch_user(const struct spec_user *u, struct error **err)
 {
 	/* With locked securebits the switch keeps capabilities already. */
-	bool keep = !(prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) &
-		      SECBIT_NO_SETUID_FIXUP);
+	bool keep =
+	    !(prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) & SECBIT_NO_SETUID_FIXUP);
 
 	if (keep && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
 		return error_errno(err, "keep capabilities");
@@ -114,7 +117,7 @@ static const char *env_path(char *const *env)
 int process_exec(const struct spec_process *p, char *const *env,
 		 struct error **err)
 {
-	static char *const empty[] = { NULL };
+	static char *const empty[] = {NULL};
 	char *const *envp = env ? env : empty;
 	const char *path;
 	int saved = ENOENT;

@@ -18,8 +18,8 @@
 
 /* The host directories the default root borrows, read-only.  On a merged
  * /usr host the others are symlinks into it and are recreated as such. */
-static const char *const host_dirs[] = { "/usr", "/bin", "/sbin", "/lib",
-					 "/lib32", "/lib64", "/libx32" };
+static const char *const host_dirs[] = {"/usr",	  "/bin",   "/sbin",  "/lib",
+					"/lib32", "/lib64", "/libx32"};
 
 /* A synthetic /etc: enough for programs to resolve users and localhost,
  * and nothing of the host's. */
@@ -27,21 +27,20 @@ static const struct {
 	const char *name;
 	const char *content;
 } etc_files[] = {
-	{ "passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\n"
-		    "nobody:x:65534:65534:nobody:/tmp:/usr/sbin/nologin\n" },
-	{ "group", "root:x:0:\nnogroup:x:65534:\n" },
-	{ "hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n" },
-	{ "resolv.conf", "" },
-	{ "nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n" },
+    {"passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+	       "nobody:x:65534:65534:nobody:/tmp:/usr/sbin/nologin\n"},
+    {"group", "root:x:0:\nnogroup:x:65534:\n"},
+    {"hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n"},
+    {"resolv.conf", ""},
+    {"nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n"},
 };
 
 static int write_at(int dirfd, const char *name, const char *content,
 		    struct error **err)
 {
-	_cleanup_close_ int fd = openat(dirfd, name,
-					O_WRONLY | O_CREAT | O_EXCL |
-						O_CLOEXEC | O_NOFOLLOW,
-					0644);
+	_cleanup_close_ int fd =
+	    openat(dirfd, name,
+		   O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 
 	if (fd < 0 || write_all(fd, content, strlen(content)) < 0)
 		return error_errno(err, "sandbox rootfs: write %s", name);
@@ -65,19 +64,19 @@ static char *strv_append(char ***v, size_t *n, const char *s)
 static int add_bind(struct spec *s, const char *source, const char *dest,
 		    bool rw, struct error **err)
 {
-	const char *const opts[] = { "rbind", rw ? "rw" : "ro", "nosuid",
-				     "nodev" };
+	const char *const opts[] = {"rbind", rw ? "rw" : "ro", "nosuid",
+				    "nodev"};
 	struct spec_mount *grown =
-		realloc(s->mounts, (s->n_mounts + 1) * sizeof(*s->mounts));
+	    realloc(s->mounts, (s->n_mounts + 1) * sizeof(*s->mounts));
 	struct spec_mount *m;
 
 	if (!grown)
 		return error_set(err, ENOMEM, "out of memory");
 	s->mounts = grown;
 	m = &s->mounts[s->n_mounts++];
-	*m = (struct spec_mount){ .destination = strdup(dest),
-				  .type = strdup("bind"),
-				  .source = strdup(source) };
+	*m = (struct spec_mount){.destination = strdup(dest),
+				 .type = strdup("bind"),
+				 .source = strdup(source)};
 	if (!m->destination || !m->type || !m->source)
 		return error_set(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
@@ -93,12 +92,15 @@ static int make_rootfs(int bundle, struct spec *s, struct error **err)
 	_cleanup_close_ int rootfs = -1, etc = -1;
 
 	if (mkdirat(bundle, "rootfs", 0755) < 0 ||
-	    (rootfs = openat(bundle, "rootfs", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-	    mkdirat(rootfs, "etc", 0755) < 0 || mkdirat(rootfs, "tmp", 01777) < 0 ||
+	    (rootfs = openat(bundle, "rootfs",
+			     O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    mkdirat(rootfs, "etc", 0755) < 0 ||
+	    mkdirat(rootfs, "tmp", 01777) < 0 ||
 	    (etc = openat(rootfs, "etc", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return error_errno(err, "sandbox rootfs");
 	for (size_t i = 0; i < ARRAY_SIZE(etc_files); i++)
-		if (write_at(etc, etc_files[i].name, etc_files[i].content, err) < 0)
+		if (write_at(etc, etc_files[i].name, etc_files[i].content,
+			     err) < 0)
 			return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(host_dirs); i++) {
 		char target[PATH_MAX];
@@ -108,7 +110,8 @@ static int make_rootfs(int bundle, struct spec *s, struct error **err)
 		if (lstat(host_dirs[i], &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			if (add_bind(s, host_dirs[i], host_dirs[i], false, err) < 0)
+			if (add_bind(s, host_dirs[i], host_dirs[i], false,
+				     err) < 0)
 				return -1;
 			continue;
 		}
@@ -176,7 +179,8 @@ static int ask_host_network(struct spec *s)
 		struct spec_namespace *ns = &s->linux_->namespaces[i];
 
 		if (ns->type == NS_NETWORK && !ns->path)
-			return (ns->path = strdup("/proc/self/ns/net")) ? 0 : -1;
+			return (ns->path = strdup("/proc/self/ns/net")) ? 0
+									: -1;
 	}
 	return 0;
 }
@@ -262,12 +266,12 @@ int sandbox_run(const struct sandbox_opts *o, int *status, struct error **err)
 	if (make_config(o, bundle, err) < 0)
 		goto out;
 	co = (struct create_opts){
-		.root = o->root,
-		.id = id,
-		.bundle = bundle_path,
-		.policy = o->policy,
-		.extra_ro_sources = o->rootfs ? NULL : host_dirs,
-		.n_extra_ro_sources = o->rootfs ? 0 : ARRAY_SIZE(host_dirs),
+	    .root = o->root,
+	    .id = id,
+	    .bundle = bundle_path,
+	    .policy = o->policy,
+	    .extra_ro_sources = o->rootfs ? NULL : host_dirs,
+	    .n_extra_ro_sources = o->rootfs ? 0 : ARRAY_SIZE(host_dirs),
 	};
 	r = container_run(&co, false, status, err);
 out:

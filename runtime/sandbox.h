@@ -11,11 +11,11 @@
 struct sandbox_opts {
 	const char *root; /* the state root; the bundle lives under it */
 	const char *policy;
-	const char *rootfs; /* NULL: the host's /usr under a synthetic / */
-	const char *timeout; /* annotation run.corral.timeout, or NULL */
-	const char *memory; /* annotation run.corral.memory, or NULL */
+	const char *rootfs;    /* NULL: the host's /usr under a synthetic / */
+	const char *timeout;   /* annotation run.corral.timeout, or NULL */
+	const char *memory;    /* annotation run.corral.memory, or NULL */
 	const char *workspace; /* a host dir asked for at /workspace, rw */
-	char **argv; /* the command */
+	char **argv;	       /* the command */
 	int argc;
 };
 

@@ -90,7 +90,8 @@ int scratch_mount_root(const char *rootfs, uint64_t size, struct error **err)
 	    fsconfig_str(fs, "workdir", work) < 0)
 		return error_errno(err, "scratch overlay: configure");
 	/* nodev: a device node shipped in the image (a 0666 block device,
-	 * say) stays inert; the container's own nodes live in its /dev tmpfs. */
+	 * say) stays inert; the container's own nodes live in its /dev tmpfs.
+	 */
 	ovl = make_mount(fs, MOUNT_ATTR_NODEV, "scratch overlay", err);
 	if (ovl < 0)
 		return -1;

@@ -33,8 +33,8 @@ static int parse_action(const char *name, const struct spec_opt *errno_ret,
 	else if (strcmp(name, "SCMP_ACT_LOG") == 0)
 		*out = SCMP_ACT_LOG;
 	else
-		return error_set(err, ENOTSUP, "seccomp action %s is not supported",
-				 name);
+		return error_set(err, ENOTSUP,
+				 "seccomp action %s is not supported", name);
 	return 0;
 }
 
@@ -45,10 +45,13 @@ static int parse_op(const char *name, enum scmp_compare *out,
 		const char *name;
 		enum scmp_compare op;
 	} ops[] = {
-		{ "SCMP_CMP_NE", SCMP_CMP_NE },	{ "SCMP_CMP_LT", SCMP_CMP_LT },
-		{ "SCMP_CMP_LE", SCMP_CMP_LE },	{ "SCMP_CMP_EQ", SCMP_CMP_EQ },
-		{ "SCMP_CMP_GE", SCMP_CMP_GE },	{ "SCMP_CMP_GT", SCMP_CMP_GT },
-		{ "SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ },
+	    {"SCMP_CMP_NE", SCMP_CMP_NE},
+	    {"SCMP_CMP_LT", SCMP_CMP_LT},
+	    {"SCMP_CMP_LE", SCMP_CMP_LE},
+	    {"SCMP_CMP_EQ", SCMP_CMP_EQ},
+	    {"SCMP_CMP_GE", SCMP_CMP_GE},
+	    {"SCMP_CMP_GT", SCMP_CMP_GT},
+	    {"SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
@@ -121,9 +124,9 @@ static int add_syscall(scmp_filter_ctx ctx, uint32_t def,
 
 		if (parse_op(s->args[i].op, &op, err) < 0)
 			return -1;
-		cmp[i] = (struct scmp_arg_cmp){ s->args[i].index, op,
-						s->args[i].value,
-						s->args[i].value_two };
+		cmp[i] = (struct scmp_arg_cmp){s->args[i].index, op,
+					       s->args[i].value,
+					       s->args[i].value_two};
 	}
 	if (action == def)
 		return 0; /* libseccomp refuses rules equal to the default */
@@ -154,7 +157,8 @@ static int parse_flags(const struct spec_seccomp *sc, unsigned int *out,
 	for (size_t i = 0; i < sc->n_flags; i++) {
 		if (strcmp(sc->flags[i], "SECCOMP_FILTER_FLAG_LOG") == 0)
 			*out |= SECCOMP_FILTER_FLAG_LOG;
-		else if (strcmp(sc->flags[i], "SECCOMP_FILTER_FLAG_SPEC_ALLOW") == 0)
+		else if (strcmp(sc->flags[i],
+				"SECCOMP_FILTER_FLAG_SPEC_ALLOW") == 0)
 			*out |= SECCOMP_FILTER_FLAG_SPEC_ALLOW;
 		else
 			return error_set(err, ENOTSUP,
@@ -195,16 +199,16 @@ int seccomp_export_prog(scmp_filter_ctx ctx, struct sock_fprog *prog,
 int seccomp_compile(const struct spec_seccomp *sc, struct seccomp_program *out,
 		    struct error **err)
 {
-	static const struct spec_opt no_errno = { 0 };
+	static const struct spec_opt no_errno = {0};
 	scmp_filter_ctx ctx;
 	uint32_t def;
 	int r = -1;
 
-	*out = (struct seccomp_program){ 0 };
+	*out = (struct seccomp_program){0};
 	if (parse_flags(sc, &out->flags, err) < 0 ||
 	    parse_action(sc->default_action,
-			 sc->default_errno_ret.set ? &sc->default_errno_ret :
-						     &no_errno,
+			 sc->default_errno_ret.set ? &sc->default_errno_ret
+						   : &no_errno,
 			 &def, err) < 0)
 		return error_wrap(err, "config.json: .linux.seccomp");
 	ctx = seccomp_init(def);
@@ -232,7 +236,8 @@ int seccomp_program_load(const struct seccomp_program *p, struct error **err)
 {
 	if (!p || !p->prog.filter)
 		return 0;
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, p->flags, &p->prog) < 0)
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, p->flags, &p->prog) <
+	    0)
 		return error_errno(err, "load seccomp filter");
 	return 0;
 }

@@ -15,7 +15,7 @@
 
 struct seccomp_program {
 	struct sock_fprog prog; /* .filter is malloc'ed */
-	unsigned int flags; /* SECCOMP_FILTER_FLAG_* */
+	unsigned int flags;	/* SECCOMP_FILTER_FLAG_* */
 };
 
 int seccomp_compile(const struct spec_seccomp *sc, struct seccomp_program *out,

@@ -166,8 +166,8 @@ static const char *const baseline_clone3 = "clone3";
 /* Namespace flags clone may not carry.  CLONE_NEWTIME (0x80) lies in the
  * exit-signal byte of clone's flags, which no valid signal reaches. */
 static const uint32_t clone_namespace_flags[] = {
-	CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
-	CLONE_NEWUSER, CLONE_NEWPID,	CLONE_NEWNET, CLONE_NEWTIME,
+    CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+    CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET, CLONE_NEWTIME,
 };
 
 /* Architectures where clone's flags are not the first argument. */
@@ -175,8 +175,8 @@ static const struct {
 	uint32_t arch;
 	unsigned int arg;
 } clone_flags_arg[] = {
-	{ SCMP_ARCH_S390X, 1 },
-	{ SCMP_ARCH_S390, 1 },
+    {SCMP_ARCH_S390X, 1},
+    {SCMP_ARCH_S390, 1},
 };
 
 enum verdict { ALLOW, DENY };
@@ -197,23 +197,23 @@ struct arg_filter {
 };
 
 #define VALUES(...)                                                            \
-	.values = { __VA_ARGS__ },                                             \
-	.n_values = sizeof((uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)
+	.values = {__VA_ARGS__},                                               \
+	.n_values = sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t)
 #define WHEN(arg, value) .when = true, .when_arg = (arg), .when_value = (value)
 
 static const struct arg_filter baseline_arg_filters[] = {
-	/* the personas of setarch and 32-bit builds, and the query */
-	{ "personality", 0, ALLOW,
-	  VALUES(PER_LINUX, PER_LINUX32, UNAME26, UNAME26 | PER_LINUX32,
-		 0xffffffff) },
-	/* raw packets, the kernel crypto API and host vsock: reach and
-	 * attack surface a workload has no business with */
-	{ "socket", 0, DENY, VALUES(AF_PACKET, AF_ALG, AF_VSOCK) },
-	{ "socket", 2, DENY, VALUES(NETLINK_AUDIT), WHEN(0, AF_NETLINK) },
-	{ "socketpair", 0, DENY, VALUES(AF_PACKET, AF_ALG, AF_VSOCK) },
-	{ "socketpair", 2, DENY, VALUES(NETLINK_AUDIT), WHEN(0, AF_NETLINK) },
-	/* pushing input into a terminal another process reads */
-	{ "ioctl", 1, DENY, VALUES(TIOCSTI, TIOCLINUX) },
+    /* the personas of setarch and 32-bit builds, and the query */
+    {"personality", 0, ALLOW,
+     VALUES(PER_LINUX, PER_LINUX32, UNAME26, UNAME26 | PER_LINUX32,
+	    0xffffffff)},
+    /* raw packets, the kernel crypto API and host vsock: reach and
+     * attack surface a workload has no business with */
+    {"socket", 0, DENY, VALUES(AF_PACKET, AF_ALG, AF_VSOCK)},
+    {"socket", 2, DENY, VALUES(NETLINK_AUDIT), WHEN(0, AF_NETLINK)},
+    {"socketpair", 0, DENY, VALUES(AF_PACKET, AF_ALG, AF_VSOCK)},
+    {"socketpair", 2, DENY, VALUES(NETLINK_AUDIT), WHEN(0, AF_NETLINK)},
+    /* pushing input into a terminal another process reads */
+    {"ioctl", 1, DENY, VALUES(TIOCSTI, TIOCLINUX)},
 };
 
 /* The numbers no allow rule may name: the denied calls and those filtered
@@ -278,7 +278,7 @@ static uint32_t action(enum verdict v)
 static struct scmp_arg_cmp low32_in(unsigned int arg, uint32_t mask,
 				    uint32_t value)
 {
-	return (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, mask, value };
+	return (struct scmp_arg_cmp){arg, SCMP_CMP_MASKED_EQ, mask, value};
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -411,10 +411,10 @@ static int add_allowed(scmp_filter_ctx ctx, const char *const *names, size_t n,
 			continue;
 		if (fixed && is_fixed(fixed, nr))
 			return error_set(
-				err, EPERM,
-				"syscall %s: always denied or filtered "
-				"by argument; a policy cannot allow it",
-				names[i]);
+			    err, EPERM,
+			    "syscall %s: always denied or filtered "
+			    "by argument; a policy cannot allow it",
+			    names[i]);
 		if (seccomp_add_rule(ctx, SCMP_ACT_ALLOW, nr, NULL, 0, names[i],
 				     err) < 0)
 			return -1;
@@ -458,11 +458,11 @@ static int filter_finish(scmp_filter_ctx ctx, int r,
 int seccomp_baseline_compile(char *const *extra, size_t n_extra,
 			     struct seccomp_program *out, struct error **err)
 {
-	struct fixed_set fixed = { .n = 0 };
+	struct fixed_set fixed = {.n = 0};
 	scmp_filter_ctx ctx;
 	int r;
 
-	*out = (struct seccomp_program){ 0 };
+	*out = (struct seccomp_program){0};
 	if (filter_new(SCMP_ACT_ERRNO(ENOSYS), &ctx, err) < 0)
 		return error_wrap(err, "seccomp baseline");
 	/* The fixed rules go first: libseccomp keeps the first
@@ -488,7 +488,7 @@ int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err)
 	scmp_filter_ctx ctx;
 	int r;
 
-	*out = (struct seccomp_program){ 0 };
+	*out = (struct seccomp_program){0};
 	if (filter_new(SCMP_ACT_KILL_PROCESS, &ctx, err) < 0)
 		return error_wrap(err, "seccomp supervisor");
 	r = add_allowed(ctx, supervisor_allowed, ARRAY_SIZE(supervisor_allowed),

@@ -12,17 +12,17 @@ static const struct {
 	const char *name;
 	int sig;
 } signals[] = {
-	{ "ABRT", SIGABRT }, { "ALRM", SIGALRM },   { "BUS", SIGBUS },
-	{ "CHLD", SIGCHLD }, { "CONT", SIGCONT },   { "FPE", SIGFPE },
-	{ "HUP", SIGHUP },   { "ILL", SIGILL },     { "INT", SIGINT },
-	{ "IO", SIGIO },     { "IOT", SIGIOT },     { "KILL", SIGKILL },
-	{ "PIPE", SIGPIPE }, { "POLL", SIGPOLL },   { "PROF", SIGPROF },
-	{ "PWR", SIGPWR },   { "QUIT", SIGQUIT },   { "SEGV", SIGSEGV },
-	{ "STKFLT", SIGSTKFLT }, { "STOP", SIGSTOP }, { "SYS", SIGSYS },
-	{ "TERM", SIGTERM }, { "TRAP", SIGTRAP },   { "TSTP", SIGTSTP },
-	{ "TTIN", SIGTTIN }, { "TTOU", SIGTTOU },   { "URG", SIGURG },
-	{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 },   { "VTALRM", SIGVTALRM },
-	{ "WINCH", SIGWINCH }, { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
+    {"ABRT", SIGABRT},	   {"ALRM", SIGALRM}, {"BUS", SIGBUS},
+    {"CHLD", SIGCHLD},	   {"CONT", SIGCONT}, {"FPE", SIGFPE},
+    {"HUP", SIGHUP},	   {"ILL", SIGILL},   {"INT", SIGINT},
+    {"IO", SIGIO},	   {"IOT", SIGIOT},   {"KILL", SIGKILL},
+    {"PIPE", SIGPIPE},	   {"POLL", SIGPOLL}, {"PROF", SIGPROF},
+    {"PWR", SIGPWR},	   {"QUIT", SIGQUIT}, {"SEGV", SIGSEGV},
+    {"STKFLT", SIGSTKFLT}, {"STOP", SIGSTOP}, {"SYS", SIGSYS},
+    {"TERM", SIGTERM},	   {"TRAP", SIGTRAP}, {"TSTP", SIGTSTP},
+    {"TTIN", SIGTTIN},	   {"TTOU", SIGTTOU}, {"URG", SIGURG},
+    {"USR1", SIGUSR1},	   {"USR2", SIGUSR2}, {"VTALRM", SIGVTALRM},
+    {"WINCH", SIGWINCH},   {"XCPU", SIGXCPU}, {"XFSZ", SIGXFSZ},
 };
 
 int signal_parse(const char *s, int *sig, struct error **err)
@@ -35,7 +35,8 @@ int signal_parse(const char *s, int *sig, struct error **err)
 	n = strtol(s, &end, 10);
 	if (*s && !*end) {
 		if (errno || n <= 0 || n > SIGRTMAX)
-			return error_set(err, EINVAL, "invalid signal \"%s\"", s);
+			return error_set(err, EINVAL, "invalid signal \"%s\"",
+					 s);
 		*sig = (int)n;
 		return 0;
 	}
@@ -50,9 +51,9 @@ int signal_parse(const char *s, int *sig, struct error **err)
 	    strncasecmp(name, "RTMAX-", 6) == 0) {
 		n = strtol(name + 6, &end, 10);
 		if (!*end && n >= 0 && n <= SIGRTMAX - SIGRTMIN) {
-			*sig = name[3] == 'I' || name[3] == 'i' ?
-				       SIGRTMIN + (int)n :
-				       SIGRTMAX - (int)n;
+			*sig = name[3] == 'I' || name[3] == 'i'
+				   ? SIGRTMIN + (int)n
+				   : SIGRTMAX - (int)n;
 			return 0;
 		}
 	}

@@ -24,8 +24,8 @@
 #endif
 
 /* Signals that report a fault in this very process stay unblocked. */
-static const int synchronous[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
-				   SIGSYS };
+static const int synchronous[] = {SIGSEGV, SIGBUS,  SIGFPE,
+				  SIGILL,  SIGTRAP, SIGSYS};
 
 static void say(const char *msg)
 {
@@ -128,7 +128,8 @@ supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
 			char line[128];
 
 			snprintf(line, sizeof(line),
-				 "corral: wall-clock limit of %llus reached; container killed\n",
+				 "corral: wall-clock limit of %llus reached; "
+				 "container killed\n",
 				 (unsigned long long)c->wall_clock);
 			say(line);
 			_exit(137);
@@ -146,8 +147,8 @@ supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
 	}
 }
 
-void supervisor_run(const struct supervisor_config *c,
-		    int (*workload)(void *), void *arg)
+void supervisor_run(const struct supervisor_config *c, int (*workload)(void *),
+		    void *arg)
 {
 	sigset_t set, old;
 	pid_t child;

@@ -13,8 +13,8 @@
 
 struct supervisor_config {
 	uint64_t wall_clock; /* seconds; 0 = none */
-	bool terminal; /* the workload gets the terminal's foreground */
-	uid_t uid; /* the supervisor drops to the workload's ids */
+	bool terminal;	     /* the workload gets the terminal's foreground */
+	uid_t uid;	     /* the supervisor drops to the workload's ids */
 	gid_t gid;
 	const struct seccomp_program *filter; /* its own filter, or NULL */
 };
@@ -23,8 +23,8 @@ struct supervisor_config {
  * returns, the workload exits 127), and supervise it.  Never returns: exits
  * with the workload's status (128+N when killed by signal N), or 137 at the
  * wall-clock deadline after saying so on stderr. */
-__attribute__((noreturn)) void
-supervisor_run(const struct supervisor_config *c, int (*workload)(void *),
-	       void *arg);
+__attribute__((noreturn)) void supervisor_run(const struct supervisor_config *c,
+					      int (*workload)(void *),
+					      void *arg);
 
 #endif

@@ -49,8 +49,9 @@ int sync_recv(int fd, enum sync_msg *type, char **payload, struct error **err)
 	if (n < 0)
 		return error_errno(err, "sync: receive");
 	if (n == 0)
-		return error_set(err, EPIPE,
-				 "the container's init process exited during setup");
+		return error_set(
+		    err, EPIPE,
+		    "the container's init process exited during setup");
 	buf[n] = '\0';
 	*type = (enum sync_msg)(unsigned char)buf[0];
 	if (payload) {
@@ -61,8 +62,7 @@ int sync_recv(int fd, enum sync_msg *type, char **payload, struct error **err)
 	return 0;
 }
 
-int sync_expect(int fd, enum sync_msg want, char **payload,
-		struct error **err)
+int sync_expect(int fd, enum sync_msg want, char **payload, struct error **err)
 {
 	_cleanup_free_ char *data = NULL;
 	enum sync_msg type;

@@ -10,14 +10,14 @@
 #include "error.h"
 
 enum sync_msg {
-	SYNC_GO = 1, /* P->C: ids mapped; payload: state JSON for hooks */
-	SYNC_HOOKS, /* C->P: namespaces made: run prestart/createRuntime */
+	SYNC_GO = 1,	 /* P->C: ids mapped; payload: state JSON for hooks */
+	SYNC_HOOKS,	 /* C->P: namespaces made: run prestart/createRuntime */
 	SYNC_HOOKS_DONE, /* P->C */
-	SYNC_READY, /* C->P: set up, about to wait for start */
-	SYNC_COMMIT, /* P->C: state saved; stop dying with the parent */
-	SYNC_COMMITTED, /* C->P: done; the parent may exit now */
-	SYNC_ERROR, /* C->P: payload: the error message */
-	SYNC_ABORT, /* P->C: give up */
+	SYNC_READY,	 /* C->P: set up, about to wait for start */
+	SYNC_COMMIT,	 /* P->C: state saved; stop dying with the parent */
+	SYNC_COMMITTED,	 /* C->P: done; the parent may exit now */
+	SYNC_ERROR,	 /* C->P: payload: the error message */
+	SYNC_ABORT,	 /* P->C: give up */
 };
 
 #define SYNC_MAX 65536
@@ -31,7 +31,6 @@ int sync_send(int fd, enum sync_msg type, const char *payload, size_t len,
 int sync_recv(int fd, enum sync_msg *type, char **payload, struct error **err);
 
 /* Wait for `want`; a SYNC_ERROR from the child becomes *err. */
-int sync_expect(int fd, enum sync_msg want, char **payload,
-		struct error **err);
+int sync_expect(int fd, enum sync_msg want, char **payload, struct error **err);
 
 #endif

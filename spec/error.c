@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* Out-of-memory while building a message must still yield an error. */
-static struct error oom_error = { ENOMEM, (char *)"out of memory" };
+static struct error oom_error = {ENOMEM, (char *)"out of memory"};
 
 static int set_va(struct error **err, int code, const char *suffix,
 		  const char *fmt, va_list ap)

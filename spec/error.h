@@ -17,15 +17,15 @@ struct error {
 
 /* Set *err to a formatted message; returns -1. */
 int error_set(struct error **err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Like error_set(), with ": strerror(errno)" appended and code = errno. */
 int error_errno(struct error **err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Prefix the message of *err with "CONTEXT: "; returns -1. */
 int error_wrap(struct error **err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 void error_free(struct error *err);
 

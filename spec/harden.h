@@ -27,7 +27,7 @@
 #define ANNOTATION_PIDS "run.corral.pids"
 
 enum sandbox_role {
-	ROLE_WORKLOAD, /* runs the untrusted code */
+	ROLE_WORKLOAD,	  /* runs the untrusted code */
 	ROLE_POD_SANDBOX, /* Kubernetes pause / podman infra: no wall clock */
 };
 
@@ -38,7 +38,7 @@ struct sandbox {
 	bool loopback_only; /* new netns with lo up and nothing else */
 	enum policy_rootfs rootfs;
 	uint64_t scratch_size; /* bytes */
-	uint64_t wall_clock; /* seconds; 0 = none */
+	uint64_t wall_clock;   /* seconds; 0 = none */
 	char **syscalls_allow; /* extra calls on top of the seccomp baseline */
 	size_t n_syscalls_allow;
 	bool limits_best_effort;

@@ -12,8 +12,9 @@
 #include "units.h"
 #include "util.h"
 
-#define CPU_PERIOD_DEFAULT 100000 /* the kernel's, when config.json has none   \
-				   */
+#define CPU_PERIOD_DEFAULT                                                     \
+	100000 /* the kernel's, when config.json has none                      \
+		*/
 
 /* One run.corral.* annotation: a positive amount, or "none". */
 struct annotation {

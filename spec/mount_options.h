@@ -10,11 +10,11 @@
 #include "error.h"
 
 struct spec_mount_flags {
-	unsigned long flags; /* MS_* to set at mount time */
+	unsigned long flags;	   /* MS_* to set at mount time */
 	unsigned long propagation; /* MS_SHARED, MS_SLAVE, ... | MS_REC */
 	uint64_t attr_set; /* MOUNT_ATTR_* applied recursively ("rro") */
 	uint64_t attr_clr;
-	bool bind; /* "bind" or "rbind" */
+	bool bind;  /* "bind" or "rbind" */
 	char *data; /* the rest, comma-joined, for the filesystem; or NULL */
 };
 

@@ -54,7 +54,7 @@ struct spec_caps {
 };
 
 struct spec_rlimit {
-	char *type; /* "RLIMIT_NOFILE" */
+	char *type;   /* "RLIMIT_NOFILE" */
 	int resource; /* RLIMIT_* number, resolved by the parser */
 	uint64_t hard;
 	uint64_t soft;
@@ -70,7 +70,7 @@ struct spec_process {
 	size_t n_args;
 	char **env;
 	size_t n_env;
-	char *cwd; /* required, absolute */
+	char *cwd;		/* required, absolute */
 	struct spec_caps *caps; /* NULL when absent */
 	struct spec_rlimit *rlimits;
 	size_t n_rlimits;
@@ -148,7 +148,7 @@ struct spec_id_mapping {
 
 struct spec_device {
 	char *path; /* required, absolute */
-	char type; /* 'c', 'b', 'u' or 'p' */
+	char type;  /* 'c', 'b', 'u' or 'p' */
 	int64_t major;
 	int64_t minor;
 	struct spec_opt file_mode;
@@ -158,7 +158,7 @@ struct spec_device {
 
 struct spec_device_rule {
 	bool allow;
-	char type; /* 'a', 'c' or 'b'; 'a' when absent */
+	char type;	       /* 'a', 'c' or 'b'; 'a' when absent */
 	struct spec_opt major; /* unset: wildcard */
 	struct spec_opt minor;
 	char *access; /* "rwm" subset; NULL: all */
@@ -297,9 +297,9 @@ struct spec_linux {
 };
 
 struct spec {
-	char *oci_version; /* required */
+	char *oci_version;	      /* required */
 	struct spec_process *process; /* NULL when absent */
-	struct spec_root *root; /* NULL when absent */
+	struct spec_root *root;	      /* NULL when absent */
 	char *hostname;
 	char *domainname;
 	struct spec_mount *mounts;

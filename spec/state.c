@@ -51,8 +51,8 @@ int spec_state_emit(const struct spec_state *state, enum spec_state_view view,
 	return json_gen_finish(gen, out, NULL, err);
 }
 
-int spec_state_emit_list(struct spec_state *const *states, size_t n,
-			 char **out, struct error **err)
+int spec_state_emit_list(struct spec_state *const *states, size_t n, char **out,
+			 struct error **err)
 {
 	yajl_gen gen = json_gen_new(0);
 
@@ -86,7 +86,8 @@ static int parse_annotations(yajl_val v, struct spec_state *s,
 	if (!v)
 		return 0;
 	if (!YAJL_IS_OBJECT(v))
-		return error_set(err, EINVAL, ".annotations: expected an object");
+		return error_set(err, EINVAL,
+				 ".annotations: expected an object");
 	n = v->u.object.len;
 	s->annotations = calloc(n ? n : 1, sizeof(*s->annotations));
 	if (!s->annotations)
@@ -102,7 +103,8 @@ static int parse_annotations(yajl_val v, struct spec_state *s,
 		s->annotations[i].value = strdup(val->u.string);
 		s->n_annotations++;
 		if (!s->annotations[i].key || !s->annotations[i].value)
-			return error_set(err, ENOMEM, ".annotations: out of memory");
+			return error_set(err, ENOMEM,
+					 ".annotations: out of memory");
 	}
 	return 0;
 }

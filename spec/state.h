@@ -18,7 +18,7 @@ struct spec_state {
 	char *oci_version;
 	char *id;
 	const char *status; /* static: "creating", "created", ... */
-	int pid; /* 0: none */
+	int pid;	    /* 0: none */
 	char *bundle;
 	char *rootfs;
 	char *created; /* RFC 3339 with nanoseconds, UTC */
@@ -26,11 +26,11 @@ struct spec_state {
 	size_t n_annotations;
 	/* private, kept in state.json only */
 	uint64_t start_time; /* /proc/PID/stat field 22 */
-	char *cgroup; /* the container's cgroup path, or NULL */
+	char *cgroup;	     /* the container's cgroup path, or NULL */
 };
 
 enum spec_state_view {
-	STATE_PUBLIC, /* the runtime-spec state object */
+	STATE_PUBLIC,  /* the runtime-spec state object */
 	STATE_PRIVATE, /* plus corral's own fields, for state.json */
 };
 
@@ -43,8 +43,8 @@ int spec_state_parse(const char *json, size_t len, struct spec_state **out,
 		     struct error **err);
 
 /* `list --format json`: an array of state objects in runc's shape. */
-int spec_state_emit_list(struct spec_state *const *states, size_t n,
-			 char **out, struct error **err);
+int spec_state_emit_list(struct spec_state *const *states, size_t n, char **out,
+			 struct error **err);
 
 void spec_state_free(struct spec_state *state);
 
