@@ -594,7 +594,7 @@ TEST(bpf_argument_filters_over_many_values)
 
 /* ---- the supervisor ---------------------------------------------------- */
 
-static const struct call_case supervisor_cases[] = {
+static const struct call_case supervisor_cases[] __attribute__((unused)) = {
 	{ "wait4", call_wait4, ECHILD },
 	{ "kill(self, 0)", call_kill_self, 0 },
 	{ "write", call_write_empty, 0 },
