@@ -16,6 +16,7 @@
 
 #include "cgroup.h"
 #include "container_dir.h"
+#include "forward.h"
 #include "fsutil.h"
 #include "hooks.h"
 #include "log.h"
@@ -425,49 +426,21 @@ int container_list(const char *root, enum list_format format, char **out,
 	return r;
 }
 
-/* Forward the signals a terminal or an engine sends `run` to the
- * container's init, until it exits. */
-static int wait_forwarding(pid_t pid, const sigset_t *set)
-{
-	for (;;) {
-		siginfo_t info;
-		int status;
-		int sig = sigwaitinfo(set, &info);
-
-		if (sig < 0)
-			continue;
-		if (sig != SIGCHLD) {
-			kill(pid, sig);
-			continue;
-		}
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			if (WIFSIGNALED(status))
-				return 128 + WTERMSIG(status);
-			return WEXITSTATUS(status);
-		}
-	}
-}
-
 int container_run(const struct create_opts *o, bool detach, int *status,
 		  struct error **err)
 {
-	static const int forwarded[] = {SIGCHLD, SIGHUP,  SIGINT,  SIGQUIT,
-					SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH};
 	sigset_t set, old;
 	pid_t pid;
 	int r;
 
-	sigemptyset(&set);
-	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
-		sigaddset(&set, forwarded[i]);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	forward_block(&set, &old);
 	r = container_create(o, &pid, err);
 	if (r == 0 && container_start(o->root, o->id, err) < 0) {
 		container_delete(o->root, o->id, true, NULL);
 		r = -1;
 	}
 	if (r == 0 && !detach) {
-		*status = wait_forwarding(pid, &set);
+		*status = forward_until_exit(pid, &set);
 		r = container_delete(o->root, o->id, true, err);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -33,6 +33,7 @@
 #include "cgroup.h"
 #include "console.h"
 #include "container_dir.h"
+#include "forward.h"
 #include "fsutil.h"
 #include "harden.h"
 #include "log.h"
@@ -72,11 +73,6 @@ static const struct {
     [NS_I_USER] = {"user", CLONE_NEWUSER},
     [NS_I_PID] = {"pid", CLONE_NEWPID},
 };
-
-/* Signals a terminal or an engine sends `exec`, forwarded to the process
- * (SIGCHLD ends the wait). */
-static const int forwarded[] = {SIGCHLD, SIGHUP,  SIGINT,  SIGQUIT,
-				SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH};
 
 struct exec_ctx {
 	const struct exec_opts *o;
@@ -611,29 +607,6 @@ static void ctx_release(struct exec_ctx *c, bool failed)
 	state_dir_close(&c->dir);
 }
 
-/* Forward signals to the process until it exits; its status, 128+N when
- * killed by signal N. */
-static int wait_forwarding(pid_t pid, const sigset_t *set)
-{
-	for (;;) {
-		siginfo_t info;
-		int status;
-		int sig = sigwaitinfo(set, &info);
-
-		if (sig < 0)
-			continue;
-		if (sig != SIGCHLD) {
-			kill(pid, sig);
-			continue;
-		}
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			if (WIFSIGNALED(status))
-				return 128 + WTERMSIG(status);
-			return WEXITSTATUS(status);
-		}
-	}
-}
-
 int container_exec(const struct exec_opts *o, int *status, struct error **err)
 {
 	struct exec_ctx c = {
@@ -649,10 +622,7 @@ int container_exec(const struct exec_opts *o, int *status, struct error **err)
 
 	for (int i = 0; i < NS_I_COUNT; i++)
 		c.ns[i] = -1;
-	sigemptyset(&set);
-	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
-		sigaddset(&set, forwarded[i]);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	forward_block(&set, &old);
 	r = prepare(&c, err);
 	if (r == 0)
 		r = spawn(&c, err);
@@ -665,7 +635,7 @@ int container_exec(const struct exec_opts *o, int *status, struct error **err)
 	 * it while the process runs. */
 	ctx_release(&c, r < 0);
 	if (r == 0)
-		*status = o->detach ? 0 : wait_forwarding(pid, &set);
+		*status = o->detach ? 0 : forward_until_exit(pid, &set);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (r < 0)
 		return error_wrap(err, "exec %s", o->id);

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "forward.h"
 #include "util.h"
 
 #define PS_OUTPUT_MAX (64 << 20)
@@ -105,9 +106,7 @@ static int run_ps(char *const *args, size_t n, char **out, struct error **err)
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return error_set(err, EIO, "ps: ps %s failed (status %d)",
-				 n ? args[0] : "-ef",
-				 WIFEXITED(status) ? WEXITSTATUS(status)
-						   : 128 + WTERMSIG(status));
+				 n ? args[0] : "-ef", exit_status(status));
 	if (!buf)
 		return error_set(err, EIO, "ps: ps printed nothing");
 	buf[len] = '\0';

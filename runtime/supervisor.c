@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "forward.h"
 #include "util.h"
 
 /* AddressSanitizer's runtime makes system calls of its own that the
@@ -89,13 +90,6 @@ static void drop_privileges(const struct supervisor_config *c)
 		die("load the supervisor's seccomp filter");
 }
 
-static int exit_code(int status)
-{
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
 /* Time left to the deadline; false once it has passed. */
 static bool time_left(const struct timespec *deadline, struct timespec *left)
 {
@@ -143,7 +137,7 @@ supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
 		}
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
 			if (pid == child)
-				_exit(exit_code(status));
+				_exit(exit_status(status));
 	}
 }
 

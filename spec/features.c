@@ -7,7 +7,8 @@
 #include "state.h"
 #include "util.h"
 
-static const char *const capabilities[] = {
+/* Every capability of Linux 5.9+, in number order. */
+const char *const spec_capability_names[SPEC_N_CAPABILITIES] = {
     "CAP_CHOWN",
     "CAP_DAC_OVERRIDE",
     "CAP_DAC_READ_SEARCH",
@@ -78,8 +79,8 @@ static void emit_linux(yajl_gen gen)
 	yajl_gen_map_open(gen);
 	json_key_strv(gen, "namespaces",
 		      (const char *const *)spec_ns_type_names, NS_TIME);
-	json_key_strv(gen, "capabilities", capabilities,
-		      ARRAY_SIZE(capabilities));
+	json_key_strv(gen, "capabilities", spec_capability_names,
+		      SPEC_N_CAPABILITIES);
 	json_str(gen, "cgroup");
 	yajl_gen_map_open(gen);
 	json_key_bool(gen, "v1", 1);

@@ -49,52 +49,6 @@ static const char *const rootfs_names[] = {
     [POLICY_ROOTFS_STRICT] = "strict",
 };
 
-/* Every capability of Linux 5.9+, so that a misspelt name fails the policy
- * instead of silently keeping nothing. */
-static const char *const capability_names[] = {
-    "CAP_CHOWN",
-    "CAP_DAC_OVERRIDE",
-    "CAP_DAC_READ_SEARCH",
-    "CAP_FOWNER",
-    "CAP_FSETID",
-    "CAP_KILL",
-    "CAP_SETGID",
-    "CAP_SETUID",
-    "CAP_SETPCAP",
-    "CAP_LINUX_IMMUTABLE",
-    "CAP_NET_BIND_SERVICE",
-    "CAP_NET_BROADCAST",
-    "CAP_NET_ADMIN",
-    "CAP_NET_RAW",
-    "CAP_IPC_LOCK",
-    "CAP_IPC_OWNER",
-    "CAP_SYS_MODULE",
-    "CAP_SYS_RAWIO",
-    "CAP_SYS_CHROOT",
-    "CAP_SYS_PTRACE",
-    "CAP_SYS_PACCT",
-    "CAP_SYS_ADMIN",
-    "CAP_SYS_BOOT",
-    "CAP_SYS_NICE",
-    "CAP_SYS_RESOURCE",
-    "CAP_SYS_TIME",
-    "CAP_SYS_TTY_CONFIG",
-    "CAP_MKNOD",
-    "CAP_LEASE",
-    "CAP_AUDIT_WRITE",
-    "CAP_AUDIT_CONTROL",
-    "CAP_SETFCAP",
-    "CAP_MAC_OVERRIDE",
-    "CAP_MAC_ADMIN",
-    "CAP_SYSLOG",
-    "CAP_WAKE_ALARM",
-    "CAP_BLOCK_SUSPEND",
-    "CAP_AUDIT_READ",
-    "CAP_PERFMON",
-    "CAP_BPF",
-    "CAP_CHECKPOINT_RESTORE",
-};
-
 /* ---- defaults and freeing -------------------------------------------- */
 
 static char **strv_dup(const char *const *v, size_t n)
@@ -202,8 +156,10 @@ static int check_capability(const char *s, const struct jpath *p,
 		    "expected a capability name like \"CAP_NET_BIND_SERVICE\","
 		    " got",
 		    s);
-	for (size_t i = 0; i < ARRAY_SIZE(capability_names); i++)
-		if (strcmp(capability_names[i], s) == 0)
+	/* every capability Linux knows: a misspelt name fails the policy
+	 * instead of silently keeping nothing */
+	for (size_t i = 0; i < SPEC_N_CAPABILITIES; i++)
+		if (strcmp(spec_capability_names[i], s) == 0)
 			return 0;
 	return json_fail_value(p, err, "unknown capability", s);
 }

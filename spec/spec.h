@@ -340,6 +340,11 @@ void spec_free(struct spec *spec);
 void spec_process_free(struct spec_process *process);
 void spec_resources_free(struct spec_resources *resources);
 
+/* The capability names Linux knows ("CAP_CHOWN" ... "CAP_CHECKPOINT_RESTORE"),
+ * shared by the features document and the policy's name check. */
+#define SPEC_N_CAPABILITIES 41
+extern const char *const spec_capability_names[SPEC_N_CAPABILITIES];
+
 /* Resolve "RLIMIT_NOFILE" to its number; -1 when unknown. */
 int spec_rlimit_from_name(const char *name);
 
