@@ -146,6 +146,18 @@ static int check_spec(const struct create_ctx *c, struct error **err)
 		return error_set(
 		    err, EINVAL,
 		    "--console-socket given but .process.terminal is false");
+	/* A requested LSM label the host cannot apply fails here, before
+	 * any process exists, not at exec. */
+	if (s->process->apparmor_profile && *s->process->apparmor_profile &&
+	    access("/proc/self/attr/apparmor/exec", W_OK) < 0)
+		return error_set(err, ENOTSUP,
+				 "config.json: .process.apparmorProfile: "
+				 "AppArmor is not enabled on this host");
+	if (s->process->selinux_label && *s->process->selinux_label &&
+	    access("/sys/fs/selinux/enforce", F_OK) < 0)
+		return error_set(err, ENOTSUP,
+				 "config.json: .process.selinuxLabel: "
+				 "SELinux is not enabled on this host");
 	return 0;
 }
 

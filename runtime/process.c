@@ -182,3 +182,35 @@ int process_set_sysctls(const struct spec_linux *l, struct error **err)
 			return -1;
 	return 0;
 }
+
+/* The LSM label the next exec takes.  corral does not load profiles; it
+ * asks the kernel for the one config.json names, and a host that cannot
+ * apply it (no AppArmor, no SELinux) fails the container rather than run
+ * it unconfined. */
+static int set_exec_label(const char *path, const char *fmt, const char *label,
+			  const char *what, struct error **err)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	char buf[4096];
+	int n = snprintf(buf, sizeof(buf), fmt, label);
+
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return error_set(err, EINVAL, "%s %s: too long", what, label);
+	if (fd < 0 || write_all(fd, buf, (size_t)n) < 0)
+		return error_errno(err, "%s %s: cannot be applied", what,
+				   label);
+	return 0;
+}
+
+int process_set_lsm_labels(const struct spec_process *p, struct error **err)
+{
+	if (p->apparmor_profile && *p->apparmor_profile &&
+	    set_exec_label("/proc/self/attr/apparmor/exec", "exec %s",
+			   p->apparmor_profile, "AppArmor profile", err) < 0)
+		return -1;
+	if (p->selinux_label && *p->selinux_label &&
+	    set_exec_label("/proc/self/attr/exec", "%s", p->selinux_label,
+			   "SELinux label", err) < 0)
+		return -1;
+	return 0;
+}

@@ -24,6 +24,10 @@ int process_switch_user(const struct spec_user *u, struct error **err);
 int process_exec(const struct spec_process *p, char *const *env,
 		 struct error **err);
 
+/* config.json's AppArmor profile and SELinux label for the exec; an error
+ * when the host cannot apply them. */
+int process_set_lsm_labels(const struct spec_process *p, struct error **err);
+
 /* Write linux.sysctl under /proc/sys (after pivot_root). */
 int process_set_sysctls(const struct spec_linux *l, struct error **err);
 

@@ -90,5 +90,7 @@ int workload_exec(const struct workload *w, struct error **err)
 		return -1;
 	if (nnp && load_filters(w, err) < 0)
 		return -1;
+	if (process_set_lsm_labels(p, err) < 0)
+		return -1;
 	return process_exec(p, w->env, err);
 }

@@ -66,6 +66,15 @@ fails_with() {
 	create_fails .process.args
 }
 
+@test "an AppArmor profile or SELinux label the host cannot apply" {
+	[ -w /proc/self/attr/apparmor/exec ] && skip "AppArmor is enabled here"
+	update_config '.process.apparmorProfile = "corral-test"'
+	create_fails .process.apparmorProfile
+	[ -e /sys/fs/selinux/enforce ] && skip "SELinux is enabled here"
+	update_config 'del(.process.apparmorProfile) | .process.selinuxLabel = "system_u:system_r:container_t:s0"'
+	create_fails .process.selinuxLabel
+}
+
 @test "empty process.args" {
 	update_config '.process.args = []'
 	create_fails .process.args
