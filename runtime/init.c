@@ -71,6 +71,8 @@ static int setup(const struct init_config *c, char **state_json,
 	const struct spec *spec = c->spec;
 	bool userns = c->ns->clone_flags & CLONE_NEWUSER;
 
+	if (process_set_title("corral-init", err) < 0)
+		return -1;
 	if (userns && (sync_expect(c->sync_fd, SYNC_GO, state_json, err) < 0 ||
 		       become_ns_root(c, err) < 0))
 		return -1;

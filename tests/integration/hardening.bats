@@ -82,6 +82,14 @@ now_ms() {
 	done
 }
 
+@test "PID 1's command line names no host path (bundle, state root)" {
+	run_in_container sh -c 'tr "\0" " " </proc/1/cmdline'
+	assert_success
+	assert_output --regexp '^corral-init *$'
+	refute_output --partial "$BUNDLE"
+	refute_output --partial "$ROOT"
+}
+
 @test "no_new_privs is on even when config.json says false" {
 	update_config '.process.noNewPrivileges = false'
 	run_in_container grep '^NoNewPrivs:' /proc/self/status
