@@ -100,7 +100,7 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 @test "the container's output reaches its CRI log file" {
 	local log name
 	start_pod_app
-	name="$(yaml_get "$CRI_POD_YAML" "d['metadata']['name']")"
+	name="$(yaml_get "$CRI_POD_YAML" metadata name)"
 	# <log_directory>/<name>/<attempt>.log, as the kubelet asked
 	log="$(status_field "$CTR" log_path)"
 	assert_equal "$log" "$BATS_TEST_TMPDIR/logs/app/0.log"
@@ -122,14 +122,30 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	assert_output ""
 	run --separate-stderr cri exec "$CTR" -- cat /etc/hostname
 	assert_success
-	assert_output "$(yaml_get "$CRI_POD_YAML" "d['metadata']['name']")"
+	assert_output "$(yaml_get "$CRI_POD_YAML" metadata name)"
 }
 
 @test "the pod's app container has only lo, uid 65534 and no capabilities, though CNI gave the pod an address" {
-	local ip
+	local ip netns pause_pid
 	start_pod_app
 	ip="$(cri pod-status "$POD" | jq -r .ip)"
 	[[ "$ip" == 10.* ]] || fail "CNI gave the pod no 10.x address: \"$ip\""
+	# CNI put eth0 with that address in the network namespace containerd
+	# made for the pod; corral joined it for neither of its containers
+	netns="$(jq -r '.linux.namespaces[] | select(.type == "network") | .path' \
+		"$CRI_WORK/state/io.containerd.runtime.v2.task/$CRI_CTR_NS/$POD/config.json")"
+	[ -e "$netns" ] || fail "no pod network namespace at \"$netns\""
+	run nsenter --net="$netns" ip -o -4 addr show dev eth0
+	assert_success
+	assert_output --partial " $ip/"
+	pause_pid="$(corral_k8s state "$POD" | jq -r .pid)"
+	run cat "/proc/$pause_pid/net/dev"
+	assert_success
+	refute_output --partial eth0
+	assert_output --partial "lo:"
+	if [ "/proc/$pause_pid/ns/net" -ef "$netns" ]; then
+		fail "the pause container is in the CNI network namespace"
+	fi
 
 	run --separate-stderr cri exec "$CTR" -- ls /sys/class/net
 	assert_success
@@ -154,7 +170,7 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 
 @test "pod.yaml's run.corral.timeout kills the app container at its deadline; the pause container lives on" {
 	local timeout elapsed log
-	timeout="$(yaml_get "$CRI_POD_YAML" "d['metadata']['annotations']['run.corral.timeout']")"
+	timeout="$(yaml_get "$CRI_POD_YAML" metadata annotations run.corral.timeout)"
 	[ "$timeout" -gt 0 ] && [ "$timeout" -le 60 ] ||
 		fail "pod.yaml's run.corral.timeout is \"$timeout\": the test waits for it"
 	start_pod_app

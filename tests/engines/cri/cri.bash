@@ -47,12 +47,14 @@ ctr_k8s() {
 	ctr --address "$CRI_SOCK" --namespace "$CRI_CTR_NS" "$@" 3>&-
 }
 
-# yaml_get FILE EXPR: one value of a manifest (EXPR indexes the parsed
-# document `d`, e.g. "d['handler']").
+# yaml_get FILE KEY...: one value of a manifest, KEYs walking down from
+# the top (a number indexes a list): yaml_get pod.yaml metadata name.
 yaml_get() {
 	"$CRI_PYTHON" -c 'import sys, yaml
 d = yaml.safe_load(open(sys.argv[1]))
-print(eval(sys.argv[2], {"d": d}))' "$1" "$2"
+for k in sys.argv[2:]:
+    d = d[int(k)] if isinstance(d, list) else d[k]
+print(d)' "$@"
 }
 
 cri_check_deps() {
@@ -175,9 +177,9 @@ cri_setup_file() {
 	export CRI_SOCK="$CRI_WORK/containerd.sock"
 	export CRI_CORRAL_ROOT="$CRI_WORK/corral"
 	export CRI_PAUSE_IMAGE="localhost/corral-cri-pause-$$:latest"
-	CRI_APP_IMAGE="$(yaml_get "$CRI_POD_YAML" "d['spec']['containers'][0]['image']")"
+	CRI_APP_IMAGE="$(yaml_get "$CRI_POD_YAML" spec containers 0 image)"
 	export CRI_APP_IMAGE
-	CRI_HANDLER="$(yaml_get "$CRI_RUNTIMECLASS" "d['handler']")"
+	CRI_HANDLER="$(yaml_get "$CRI_RUNTIMECLASS" handler)"
 	export CRI_HANDLER
 
 	mkdir -p "$CRI_WORK/pb" "$CRI_CORRAL_ROOT"

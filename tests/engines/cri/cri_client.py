@@ -106,7 +106,18 @@ def cmd_image_status(ch, args):
 def cmd_run_pod(ch, args):
     """The PodSandboxConfig a kubelet builds from pod.yaml."""
     pod = load_yaml(args.pod_yaml)
-    handler = load_yaml(args.runtimeclass)['handler']
+    rc = load_yaml(args.runtimeclass)
+    # the kubelet resolves the pod's runtimeClassName to the handler of
+    # the RuntimeClass of that name
+    if (rc.get('apiVersion'), rc.get('kind')) != ('node.k8s.io/v1',
+                                                  'RuntimeClass'):
+        sys.exit('cri_client: %s is not a node.k8s.io/v1 RuntimeClass' %
+                 args.runtimeclass)
+    if pod['spec'].get('runtimeClassName') != rc['metadata']['name']:
+        sys.exit('cri_client: pod.yaml asks for RuntimeClass %r, %s is %r' %
+                 (pod['spec'].get('runtimeClassName'), args.runtimeclass,
+                  rc['metadata']['name']))
+    handler = rc['handler']
     meta = pod['metadata']
     annotations = dict(meta.get('annotations') or {})
     annotations.update(annotations_from(args.annotation))
