@@ -428,3 +428,19 @@ EOF
 	run_in_container sh -c 'sleep 2; echo outlived'
 	assert_failure 137
 }
+
+@test "permissive: ambient capabilities need inheritable ones, as with runc (runc spec lists none)" {
+	write_policy '{ "mode": "permissive" }'
+	update_config '.process.user = {uid: 0, gid: 0} |
+		.process.capabilities = {bounding: ["CAP_KILL"],
+			effective: ["CAP_KILL"], permitted: ["CAP_KILL"],
+			ambient: ["CAP_KILL"]}'
+	run_in_container sh -c 'grep CapAmb /proc/self/status'
+	assert_success
+	assert_output --regexp 'CapAmb:[[:space:]]+0+$'
+
+	update_config '.process.capabilities.inheritable = ["CAP_KILL"]'
+	run_in_container sh -c 'grep CapAmb /proc/self/status'
+	assert_success
+	assert_output --regexp 'CapAmb:[[:space:]]+0+20$'
+}
