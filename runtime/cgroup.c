@@ -225,6 +225,16 @@ int cgroup_open(const char *mount_root, const char *path, struct cgroup **out,
 	return cgroup_new(mount_root, path, out, err);
 }
 
+int cgroup_clone_fd(const struct cgroup *cg)
+{
+	_cleanup_free_ char *dir = NULL;
+
+	if (cg->layout != CGROUP_V2 ||
+	    !(dir = cg_join(cg->mount_root, cg->path)))
+		return -1;
+	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 /* cgroup.procs moves the whole thread group.  A hierarchy without the
  * directory is an error: the process would escape what it limits. */
 int cgroup_enter(const struct cgroup *cg, pid_t pid, struct error **err)

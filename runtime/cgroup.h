@@ -57,6 +57,11 @@ int cgroup_prepare(const char *mount_root, const char *path,
 int cgroup_open(const char *mount_root, const char *path, struct cgroup **out,
 		struct error **err);
 
+/* On the v2 layout, an fd of the container's cgroup directory for
+ * clone3's CLONE_INTO_CGROUP (the caller closes it); -1 on v1, where a
+ * process must be written into every hierarchy. */
+int cgroup_clone_fd(const struct cgroup *cg);
+
 /* Move pid into the cgroup (every hierarchy). */
 int cgroup_enter(const struct cgroup *cg, pid_t pid, struct error **err);
 
