@@ -17,8 +17,12 @@
 #   CTRD_SOCK  the gRPC socket (ctr -a, crictl --runtime-endpoint unix://...)
 #   CTRD_PID   the daemon's pid; CTRD_PID_START its start time (pid reuse)
 #   CTRD_NS    the namespace ctrd uses (default corral-test-$$)
-#   CTRD_RUNC_ROOT  the --root the runc v2 shim gives the runtime for
-#              CTRD_NS: /run/containerd/runc/NS (the shim's default)
+#   CTRD_RUNC_BASE  /run/containerd/runc, the shim's default base for the
+#              runtime's --root (set it beforehand if the runtime options
+#              say Root = ...: a CRI test should, since every CRI daemon
+#              uses namespace k8s.io and would share BASE/k8s.io)
+#   CTRD_RUNC_ROOT  BASE/CTRD_NS: the --root the runc v2 shim gives
+#              corral for CTRD_NS (the shim appends the namespace)
 # Set before containerd_start to change the daemon:
 #   CTRD_DISABLED_PLUGINS  plugin IDs to disable, space-separated (default
 #              below: CRI and what a ctr test does not need); a CRI test
@@ -27,9 +31,10 @@
 #
 # containerd_stop undoes all of it, whatever state the tests left: the
 # tasks, containers, images and namespaces in the daemon, the daemon
-# (SIGTERM, SIGKILL after 10s), its shims (by pid), the runtime's state
-# under /run/containerd/runc/NS, mounts under DIR, the namespaces' cgroups
-# and DIR itself.
+# (SIGTERM, SIGKILL after 10s), its shims (by pid), the runtime's state of
+# its tasks under CTRD_RUNC_BASE, mounts under DIR, the cgroups /NS/ID of
+# its tasks and /CTRD_NS, and DIR itself.  Cgroups elsewhere (a CRI pod's
+# cgroup parent) are the caller's to remove.
 
 # shellcheck disable=SC2154
 # (status and output are set by bats' run.)
@@ -98,8 +103,8 @@ wait_task_status() {
 # bundle, its shim.  Prints one line per leftover.
 container_leftovers() {
 	local id="$1" ns="${2:-$CTRD_NS}" cg
-	[ ! -e "/run/containerd/runc/$ns/$id" ] ||
-		echo "state directory /run/containerd/runc/$ns/$id"
+	[ ! -e "$CTRD_RUNC_BASE/$ns/$id" ] ||
+		echo "state directory $CTRD_RUNC_BASE/$ns/$id"
 	for cg in /sys/fs/cgroup/*/"$ns/$id"; do
 		[ ! -d "$cg" ] || echo "cgroup $cg"
 	done
@@ -149,13 +154,17 @@ containerd_start() {
 	mkdir -p "$dir/root" "$dir/state" "$dir/fifo" || fail "mkdir $dir"
 	export CTRD_DIR="$dir" CTRD_SOCK="$dir/containerd.sock"
 	export CTRD_NS="${CTRD_NS:-corral-test-$$}"
-	export CTRD_RUNC_ROOT="/run/containerd/runc/$CTRD_NS"
+	export CTRD_RUNC_BASE="${CTRD_RUNC_BASE:-/run/containerd/runc}"
+	export CTRD_RUNC_ROOT="$CTRD_RUNC_BASE/$CTRD_NS"
 	containerd_write_config "$dir"
+	declare -p CTRD_DIR CTRD_SOCK CTRD_NS CTRD_RUNC_BASE CTRD_RUNC_ROOT \
+		>"$dir/containerd.env"
 	containerd --config "$dir/config.toml" </dev/null \
 		>>"$dir/containerd.log" 2>&1 3>&- &
 	export CTRD_PID=$!
 	export CTRD_PID_START
 	CTRD_PID_START="$(proc_start_time "$CTRD_PID")" || CTRD_PID_START=gone
+	declare -p CTRD_PID CTRD_PID_START >>"$dir/containerd.env"
 	while [ "$tries" -gt 0 ]; do
 		if [ -S "$CTRD_SOCK" ] &&
 			ctr -a "$CTRD_SOCK" version >/dev/null 2>&1 3>&-; then
@@ -223,10 +232,11 @@ containerd_remove_container() {
 # containerd_shim_pids [ID]: the shims of this daemon (of its task ID),
 # found by their "-address SOCK" (and "-id ID") arguments.
 containerd_shim_pids() {
-	local p args id="${1:-}"
+	local p comm args id="${1:-}"
 	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = "${CTRD_SHIM:0:15}" ] ||
-			continue
+		# read, not cat: no fork per process
+		read -r comm 2>/dev/null <"$p/comm" || continue
+		[ "$comm" = "${CTRD_SHIM:0:15}" ] || continue
 		args="$(tr '\0' '\n' <"$p/cmdline" 2>/dev/null)" || continue
 		if grep -qxF -- "$CTRD_SOCK" <<<"$args" &&
 			{ [ -z "$id" ] || grep -qxF -- "$id" <<<"$args"; }; then
@@ -266,10 +276,19 @@ remove_cgroup_tree() {
 	[ ! -d "$1" ]
 }
 
-# containerd_stop: see the top of this file.  Prints what it had to clean
-# by force and returns 1 then, so teardown_file can report it.
+# containerd_stop [DIR]: see the top of this file.  With DIR, the daemon
+# containerd_start DIR started (its variables, from DIR/containerd.env,
+# are local to the call: the caller's CTRD_* stay as they are).  Prints what
+# it had to clean by force and returns 1 then, so teardown_file can
+# report it.
 containerd_stop() {
-	local ns id pid start mnt cg tries left="" namespaces=() shims=() sockets=()
+	local ns id pid start mnt cg entry tries left=""
+	local namespaces=() shims=() sockets=() tasks=()
+	if [ -n "${1:-}" ]; then
+		[ -f "$1/containerd.env" ] || return 0
+		# shellcheck disable=SC1091 # written by containerd_start
+		source "$1/containerd.env"
+	fi
 	[ -n "${CTRD_DIR:-}" ] && [ -d "$CTRD_DIR" ] || return 0
 
 	mapfile -t namespaces < <(containerd_namespaces)
@@ -306,32 +325,42 @@ containerd_stop() {
 	for mnt in "${sockets[@]}"; do
 		[ -n "$mnt" ] && rm -f "${mnt#unix://}"
 	done
-	# 3. the runtime's state of each namespace: delete --force kills what
-	#    is left of a container and removes its cgroup and state
+	# 3. the runtime's state of each task the daemon had, and all of
+	#    CTRD_NS's (no other daemon uses that namespace): delete --force
+	#    kills what is left of a container, removes its cgroup and state
+	mapfile -t tasks < <(cd "$CTRD_DIR/state/io.containerd.runtime.v2.task" \
+		2>/dev/null && printf '%s\n' */*)
+	for entry in "$CTRD_RUNC_ROOT"/*; do
+		[ -e "$entry" ] && tasks+=("$CTRD_NS/${entry##*/}")
+	done
+	for entry in "${tasks[@]}"; do
+		[ -e "$CTRD_RUNC_BASE/$entry" ] || continue
+		left+="corral state $entry; "
+		"$CORRAL" --root "$CTRD_RUNC_BASE/${entry%%/*}" delete --force \
+			"${entry#*/}" >/dev/null 2>&1 3>&-
+		rm -rf "${CTRD_RUNC_BASE:?}/$entry"
+	done
 	for ns in "${namespaces[@]}"; do
-		[ -d "/run/containerd/runc/$ns" ] || continue
-		for id in "/run/containerd/runc/$ns"/*; do
-			[ -e "$id" ] || continue
-			id="${id##*/}"
-			left+="corral state $ns/$id; "
-			"$CORRAL" --root "/run/containerd/runc/$ns" delete --force \
-				"$id" >/dev/null 2>&1 3>&-
-		done
-		rm -rf "/run/containerd/runc/$ns"
+		rmdir "$CTRD_RUNC_BASE/$ns" 2>/dev/null
 	done
 	# 4. mounts (rootfs of tasks, snapshots), deepest first
 	while read -r mnt; do
 		left+="mount $mnt; "
 		umount "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
 	done < <(findmnt -rn -o TARGET | grep -F -- "$CTRD_DIR/" | sort -r)
-	# 5. the namespaces' parent cgroups (ctr's cgroupsPath is /NS/ID)
-	for ns in "${namespaces[@]}"; do
-		for cg in /sys/fs/cgroup/*/"$ns"; do
+	# 5. cgroups: ctr's cgroupsPath is /NS/ID; CTRD_NS's parent goes too
+	for entry in "${tasks[@]}"; do
+		for cg in /sys/fs/cgroup/*/"$entry"; do
 			[ -d "$cg" ] || continue
-			[ -z "$(find "$cg" -mindepth 1 -type d)" ] ||
-				left+="cgroups under $cg; "
-			remove_cgroup_tree "$cg" || left+="cgroup $cg stays; "
+			left+="cgroup $cg; "
+			remove_cgroup_tree "$cg" || left+="(stays); "
 		done
+	done
+	for cg in /sys/fs/cgroup/*/"$CTRD_NS"; do
+		[ -d "$cg" ] || continue
+		[ -z "$(find "$cg" -mindepth 1 -type d)" ] ||
+			left+="cgroups under $cg; "
+		remove_cgroup_tree "$cg" || left+="cgroup $cg stays; "
 	done
 	rm -rf "$CTRD_DIR"
 	if [ -n "$left" ]; then

@@ -15,6 +15,8 @@ load '../integration/helpers'
 load 'containerd'
 
 setup_file() {
+	# the shim's default, which the tests check
+	export CTRD_RUNC_BASE=/run/containerd/runc
 	containerd_start "$BATS_FILE_TMPDIR/containerd"
 	export IMAGE="localhost/corral-test-busybox-$$:latest"
 	containerd_import_busybox "$IMAGE" /bin/sh
@@ -33,6 +35,8 @@ setup() {
 teardown() {
 	local entry pid left
 	containerd_remove_container "$ID"
+	# the second daemon of the engine-killed test
+	containerd_stop "$BATS_TEST_TMPDIR/ctrd2" >/dev/null || true
 	# a backgrounded ctr run ends with its task; kill it if it did not
 	for entry in "${TRACKED_PIDS[@]}"; do
 		pid="${entry%%:*}"
@@ -350,4 +354,40 @@ start_detached() {
 		"$IMAGE" "$ID" /bin/sleep 30 </dev/null
 	assert_equal "$status" 137
 	[ $((SECONDS - start)) -lt 15 ] || fail "took $((SECONDS - start))s"
+}
+
+@test "containerd and the shim killed: corral delete --force still removes all" {
+	local ns="corral-test-killed-$$" ctrd2="$BATS_TEST_TMPDIR/ctrd2" pid cg
+	# a second daemon, so that this one can be killed
+	(
+		CTRD_NS="$ns"
+		containerd_start "$ctrd2"
+		containerd_import_busybox "$IMAGE" /bin/sh
+		start_detached -- /bin/sh -c 'echo ok >/tmp/ready; exec sleep 600'
+		echo "$TASK_PID" >"$BATS_TEST_TMPDIR/task.pid"
+		mapfile -t shims < <(containerd_shim_pids)
+		[ "${#shims[@]}" -eq 1 ] || fail "shims: ${shims[*]}"
+		# shellcheck disable=SC2153 # CTRD_PID: set by containerd_start
+		kill -KILL "$CTRD_PID" "${shims[@]}" || fail "kill daemon and shim"
+	)
+	pid="$(cat "$BATS_TEST_TMPDIR/task.pid")"
+	sleep 0.2
+	! pid_gone "$pid" || fail "the container died with its engine"
+	[ -d "$CTRD_RUNC_BASE/$ns/$ID" ] || fail "no corral state"
+	run --separate-stderr "$CORRAL" --root "$CTRD_RUNC_BASE/$ns" \
+		delete --force "$ID"
+	assert_success
+	wait_pid_gone "$pid"
+	[ ! -e "$CTRD_RUNC_BASE/$ns/$ID" ] || fail "corral state is left"
+	for cg in /sys/fs/cgroup/*/"$ns/$ID"; do
+		[ ! -e "$cg" ] || fail "cgroup $cg is left"
+	done
+	# the rest is containerd's: its bundle's rootfs mount, its dirs
+	run containerd_stop "$ctrd2"
+	refute_output --partial "corral state"
+	refute_output --partial "cgroup"
+	run findmnt -rn -o TARGET
+	refute_output --partial "$ctrd2/"
+	[ ! -e "$ctrd2" ] || fail "$ctrd2 is left"
+	[ ! -e "$CTRD_RUNC_BASE/$ns" ] || fail "$CTRD_RUNC_BASE/$ns is left"
 }
