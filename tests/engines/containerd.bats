@@ -391,3 +391,25 @@ start_detached() {
 	[ ! -e "$ctrd2" ] || fail "$ctrd2 is left"
 	[ ! -e "$CTRD_RUNC_BASE/$ns" ] || fail "$CTRD_RUNC_BASE/$ns is left"
 }
+
+@test "ctr task exec of a missing program: corral's message reaches ctr" {
+	start_detached -- /bin/sh -c 'echo ok >/tmp/ready; exec sleep 600'
+	run --separate-stderr ctrd_exec --exec-id "m-$$" "$ID" /nosuch/prog \
+		</dev/null
+	assert_failure
+	[[ "$stderr" == *"OCI runtime exec failed"*"exec /nosuch/prog: No such file or directory"* ]] ||
+		fail "corral's reason is not in ctr's message: $stderr"
+	# the container is unharmed, and a later exec works
+	assert_equal "$(task_field "$ID" status)" RUNNING
+	run ctrd_exec --exec-id "m2-$$" "$ID" /bin/echo still-here </dev/null
+	assert_success
+	assert_output still-here
+}
+
+@test "ctr run --read-only: config.json's read-only root is kept" {
+	run --separate-stderr ctrd_run --rm --read-only "$IMAGE" "$ID" \
+		/bin/sh -c 'echo x >/tmp/f && echo written; echo finished' </dev/null
+	assert_success
+	assert_output finished
+	assert_equal "$stderr" "/bin/sh: can't create /tmp/f: Read-only file system"
+}
