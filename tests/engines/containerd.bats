@@ -356,6 +356,47 @@ start_detached() {
 	[ $((SECONDS - start)) -lt 15 ] || fail "took $((SECONDS - start))s"
 }
 
+@test "ctr task exec of a missing program: corral's message reaches ctr" {
+	start_detached -- /bin/sh -c 'echo ok >/tmp/ready; exec sleep 600'
+	run --separate-stderr ctrd_exec --exec-id "m-$$" "$ID" /nosuch/prog \
+		</dev/null
+	assert_failure
+	[[ "$stderr" == *"OCI runtime exec failed"*"exec /nosuch/prog: No such file or directory"* ]] ||
+		fail "corral's reason is not in ctr's message: $stderr"
+	# the container is unharmed, and a later exec works
+	assert_equal "$(task_field "$ID" status)" RUNNING
+	run ctrd_exec --exec-id "m2-$$" "$ID" /bin/echo still-here </dev/null
+	assert_success
+	assert_output still-here
+}
+
+@test "ctr run --read-only: config.json's read-only root is kept" {
+	run --separate-stderr ctrd_run --rm --read-only "$IMAGE" "$ID" \
+		/bin/sh -c 'echo x >/tmp/f && echo written; echo finished' </dev/null
+	assert_success
+	assert_output finished
+	assert_equal "$stderr" "/bin/sh: can't create /tmp/f: Read-only file system"
+}
+
+@test "ctr --memory-limit: a smaller limit is enforced, a larger one clamped to the policy's" {
+	local cg
+	# 32 MiB: a 64 MiB shell variable gets the workload OOM-killed
+	run --separate-stderr ctrd_run --rm --memory-limit 33554432 "$IMAGE" \
+		"$ID" /bin/sh -c \
+		'x="$(head -c 67108864 /dev/zero | tr "\0" a)"; echo survived' \
+		</dev/null
+	assert_equal "$status" 137
+	refute_output --partial survived
+	# 4 GiB: above the default policy's 512MiB, which wins
+	start_detached --memory-limit 4294967296 -- /bin/sh -c \
+		'echo ok >/tmp/ready; exec sleep 600'
+	cg="/sys/fs/cgroup/memory/$CTRD_NS/$ID"
+	assert_equal "$(cat "$cg/memory.limit_in_bytes")" 536870912
+	run --separate-stderr ctrd task metrics --format json "$ID"
+	assert_success
+	assert_equal "$(jq .memory.usage.limit <<<"$output")" 536870912
+}
+
 @test "containerd and the shim killed: corral delete --force still removes all" {
 	local ns="corral-test-killed-$$" ctrd2="$BATS_TEST_TMPDIR/ctrd2" pid cg
 	# a second daemon, so that this one can be killed
@@ -390,26 +431,4 @@ start_detached() {
 	refute_output --partial "$ctrd2/"
 	[ ! -e "$ctrd2" ] || fail "$ctrd2 is left"
 	[ ! -e "$CTRD_RUNC_BASE/$ns" ] || fail "$CTRD_RUNC_BASE/$ns is left"
-}
-
-@test "ctr task exec of a missing program: corral's message reaches ctr" {
-	start_detached -- /bin/sh -c 'echo ok >/tmp/ready; exec sleep 600'
-	run --separate-stderr ctrd_exec --exec-id "m-$$" "$ID" /nosuch/prog \
-		</dev/null
-	assert_failure
-	[[ "$stderr" == *"OCI runtime exec failed"*"exec /nosuch/prog: No such file or directory"* ]] ||
-		fail "corral's reason is not in ctr's message: $stderr"
-	# the container is unharmed, and a later exec works
-	assert_equal "$(task_field "$ID" status)" RUNNING
-	run ctrd_exec --exec-id "m2-$$" "$ID" /bin/echo still-here </dev/null
-	assert_success
-	assert_output still-here
-}
-
-@test "ctr run --read-only: config.json's read-only root is kept" {
-	run --separate-stderr ctrd_run --rm --read-only "$IMAGE" "$ID" \
-		/bin/sh -c 'echo x >/tmp/f && echo written; echo finished' </dev/null
-	assert_success
-	assert_output finished
-	assert_equal "$stderr" "/bin/sh: can't create /tmp/f: Read-only file system"
 }
