@@ -174,6 +174,7 @@ containerd_start() {
 		sleep 0.05
 		tries=$((tries - 1))
 	done
+	wait_or_kill "$CTRD_PID" "$CTRD_PID_START"
 	fail "containerd did not come up: $(tail -n 5 "$dir/containerd.log")"
 }
 

@@ -304,6 +304,7 @@ start_detached() {
 @test "ctr task delete, container delete: no corral state, cgroup, mount or process left" {
 	start_detached -- /bin/sh -c 'echo ok >/tmp/ready; exec sleep 600'
 	# the shim runs corral with --root /run/containerd/runc/NAMESPACE
+	assert_equal "$CTRD_RUNC_ROOT" "/run/containerd/runc/$CTRD_NS"
 	[ -f "$CTRD_RUNC_ROOT/$ID/state.json" ] ||
 		fail "no corral state in $CTRD_RUNC_ROOT/$ID"
 	run "$CORRAL" --root "$CTRD_RUNC_ROOT" state "$ID"
@@ -319,7 +320,11 @@ start_detached() {
 	run ctrd task delete "$ID"
 	assert_success
 	wait_pid_gone "$TASK_PID"
+	# state, cgroups, mounts: gone when delete returns; the shim exits
+	# on its own a moment later
 	local tries=100 left
+	left="$(container_leftovers "$ID" | grep -v '^shim ')" || true
+	[ -z "$left" ] || fail "left after task delete: $left"
 	while left="$(container_leftovers "$ID")" && [ -n "$left" ] &&
 		[ "$tries" -gt 0 ]; do
 		sleep 0.05
