@@ -291,7 +291,15 @@ CapAmb:	0000000000000000"
 	done
 }
 
+@test "kernel: sysctls in config.json off the allowlist are not applied" {
+	run_in_container cat /proc/sys/net/ipv4/ip_forward /proc/sys/net/ipv4/conf/all/route_localnet
+	assert_success
+	assert_output "0
+0"
+}
+
 @test "kernel: cgroup release_agent, notify_on_release and cgroup.procs are not writable" {
+	update_config '(.mounts[] | select(.destination == "/sys/fs/cgroup")).options -= ["ro"]'
 	run_in_container sh -c '
 		for f in /sys/fs/cgroup/*/release_agent /sys/fs/cgroup/*/notify_on_release \
 			/sys/fs/cgroup/*/cgroup.procs /sys/fs/cgroup/*/tasks \
@@ -430,7 +438,11 @@ core 0"
 		</dev/null >/dev/null 2>&1 3>&- &
 	victim=$!
 	track_pid "$victim"
-	run_in_container sh -c 'sleep 30 & kill -9 -1; echo "kill $?"; wait; echo after'
+	# (the kill only where the pid namespace is the container's own: a
+	# regression must fail this test, not kill the host's processes)
+	run_in_container sh -c 'sleep 30 &
+		[ "$(ls -d /proc/[0-9]* | wc -l)" -lt 10 ] || exit 9
+		kill -9 -1; echo "kill $?"; wait; echo after'
 	assert_success
 	assert_line "kill 0"
 	assert_line after
@@ -448,9 +460,13 @@ core 0"
 @test "processes: a fork bomb stops at the pids limit" {
 	update_config '.annotations["run.corral.pids"] = "24" |
 		.annotations["run.corral.timeout"] = "3"'
-	# the loop keeps the workload alive (busily, once forks fail) until
-	# the wall clock ends it
-	set_args sh -c 'b() { b | b & }; b; while :; do sleep 1 2>/dev/null; done'
+	# two children per process, nine levels deep (about 1000 processes
+	# without a limit: enough to find it, never enough to hurt the host),
+	# each process then sleeping 5 s; the wall clock ends it first.  The
+	# workload itself forks once and then spins: a shell whose fork fails
+	# exits, and the container with it.
+	set_args sh -c 'b() { if [ $1 -lt 9 ]; then b $(($1 + 1)) | b $(($1 + 1)) & fi
+		sleep 5 2>/dev/null; }; (b 0) & while :; do :; done'
 	corral run --bundle "$BUNDLE" "$ID" </dev/null \
 		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
 	run_pid=$!
@@ -478,7 +494,11 @@ core 0"
 
 @test "processes: a memory bomb dies at the memory limit with 137" {
 	update_config '.annotations["run.corral.memory"] = "32MiB"'
-	run_in_container sh -c 'x=0123456789abcdef; while :; do x="$x$x"; done'
+	# 2^24 times 16 bytes (256 MiB) at most, so that a missing limit ends
+	# the test instead of the host
+	run_in_container sh -c 'x=0123456789abcdef; i=0
+		while [ $i -lt 24 ]; do x="$x$x"; i=$((i + 1)); done; echo survived'
+	refute_output survived
 	assert_failure 137
 	[[ "$stderr" != *wall-clock* ]] || fail "killed by the wall clock: $stderr"
 }
@@ -505,11 +525,17 @@ EOF
 	chmod 0755 "$ROOTFS/bin/escape"
 	update_config '.annotations["run.corral.timeout"] = "2"'
 	set_args /bin/escape "$tag"
+	# in the background, so a missing wall clock fails the test, never hangs it
 	start=$(now_ms)
-	run --separate-stderr corral run --bundle "$BUNDLE" "$ID" </dev/null
+	corral run --bundle "$BUNDLE" "$ID" </dev/null \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	run_pid=$!
+	track_pid "$run_pid"
+	wait_bg "$run_pid" 50
 	elapsed=$(($(now_ms) - start))
-	assert_failure 137
-	[[ "$stderr" == *"wall-clock limit of 2s reached"* ]] || fail "stderr: $stderr"
+	assert_equal "$BG_STATUS" 137
+	grep -q "wall-clock limit of 2s reached" "$BATS_TEST_TMPDIR/err" ||
+		fail "stderr: $(cat "$BATS_TEST_TMPDIR/err")"
 	[ "$elapsed" -le 5000 ] || fail "killed after ${elapsed}ms"
 	assert_equal "$(pids_with_tag "$tag")" ""
 }

@@ -17,6 +17,48 @@ SYSPROBE="${SYSPROBE:-$REPO_ROOT/build/helpers/static/sysprobe}"
 BATTERY_APPLETS=(mknod chroot mount umount unshare nsenter dmesg date dd find
 	sha256sum setsid readlink stat ps seq du tail chmod cut xargs)
 
+# What a careless or hostile engine would put in config.json, applied to
+# every test's bundle: root, every capability, no no_new_privs, no masked or
+# read-only paths, every device, an allow-all seccomp filter, huge limits
+# and rlimits, the host's pid (by leaving it out) and network namespaces,
+# sysctls off the allowlist.  The default policy must cut all of it
+# down, so each attack below meets the sandbox, not the config.  (Nothing
+# here would hurt the host if corral obeyed it: the sysctls are per network
+# namespace, /sys stays read-only and no host path is mounted.)
+# shellcheck disable=SC2016
+HOSTILE_CONFIG='
+	(["CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL",
+	  "SETGID", "SETUID", "SETPCAP", "LINUX_IMMUTABLE", "NET_BIND_SERVICE",
+	  "NET_BROADCAST", "NET_ADMIN", "NET_RAW", "IPC_LOCK", "IPC_OWNER",
+	  "SYS_MODULE", "SYS_RAWIO", "SYS_CHROOT", "SYS_PTRACE", "SYS_PACCT",
+	  "SYS_ADMIN", "SYS_BOOT", "SYS_NICE", "SYS_RESOURCE", "SYS_TIME",
+	  "SYS_TTY_CONFIG", "MKNOD", "LEASE", "AUDIT_WRITE", "AUDIT_CONTROL",
+	  "SETFCAP", "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG", "WAKE_ALARM",
+	  "BLOCK_SUSPEND", "AUDIT_READ", "PERFMON", "BPF", "CHECKPOINT_RESTORE"]
+	 | map("CAP_" + .)) as $caps |
+	.process.user = { uid: 0, gid: 0, additionalGids: [0] } |
+	.process.noNewPrivileges = false |
+	.process.capabilities = { bounding: $caps, effective: $caps,
+		permitted: $caps, inheritable: $caps, ambient: $caps } |
+	.process.rlimits = [
+		{ type: "RLIMIT_NOFILE", soft: 1048576, hard: 1048576 },
+		{ type: "RLIMIT_NPROC", soft: 1048576, hard: 1048576 } ] |
+	.process.oomScoreAdj = -1000 |
+	.linux.maskedPaths = [] | .linux.readonlyPaths = [] |
+	.linux.resources.devices = [{ allow: true, access: "rwm" }] |
+	.linux.devices = [
+		{ path: "/dev/sda", type: "b", major: 8, minor: 0 },
+		{ path: "/dev/mem", type: "c", major: 1, minor: 1 },
+		{ path: "/dev/kmsg", type: "c", major: 1, minor: 11 } ] |
+	.linux.seccomp = { defaultAction: "SCMP_ACT_ALLOW" } |
+	.linux.resources.memory = { limit: 68719476736 } |
+	.linux.resources.pids = { limit: 1000000 } |
+	.linux.namespaces = [{ type: "network", path: "/proc/1/ns/net" },
+		{ type: "ipc" }, { type: "uts" }, { type: "mount" },
+		{ type: "cgroup" }] |
+	.linux.sysctl = { "net.ipv4.ip_forward": "1",
+		"net.ipv4.conf.all.route_localnet": "1" }'
+
 battery_setup_file() {
 	local bin="$BATS_FILE_TMPDIR/bundle/rootfs/bin" applet
 	[ -x "$SYSPROBE" ] || fail "$SYSPROBE not found: run make helpers"
@@ -30,6 +72,7 @@ battery_setup_file() {
 battery_setup() {
 	corral_setup
 	HOST_NETNS=()
+	update_config "$HOSTILE_CONFIG"
 }
 
 battery_teardown() {
