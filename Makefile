@@ -90,12 +90,21 @@ build/helpers/%: tests/helpers/%.c
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
+# Helpers copied into a container's rootfs: static, so they need no libc
+# there (the security battery's sysprobe).
+STATIC_HELPER_BIN := $(patsubst tests/helpers/static/%.c,build/helpers/static/%,\
+	$(wildcard tests/helpers/static/*.c))
+build/helpers/static/%: tests/helpers/static/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(filter-out -fPIE,$(CFLAGS)) -static -o $@ $<
+
 unit: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do $$t || exit 1; done
 
-helpers: $(HELPER_BIN)
+helpers: $(HELPER_BIN) $(STATIC_HELPER_BIN)
 
-check: corral $(UNIT_BIN) $(HELPER_BIN)
+check: corral $(UNIT_BIN) $(HELPER_BIN) $(STATIC_HELPER_BIN)
 	@tests/run
 
 sanitize:
