@@ -131,4 +131,9 @@ demo: corral
 clean:
 	rm -rf build corral
 
-.PHONY: all unit helpers check sanitize install deps format format-check demo clean
+# corral vs crun and runc, side by side (root; not part of check):
+# tests/bench/README.md says what is measured, BENCH_N=20 for a short run
+bench: corral
+	@tests/bench/run
+
+.PHONY: all unit helpers check sanitize install deps format format-check demo clean bench
