@@ -113,7 +113,6 @@ CapAmb:	0000000000000000"
 }
 
 @test "privileges: PID 1's command line shows no host path" {
-	skip "corral bug: the supervisor's /proc/1/cmdline is corral's own, with the host's --root path"
 	run_in_container cat /proc/1/cmdline
 	assert_success
 	refute_output --partial "$ROOT"
