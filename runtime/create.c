@@ -308,9 +308,11 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	struct spec_state st;
 
 	now_rfc3339(created, sizeof(created));
-	/* Into its cgroup before it runs a single step of its own, unless
-	 * it was made there. */
-	if (!c->in_cgroup && cgroup_enter(c->cgroup, c->pid, err) < 0)
+	/* A child in a user namespace cannot write the host's cgroup files:
+	 * it is moved before it runs a step of its own.  Any other child
+	 * moves itself first thing (init_run). */
+	if ((c->ns.clone_flags & CLONE_NEWUSER) &&
+	    cgroup_enter(c->cgroup, c->pid, err) < 0)
 		return error_wrap(err, "cgroup");
 	if (c->ns.clone_flags & CLONE_NEWUSER &&
 	    ns_write_id_maps(c->pid, c->spec, err) < 0)
@@ -373,6 +375,7 @@ static int spawn(struct create_ctx *c, struct error **err)
 	    .seccomp = c->has_seccomp ? &c->seccomp : NULL,
 	    .baseline = c->hardened->sandbox.enforced ? &c->baseline : NULL,
 	    .supervisor = &c->supervisor,
+	    .cgroup = c->cgroup,
 	};
 
 	_cleanup_close_ int cgroup_fd = cgroup_clone_fd(c->cgroup);
@@ -393,6 +396,7 @@ static int spawn(struct create_ctx *c, struct error **err)
 		state_dir_close(&c->dir);
 		close(c->sync[0]);
 		closep(&cgroup_fd);
+		cfg.in_cgroup2 = c->in_cgroup;
 		_exit(init_run(&cfg));
 	}
 	closep(&c->sync[1]);

@@ -55,15 +55,13 @@ static int become_ns_root(const struct init_config *c, struct error **err)
 
 /* Everything up to the point where the container is "created".
  *
- * Without a user namespace the first steps need nothing from the parent,
- * so they run while the parent puts this process in its cgroup (a
- * cgroup.procs write can wait for an RCU grace period): the names, lo and
- * the root with its scratch overlay.  They fork nothing and run no code
- * of the container; the few kernel objects they allocate are charged to
- * corral's own cgroup.  The cgroup namespace and config.json's mounts
- * (cgroup mounts among them) wait for GO, which says the process is in
- * its cgroup.  With a user namespace GO also carries the id maps, so it
- * comes first. */
+ * The first step puts this process in its cgroup (without a user
+ * namespace it moves itself, see cgroup_enter_self; with one the parent
+ * has moved it before GO, which also carries the id maps).  Without a
+ * user namespace the steps up to the root and its scratch overlay need
+ * nothing from the parent and run while it writes the state; the cgroup
+ * namespace and config.json's mounts (cgroup mounts among them) come
+ * after GO. */
 static int setup(const struct init_config *c, char **state_json,
 		 struct error **err)
 {
@@ -71,6 +69,8 @@ static int setup(const struct init_config *c, char **state_json,
 	const struct spec *spec = c->spec;
 	bool userns = c->ns->clone_flags & CLONE_NEWUSER;
 
+	if (!userns && cgroup_enter_self(c->cgroup, c->in_cgroup2, err) < 0)
+		return error_wrap(err, "cgroup");
 	if (process_set_title("corral-init", err) < 0)
 		return -1;
 	if (userns && (sync_expect(c->sync_fd, SYNC_GO, state_json, err) < 0 ||
