@@ -62,7 +62,7 @@ build/tests/%: tests/unit/%.c tests/unit/unit.h $(SPEC_OBJ)
 build/tests/test_seccomp: tests/unit/test_seccomp.c tests/unit/unit.h \
 		build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
 		build/runtime/seccomp_prebuilt.o build/gen/seccomp_filters.o \
-		build/spec/error.o
+		build/runtime/seccomp_cache.o build/runtime/fsutil.o $(SPEC_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \

@@ -184,7 +184,8 @@ static int compile_filters(struct create_ctx *c, struct error **err)
 	const struct sandbox *sb = &c->hardened->sandbox;
 
 	if (s->linux_ && s->linux_->seccomp) {
-		if (seccomp_compile(s->linux_->seccomp, &c->seccomp, err) < 0)
+		if (seccomp_compile_cached(c->o->root, s->linux_->seccomp,
+					   &c->seccomp, err) < 0)
 			return -1;
 		c->has_seccomp = true;
 	}

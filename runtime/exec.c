@@ -355,7 +355,8 @@ static int compile_filters(struct exec_ctx *c, struct error **err)
 	const struct sandbox *sb = &c->sandbox;
 
 	if (l && l->seccomp) {
-		if (seccomp_compile(l->seccomp, &c->seccomp, err) < 0)
+		if (seccomp_compile_cached(c->o->root, l->seccomp, &c->seccomp,
+					   err) < 0)
 			return -1;
 		c->workload.seccomp = &c->seccomp;
 	}

@@ -20,6 +20,11 @@ struct seccomp_program {
 
 int seccomp_compile(const struct spec_seccomp *sc, struct seccomp_program *out,
 		    struct error **err);
+
+/* seccomp_compile() through a cache of compiled filters in the state
+ * root (seccomp_cache.c); root may be NULL (no cache). */
+int seccomp_compile_cached(const char *root, const struct spec_seccomp *sc,
+			   struct seccomp_program *out, struct error **err);
 void seccomp_program_free(struct seccomp_program *p);
 
 /* corral's baseline filter, loaded on top of any filter in config.json

@@ -9,6 +9,7 @@
  * small BPF interpreter over many inputs: it covers what the kernel here
  * may not offer (i386 emulation is often off) and works under valgrind,
  * which does not implement seccomp(2) and so cannot run the children. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -654,6 +655,107 @@ TEST(prebuilt_filters_match_a_fresh_build)
 	      memcmp(pre.prog.filter, seccomp_prebuilt_baseline.filter,
 		     pre.prog.len * sizeof(struct sock_filter)) != 0);
 	seccomp_program_free(&pre);
+}
+
+/* config.json's filter through the cache in a state root: a miss
+ * compiles and stores, a hit returns what is stored, an entry under the
+ * same name but for another key is a miss, and a full cache stores no
+ * more. */
+static void plant_entry(const char *dir, const char *name, const char *key,
+			const struct seccomp_program *p)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	fprintf(f, "corral-seccomp-1\n%zu %u %u\n%s", strlen(key), p->flags,
+		(unsigned)p->prog.len, key);
+	fwrite(p->prog.filter, sizeof(struct sock_filter), p->prog.len, f);
+	fclose(f);
+}
+
+static char *read_whole(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 20);
+
+	*len = f ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+TEST(config_filter_cache_hits_misses_and_bounds)
+{
+	char root[] = "/tmp/corral-test-seccomp-XXXXXX", dir[4200], path[4300];
+	char *names[] = { (char *)"getpid" };
+	struct spec_syscall rule = { .names = names, .n_names = 1,
+				     .action = (char *)"SCMP_ACT_ALLOW" };
+	struct spec_seccomp sc = { .default_action = (char *)"SCMP_ACT_ERRNO",
+				   .syscalls = &rule, .n_syscalls = 1 };
+	struct seccomp_program fresh, a, b, other;
+	_cleanup_error_ struct error *e = NULL;
+	_cleanup_free_ char *entry = NULL, *key = NULL;
+	char name[256] = "";
+	size_t len;
+	DIR *d;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(dir, sizeof(dir), "%s/.seccomp", root);
+	CHECK(seccomp_compile(&sc, &fresh, &e) == 0);
+	CHECK(seccomp_compile_cached(root, &sc, &a, &e) == 0);
+	CHECK(same_program(&fresh, &a));
+	/* one entry, holding its key */
+	d = opendir(dir);
+	for (struct dirent *x; d && (x = readdir(d));)
+		if (x->d_name[0] != '.')
+			snprintf(name, sizeof(name), "%s", x->d_name);
+	if (d)
+		closedir(d);
+	CHECK(strlen(name) == 16);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	entry = read_whole(path, &len);
+	CHECK(strstr(entry, "\"SCMP_ACT_ERRNO\"") != NULL);
+	key = strndup(strchr(strchr(entry, '\n') + 1, '\n') + 1,
+		      len - (size_t)(strchr(strchr(entry, '\n') + 1, '\n') +
+				     1 - entry) -
+			  a.prog.len * sizeof(struct sock_filter));
+	/* a hit returns the stored program: plant another one under the key */
+	CHECK(seccomp_supervisor_build(&other, &e) == 0);
+	plant_entry(dir, name, key, &other);
+	CHECK(seccomp_compile_cached(root, &sc, &b, &e) == 0);
+	CHECK(same_program(&b, &other));
+	seccomp_program_free(&b);
+	/* the same name with another key is a miss, and is rewritten */
+	plant_entry(dir, name, "another key", &other);
+	CHECK(seccomp_compile_cached(root, &sc, &b, &e) == 0);
+	CHECK(same_program(&b, &fresh));
+	seccomp_program_free(&b);
+	/* a full cache stores nothing new */
+	CHECK(unlink(path) == 0);
+	for (int i = 0; i < 64; i++) {
+		snprintf(path, sizeof(path), "%s/filler%02d", dir, i);
+		fclose(fopen(path, "w"));
+	}
+	CHECK(seccomp_compile_cached(root, &sc, &b, &e) == 0);
+	CHECK(same_program(&b, &fresh));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	CHECK(access(path, F_OK) < 0);
+	seccomp_program_free(&b);
+	/* no state root: compiled, no cache */
+	CHECK(seccomp_compile_cached(NULL, &sc, &b, &e) == 0);
+	CHECK(same_program(&b, &fresh));
+	seccomp_program_free(&b);
+	for (int i = 0; i < 64; i++) {
+		snprintf(path, sizeof(path), "%s/filler%02d", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+	rmdir(root);
+	seccomp_program_free(&fresh);
+	seccomp_program_free(&a);
+	seccomp_program_free(&other);
 }
 
 /* valgrind does not implement seccomp(2), so libseccomp's probe of the
