@@ -278,9 +278,37 @@ static int remove_cgroup(const struct spec_state *st, struct error **err)
 	return 0;
 }
 
+/* The cgroup of a create that was killed before it wrote state.json.  Its
+ * path comes from the effective config.json, which create stores before it
+ * makes the cgroup: without that file there is no cgroup yet.  Whatever
+ * runs in it dies first (the half-made init may not have seen its parent
+ * die yet). */
+static int remove_leftover_cgroup(const struct container_dir *dir,
+				  const char *id, struct error **err)
+{
+	_cleanup_error_ struct error *none = NULL;
+	_cleanup_free_ char *path = NULL;
+	struct spec *spec = NULL;
+	struct cgroup *cg = NULL;
+	int r;
+
+	if (state_load_config(dir, &spec, &none) < 0)
+		return 0;
+	r = cgroup_path_for(spec->linux_ ? spec->linux_->cgroups_path : NULL,
+			    id, &path, err);
+	spec_free(spec);
+	if (r < 0 || cgroup_open(CGROUP_MOUNT, path, &cg, err) < 0)
+		return error_wrap(err, "delete %s", id);
+	r = cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0 ? -1 : 0;
+	cgroup_free(cg);
+	return r < 0 ? error_wrap(err, "delete %s", id) : 0;
+}
+
 /* A state directory without state.json is what a create that was killed
- * leaves: --force removes it as well. */
-static int remove_leftover(const char *root, const char *id)
+ * leaves: --force removes it as well, with its cgroup.  The directory
+ * stays when the cgroup cannot be removed, so that a later delete can
+ * try again. */
+static int remove_leftover(const char *root, const char *id, struct error **err)
 {
 	_cleanup_close_ int rootfd =
 	    open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -301,6 +329,10 @@ static int remove_leftover(const char *root, const char *id)
 		state_dir_close(&dir);
 		return 0;
 	}
+	if (remove_leftover_cgroup(&dir, id, err) < 0) {
+		state_dir_close(&dir);
+		return -1;
+	}
 	state_dir_remove(root, id, &dir, NULL);
 	state_dir_close(&dir);
 	return 0;
@@ -316,7 +348,7 @@ int container_delete(const char *root, const char *id, bool force,
 		if (force && (*err)->code == ENOENT) {
 			error_free(*err);
 			*err = NULL;
-			return remove_leftover(root, id);
+			return remove_leftover(root, id, err);
 		}
 		return -1;
 	}
