@@ -314,6 +314,7 @@ static int remove_leftover(const char *root, const char *id, struct error **err)
 	    open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct container_dir dir = {-1, -1};
 	struct stat st;
+	int r;
 
 	if (rootfd < 0 || state_validate_id(id, NULL) < 0)
 		return 0;
@@ -322,7 +323,7 @@ static int remove_leftover(const char *root, const char *id, struct error **err)
 	if (dir.dirfd < 0)
 		return 0;
 	dir.lockfd =
-	    openat(dir.dirfd, LOCK_FILE, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	    openat(dir.dirfd, LOCK_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	/* a create in progress holds the lock: leave it alone */
 	if (dir.lockfd < 0 || flock(dir.lockfd, LOCK_EX | LOCK_NB) < 0 ||
 	    fstatat(dir.dirfd, STATE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -333,9 +334,9 @@ static int remove_leftover(const char *root, const char *id, struct error **err)
 		state_dir_close(&dir);
 		return -1;
 	}
-	state_dir_remove(root, id, &dir, NULL);
+	r = state_dir_remove(root, id, &dir, err);
 	state_dir_close(&dir);
-	return 0;
+	return r < 0 ? error_wrap(err, "delete %s", id) : 0;
 }
 
 int container_delete(const char *root, const char *id, bool force,
