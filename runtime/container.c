@@ -324,8 +324,11 @@ static int remove_leftover(const char *root, const char *id, struct error **err)
 		return 0;
 	dir.lockfd =
 	    openat(dir.dirfd, LOCK_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	/* a create in progress holds the lock: leave it alone */
-	if (dir.lockfd < 0 || flock(dir.lockfd, LOCK_EX | LOCK_NB) < 0 ||
+	/* A create in progress holds the lock: leave it alone.  No lock file
+	 * at all is what a delete killed at its very end leaves (it removes
+	 * the lock last). */
+	if ((dir.lockfd < 0 && errno != ENOENT) ||
+	    (dir.lockfd >= 0 && flock(dir.lockfd, LOCK_EX | LOCK_NB) < 0) ||
 	    fstatat(dir.dirfd, STATE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		state_dir_close(&dir);
 		return 0;

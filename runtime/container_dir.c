@@ -157,9 +157,16 @@ int state_dir_remove(const char *root, const char *id,
 		close(fd);
 		return error_errno(err, "remove state of %s", id);
 	}
+	/* state.json first, the lock last: a delete killed half-way leaves a
+	 * directory without state.json that delete --force removes, and the
+	 * directory stays locked until it is empty. */
+	unlinkat(dirfd(d), STATE_FILE, 0);
 	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+		if (strcmp(e->d_name, ".") != 0 &&
+		    strcmp(e->d_name, "..") != 0 &&
+		    strcmp(e->d_name, LOCK_FILE) != 0)
 			unlinkat(dirfd(d), e->d_name, 0);
+	unlinkat(dirfd(d), LOCK_FILE, 0);
 	closedir(d);
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0 || unlinkat(rootfd, id, AT_REMOVEDIR) < 0)

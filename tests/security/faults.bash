@@ -69,9 +69,25 @@ my_pids() {
 	done
 }
 
-# Directories of cgroups named for $PREFIX in any hierarchy.
+# Directories of cgroups named for $PREFIX in any hierarchy.  (find fails
+# when another agent's cgroup goes away under it: that is no error here.)
 my_cgroups() {
-	find /sys/fs/cgroup -type d -name "$PREFIX*" 2>/dev/null
+	find /sys/fs/cgroup -type d -name "$PREFIX*" 2>/dev/null || true
+}
+
+# id_pids ID: live processes of container ID alone: an argument of their
+# command line is ID (corral commands, and the init, a clone of create),
+# or their cgroup is corral's for ID.
+id_pids() {
+	local id="$1" f pid
+	{
+		grep -l -z -x -F -e "$id" /proc/[0-9]*/cmdline 2>/dev/null
+		grep -l -E -e ":/corral/$id\$" /proc/[0-9]*/cgroup 2>/dev/null
+	} | while IFS= read -r f; do
+		pid="${f#/proc/}"
+		pid="${pid%%/*}"
+		[ "$pid" = "$BASHPID" ] || pid_gone "$pid" || echo "$pid"
+	done | sort -un
 }
 
 # Lines of the host's mountinfo that name $ROOT, $PREFIX or the bundle
@@ -112,15 +128,25 @@ assert_clean() {
 	[ -z "$left" ] || fail "${what:+$what: }processes left: $left ($(ps -o pid=,args= -p "${left//$'\n'/,}"))"
 }
 
-# The network namespaces (as "net:[INODE]") that some process, thread, open
-# fd or nsfs mount on the host still refers to.
-live_netns() {
+# netns_holders NS: what still refers to network namespace NS
+# ("net:[INODE]"): "PID" for a process, thread or open fd, "mount POINT"
+# for an nsfs mount.  Inode numbers are reused once a namespace is gone,
+# so a holder may also be another agent's new namespace: the caller
+# looks at who holds it.
+netns_holders() {
+	local ns="$1" pat f
+	# find's -lname takes a glob: the brackets are literal here
+	pat="${ns//\[/\\[}"
+	pat="${pat//\]/\\]}"
 	{
 		find /proc/[0-9]*/ns/net /proc/[0-9]*/task/[0-9]*/ns/net \
-			-maxdepth 0 -printf '%l\n' 2>/dev/null
-		find /proc/[0-9]*/fd -maxdepth 1 -lname 'net:*' -printf '%l\n' \
-			2>/dev/null
-		awk '$9 == "nsfs" { print $4 }' /proc/self/mountinfo
+			/proc/[0-9]*/fd -maxdepth 1 -lname "$pat" -print 2>/dev/null |
+			while IFS= read -r f; do
+				f="${f#/proc/}"
+				echo "${f%%/*}"
+			done
+		awk -v ns="$ns" '$9 == "nsfs" && $4 == ns { print "mount " $5 }' \
+			/proc/self/mountinfo
 	} | sort -u
 }
 
