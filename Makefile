@@ -25,9 +25,27 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=build/helpers/%)
 
 all: corral
 
-corral: $(RUNTIME_OBJ) $(HOOKS_OBJ) $(SPEC_OBJ)
+corral: $(RUNTIME_OBJ) $(HOOKS_OBJ) $(SPEC_OBJ) build/gen/seccomp_filters.o
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# corral's fixed seccomp filters, compiled once at build time
+# (runtime/seccomp_prebuilt.c says why).
+SECCOMP_GEN_OBJ := build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
+	build/spec/error.o
+build/seccomp_gen: tools/seccomp_gen.c runtime/seccomp.h $(SECCOMP_GEN_OBJ)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -iquote runtime $(LDFLAGS) -o $@ $< \
+		$(SECCOMP_GEN_OBJ) $(PKG_LIBS)
+
+build/gen/seccomp_filters.c: build/seccomp_gen
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	@$< >$@.tmp && mv $@.tmp $@
+
+build/gen/seccomp_filters.o: build/gen/seccomp_filters.c runtime/seccomp.h
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -iquote runtime -c -o $@ $<
 
 build/%.o: %.c $(wildcard spec/*.h hooks/*.h runtime/*.h)
 	@mkdir -p $(dir $@)
@@ -43,6 +61,7 @@ build/tests/%: tests/unit/%.c tests/unit/unit.h $(SPEC_OBJ)
 # via -iquote, so <seccomp.h> stays libseccomp's).
 build/tests/test_seccomp: tests/unit/test_seccomp.c tests/unit/unit.h \
 		build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
+		build/runtime/seccomp_prebuilt.o build/gen/seccomp_filters.o \
 		build/spec/error.o
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -71,12 +90,21 @@ build/helpers/%: tests/helpers/%.c
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
+# Helpers copied into a container's rootfs: static, so they need no libc
+# there (the security battery's sysprobe).
+STATIC_HELPER_BIN := $(patsubst tests/helpers/static/%.c,build/helpers/static/%,\
+	$(wildcard tests/helpers/static/*.c))
+build/helpers/static/%: tests/helpers/static/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(filter-out -fPIE,$(CFLAGS)) -static -o $@ $<
+
 unit: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do $$t || exit 1; done
 
-helpers: $(HELPER_BIN)
+helpers: $(HELPER_BIN) $(STATIC_HELPER_BIN)
 
-check: corral $(UNIT_BIN) $(HELPER_BIN)
+check: corral $(UNIT_BIN) $(HELPER_BIN) $(STATIC_HELPER_BIN)
 	@tests/run
 
 sanitize:
@@ -91,10 +119,10 @@ deps:
 	@tests/deps
 
 format:
-	clang-format -i $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h
+	clang-format -i $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h tools/*.c
 
 format-check:
-	clang-format --dry-run --Werror $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h
+	clang-format --dry-run --Werror $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h tools/*.c
 
 # make demo POLICY=config-examples/policy/permissive.json shows what leaks
 demo: corral
@@ -103,4 +131,9 @@ demo: corral
 clean:
 	rm -rf build corral
 
-.PHONY: all unit helpers check sanitize install deps format format-check demo clean
+# corral vs crun and runc, side by side (root; not part of check):
+# tests/bench/README.md says what is measured, BENCH_N=20 for a short run
+bench: corral
+	@tests/bench/run
+
+.PHONY: all unit helpers check sanitize install deps format format-check demo clean bench

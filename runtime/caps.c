@@ -84,8 +84,12 @@ int caps_apply(const struct caps_masks *m, struct error **err)
 		return r;
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
 		return error_errno(err, "clear ambient capabilities");
+	/* The kernel holds an ambient capability only while it is also
+	 * permitted and inheritable; others are left out, as runc and crun
+	 * do (`runc spec` lists ambient ones without an inheritable set). */
 	for (int c = 0; c <= last_cap(); c++)
-		if ((m->ambient & (1ULL << c)) &&
+		if ((m->ambient & m->permitted & m->inheritable &
+		     (1ULL << c)) &&
 		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0)
 			return error_errno(err, "raise ambient capability %d",
 					   c);

@@ -225,6 +225,44 @@ int cgroup_open(const char *mount_root, const char *path, struct cgroup **out,
 	return cgroup_new(mount_root, path, out, err);
 }
 
+int cgroup_clone_fd(const struct cgroup *cg)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+
+	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, &h, NULL) < 0)
+		return -1;
+	for (size_t i = 0; i < h.n; i++)
+		if (h.v[i].cgroup2)
+			return open(h.v[i].dir,
+				    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return -1;
+}
+
+int cgroup_enter_self(const struct cgroup *cg, bool in_cgroup2,
+		      struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+	char pid[24];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, &h, err) < 0)
+		return -1;
+	for (size_t i = 0; i < h.n; i++) {
+		struct cg_hier *x = &h.v[i];
+
+		if (x->cgroup2 && in_cgroup2)
+			continue;
+		x->fd = open(x->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (x->fd < 0)
+			return error_errno(err, "cgroup %s: open", x->dir);
+		if (cg_write(x->fd, x->dir,
+			     x->cgroup2 ? "cgroup.procs" : "tasks",
+			     x->cgroup2 ? pid : "0", err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* cgroup.procs moves the whole thread group.  A hierarchy without the
  * directory is an error: the process would escape what it limits. */
 int cgroup_enter(const struct cgroup *cg, pid_t pid, struct error **err)

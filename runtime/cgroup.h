@@ -57,8 +57,22 @@ int cgroup_prepare(const char *mount_root, const char *path,
 int cgroup_open(const char *mount_root, const char *path, struct cgroup **out,
 		struct error **err);
 
+/* An fd of the container's directory in its cgroup2 hierarchy (the v2
+ * tree, or a hybrid host's "unified") for clone3's CLONE_INTO_CGROUP;
+ * the caller closes it.  -1 when there is no cgroup2 hierarchy. */
+int cgroup_clone_fd(const struct cgroup *cg);
+
 /* Move pid into the cgroup (every hierarchy). */
 int cgroup_enter(const struct cgroup *cg, pid_t pid, struct error **err);
+
+/* Move the calling process, which must be single-threaded, into the
+ * cgroup: "0" into each v1 hierarchy's `tasks` file, which moves the
+ * caller alone and so skips the global lock a cgroup.procs write takes
+ * (and its wait for an RCU grace period).  cgroup2 hierarchies are
+ * skipped when in_cgroup2 (clone3 made the process there), else joined
+ * through cgroup.procs. */
+int cgroup_enter_self(const struct cgroup *cg, bool in_cgroup2,
+		      struct error **err);
 
 /* Kill every process in the cgroup: cgroup.kill on v2 (when the kernel has
  * it), otherwise freeze, SIGKILL every pid in cgroup.procs, thaw; then wait

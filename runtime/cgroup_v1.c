@@ -25,23 +25,30 @@ struct v1_ctx {
 	const char *mount_root;
 };
 
-int cg_v1_hiers_list(const char *mount_root, const char *path,
-		     struct cg_hiers *out, struct error **err)
+/* Which of `hierarchies` are mounted below mount_root, co-mounted ones
+ * once: scanned once per process and mount root (create lists them three
+ * times, delete four), as mounts do not change under a running corral. */
+struct v1_scan {
+	char *mount_root;
+	size_t n;
+	unsigned char index[ARRAY_SIZE(hierarchies)];
+	bool cgroup2[ARRAY_SIZE(hierarchies)];
+};
+
+static int v1_scan(const char *mount_root, struct v1_scan *out,
+		   struct error **err)
 {
 	struct stat seen[ARRAY_SIZE(hierarchies)];
 
-	*out = (struct cg_hiers){0};
-	out->v = calloc(ARRAY_SIZE(hierarchies), sizeof(*out->v));
-	if (!out->v)
-		return error_set(err, ENOMEM, "cgroup: out of memory");
+	free(out->mount_root);
+	*out = (struct v1_scan){0};
 	for (size_t i = 0; i < ARRAY_SIZE(hierarchies); i++) {
 		_cleanup_free_ char *root = cg_join(mount_root, hierarchies[i]);
 		_cleanup_close_ int fd = -1;
-		struct cg_hier *h = &out->v[out->n];
 		bool dup = false;
 
 		if (!root)
-			goto oom;
+			return error_set(err, ENOMEM, "cgroup: out of memory");
 		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0 || fstat(fd, &seen[out->n]) < 0 ||
 		    !cg_exists(fd, "cgroup.procs"))
@@ -52,17 +59,40 @@ int cg_v1_hiers_list(const char *mount_root, const char *path,
 			       seen[j].st_ino == seen[out->n].st_ino;
 		if (dup)
 			continue;
-		*h = (struct cg_hier){hierarchies[i],
-				      cg_exists(fd, "cgroup.controllers"),
-				      steal_pointer(&root), NULL, -1};
+		out->index[out->n] = (unsigned char)i;
+		out->cgroup2[out->n] = cg_exists(fd, "cgroup.controllers");
 		out->n++;
-		if (path && !(h->dir = cg_join(h->root, path)))
-			goto oom;
+	}
+	out->mount_root = strdup(mount_root);
+	if (!out->mount_root)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	return 0;
+}
+
+int cg_v1_hiers_list(const char *mount_root, const char *path,
+		     struct cg_hiers *out, struct error **err)
+{
+	static struct v1_scan scan;
+
+	*out = (struct cg_hiers){0};
+	if ((!scan.mount_root || strcmp(scan.mount_root, mount_root) != 0) &&
+	    v1_scan(mount_root, &scan, err) < 0)
+		return -1;
+	out->v = calloc(ARRAY_SIZE(hierarchies), sizeof(*out->v));
+	if (!out->v)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	for (size_t i = 0; i < scan.n; i++) {
+		const char *name = hierarchies[scan.index[i]];
+		struct cg_hier *h = &out->v[out->n++];
+
+		*h = (struct cg_hier){name, scan.cgroup2[i],
+				      cg_join(mount_root, name), NULL, -1};
+		if (!h->root || (path && !(h->dir = cg_join(h->root, path)))) {
+			cg_hiers_clear(out);
+			return error_set(err, ENOMEM, "cgroup: out of memory");
+		}
 	}
 	return 0;
-oom:
-	cg_hiers_clear(out);
-	return error_set(err, ENOMEM, "cgroup: out of memory");
 }
 
 /* ---- the rows -------------------------------------------------------- */

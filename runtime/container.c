@@ -144,12 +144,16 @@ int container_start(const char *root, const char *id, struct error **err)
 			  id, c.status);
 		goto out;
 	}
+	/* The pidfd first: opening the fifo releases init, and a short
+	 * workload can be done and reaped (by conmon, a subreaper) before
+	 * pidfd_open would run. */
+	pidfd = open_init(c.state, err);
+	if (pidfd < 0)
+		goto out;
 	fifo =
 	    openat(c.dir.dirfd, FIFO_FILE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	pidfd = open_init(c.state, err);
-	if (fifo < 0 || pidfd < 0) {
-		if (fifo < 0)
-			error_errno(err, "open exec fifo");
+	if (fifo < 0) {
+		error_errno(err, "open exec fifo");
 		goto out;
 	}
 	if (read_start_reply(fifo, pidfd, reply, sizeof(reply)) <= 0) {

@@ -41,11 +41,37 @@ int state_validate_id(const char *id, struct error **err)
 	return 0;
 }
 
+/* mkdir -p with mode 0700, as runc does for --root: the containerd shim
+ * passes /run/containerd/runc/NAMESPACE and expects the runtime to create
+ * it.  The path is the caller's (root's) own, never inside a container. */
+static int mkdir_parents(const char *root)
+{
+	char path[4096];
+	size_t len = strlen(root);
+
+	if (len == 0 || len >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(path, root, len + 1);
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0700) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
 static int open_root(const char *root, bool create, struct error **err)
 {
 	int fd;
 
-	if (create && mkdir(root, 0700) < 0 && errno != EEXIST)
+	if (create && mkdir_parents(root) < 0)
 		return error_errno(err, "state root %s", root);
 	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)

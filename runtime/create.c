@@ -50,6 +50,7 @@ struct create_ctx {
 	struct seccomp_program supervisor; /* PID 1's own */
 	struct container_dir dir;
 	struct cgroup *cgroup;
+	bool in_cgroup; /* made there by clone3 */
 	int fifo_fd;
 	int console_fd;
 	int sync[2];
@@ -307,8 +308,11 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	struct spec_state st;
 
 	now_rfc3339(created, sizeof(created));
-	/* Into its cgroup before it runs a single step of its own. */
-	if (cgroup_enter(c->cgroup, c->pid, err) < 0)
+	/* A child in a user namespace cannot write the host's cgroup files:
+	 * it is moved before it runs a step of its own.  Any other child
+	 * moves itself first thing (init_run). */
+	if ((c->ns.clone_flags & CLONE_NEWUSER) &&
+	    cgroup_enter(c->cgroup, c->pid, err) < 0)
 		return error_wrap(err, "cgroup");
 	if (c->ns.clone_flags & CLONE_NEWUSER &&
 	    ns_write_id_maps(c->pid, c->spec, err) < 0)
@@ -371,14 +375,18 @@ static int spawn(struct create_ctx *c, struct error **err)
 	    .seccomp = c->has_seccomp ? &c->seccomp : NULL,
 	    .baseline = c->hardened->sandbox.enforced ? &c->baseline : NULL,
 	    .supervisor = &c->supervisor,
+	    .cgroup = c->cgroup,
 	};
+
+	_cleanup_close_ int cgroup_fd = cgroup_clone_fd(c->cgroup);
 
 	caps_resolve(c->spec->process->caps, &cfg.caps);
 	if (ns_join_pid(&c->ns, err) < 0)
 		return -1;
-	/* The cgroup namespace is made by the child after the parent has put
-	 * it in its cgroup, so that cgroup is the namespace's root. */
-	c->pid = ns_clone(c->ns.clone_flags & ~(unsigned long)CLONE_NEWCGROUP);
+	/* The cgroup namespace is made by the child once it is in its
+	 * cgroup, so that cgroup is the namespace's root. */
+	c->pid = ns_clone(c->ns.clone_flags & ~(unsigned long)CLONE_NEWCGROUP,
+			  cgroup_fd, &c->in_cgroup);
 	if (c->pid < 0)
 		return error_errno(err, "clone the container process");
 	if (c->pid == 0) {
@@ -387,6 +395,8 @@ static int spawn(struct create_ctx *c, struct error **err)
 		 */
 		state_dir_close(&c->dir);
 		close(c->sync[0]);
+		closep(&cgroup_fd);
+		cfg.in_cgroup2 = c->in_cgroup;
 		_exit(init_run(&cfg));
 	}
 	closep(&c->sync[1]);

@@ -90,7 +90,7 @@ int write_file_atomic_at(int dirfd, const char *name, const char *data,
 		   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)
 		return error_errno(err, "write %s", name);
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (write_all(fd, data, len) < 0) {
 		error_errno(err, "write %s", name);
 		close(fd);
 		unlinkat(dirfd, tmp, 0);

@@ -14,7 +14,9 @@ int read_file_at(int dirfd, const char *path, char **out, size_t *len,
 		 struct error **err);
 
 /* Write `data` to DIR/NAME through a temporary file and rename(2), so a
- * reader sees the old content or the new, never a part. */
+ * reader sees the old content or the new, never a part.  No fsync: the
+ * files describe live processes and belong on a tmpfs (/run) that a crash
+ * of the machine empties along with the containers. */
 int write_file_atomic_at(int dirfd, const char *name, const char *data,
 			 size_t len, mode_t mode, struct error **err);
 

@@ -53,24 +53,32 @@ static int become_ns_root(const struct init_config *c, struct error **err)
 	return 0;
 }
 
-/* Everything up to the point where the container is "created". */
+/* Everything up to the point where the container is "created".
+ *
+ * The first step puts this process in its cgroup (without a user
+ * namespace it moves itself, see cgroup_enter_self; with one the parent
+ * has moved it before GO, which also carries the id maps).  Without a
+ * user namespace the steps up to the root and its scratch overlay need
+ * nothing from the parent and run while it writes the state; the cgroup
+ * namespace and config.json's mounts (cgroup mounts among them) come
+ * after GO. */
 static int setup(const struct init_config *c, char **state_json,
 		 struct error **err)
 {
 	_cleanup_close_ int rootfd = -1;
 	const struct spec *spec = c->spec;
+	bool userns = c->ns->clone_flags & CLONE_NEWUSER;
 
-	if (sync_expect(c->sync_fd, SYNC_GO, state_json, err) < 0)
+	if (!userns && cgroup_enter_self(c->cgroup, c->in_cgroup2, err) < 0)
+		return error_wrap(err, "cgroup");
+	if (process_set_title("corral-init", err) < 0)
 		return -1;
-	if (become_ns_root(c, err) < 0)
+	if (userns && (sync_expect(c->sync_fd, SYNC_GO, state_json, err) < 0 ||
+		       become_ns_root(c, err) < 0))
 		return -1;
-	if ((c->ns->clone_flags & CLONE_NEWCGROUP) &&
-	    unshare(CLONE_NEWCGROUP) < 0)
-		return error_errno(err, "new cgroup namespace");
 	/* While this process is still the corral binary, no process that
 	 * joins the container may open its /proc/PID/exe or fds. */
-	if (!(c->ns->clone_flags & CLONE_NEWUSER) &&
-	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+	if (!userns && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_errno(err, "set non-dumpable");
 	if (setsid() < 0)
 		return error_errno(err, "setsid");
@@ -80,8 +88,15 @@ static int setup(const struct init_config *c, char **state_json,
 		return -1;
 	if (chdir(c->bundle) < 0)
 		return error_errno(err, "chdir %s", c->bundle);
-	rootfd = mount_prepare_rootfs(spec, c->rootfs, c->sandbox, err);
+	rootfd = mount_prepare_root(spec, c->rootfs, c->sandbox, err);
 	if (rootfd < 0)
+		return -1;
+	if (!userns && sync_expect(c->sync_fd, SYNC_GO, state_json, err) < 0)
+		return -1;
+	if ((c->ns->clone_flags & CLONE_NEWCGROUP) &&
+	    unshare(CLONE_NEWCGROUP) < 0)
+		return error_errno(err, "new cgroup namespace");
+	if (mount_prepare_rest(rootfd, spec, err) < 0)
 		return -1;
 	if (has_hooks(spec, HOOK_PRESTART, HOOK_CREATE_RUNTIME) &&
 	    (sync_send(c->sync_fd, SYNC_HOOKS, NULL, 0, err) < 0 ||

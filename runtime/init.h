@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "caps.h"
+#include "cgroup.h"
 #include "harden.h"
 #include "namespace.h"
 #include "seccomp.h"
@@ -28,6 +29,10 @@ struct init_config {
 	const struct seccomp_program *seccomp;	  /* config.json's, or NULL */
 	const struct seccomp_program *baseline;	  /* corral's, or NULL */
 	const struct seccomp_program *supervisor; /* PID 1's own filter */
+	/* The child joins its cgroup itself (cgroup_enter_self) unless in a
+	 * user namespace, where the parent moves it. */
+	const struct cgroup *cgroup;
+	bool in_cgroup2; /* clone3 made it in its cgroup2 directory */
 };
 
 /* Runs in the cloned child, which becomes the container's PID 1: sets the

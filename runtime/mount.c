@@ -348,8 +348,8 @@ static int mount_strict_tmp(int rootfd, uint64_t size, struct error **err)
 			data, err);
 }
 
-int mount_prepare_rootfs(const struct spec *spec, const char *rootfs,
-			 const struct sandbox *sandbox, struct error **err)
+int mount_prepare_root(const struct spec *spec, const char *rootfs,
+		       const struct sandbox *sandbox, struct error **err)
 {
 	const char *prop_name =
 	    spec->linux_ ? spec->linux_->rootfs_propagation : NULL;
@@ -385,12 +385,15 @@ int mount_prepare_rootfs(const struct spec *spec, const char *rootfs,
 	    mount_fs(rootfd, "/dev", "tmpfs", "tmpfs", MS_NOSUID | MS_NOEXEC,
 		     "mode=755,size=65536k", err) < 0)
 		return -1;
+	return take_fd(&rootfd);
+}
+
+int mount_prepare_rest(int rootfd, const struct spec *spec, struct error **err)
+{
 	for (size_t i = 0; i < spec->n_mounts; i++)
 		if (mount_one(rootfd, &spec->mounts[i], err) < 0)
 			return -1;
-	if (devices_setup(rootfd, spec, err) < 0)
-		return -1;
-	return take_fd(&rootfd);
+	return devices_setup(rootfd, spec, err);
 }
 
 int mount_pivot_root(const char *rootfs, bool no_pivot, struct error **err)

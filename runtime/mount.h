@@ -10,12 +10,16 @@
 #include "harden.h"
 #include "spec.h"
 
-/* Before pivot_root: make the host's mounts slaves so nothing propagates
- * back, make the root (under the sandbox the scratch overlay, otherwise a
- * bind of the rootfs onto itself), mount config.json's mounts inside it.
- * Returns an O_PATH fd of the root, or -1. */
-int mount_prepare_rootfs(const struct spec *spec, const char *rootfs,
-			 const struct sandbox *sandbox, struct error **err);
+/* Before pivot_root, in two steps.  mount_prepare_root: make the host's
+ * mounts slaves so nothing propagates back, make the root (under the
+ * sandbox the scratch overlay, otherwise a bind of the rootfs onto
+ * itself) with corral's own /tmp and /dev; returns an O_PATH fd of the
+ * root, or -1.  mount_prepare_rest: config.json's mounts inside it
+ * (cgroup mounts among them: the process must be in its cgroup and
+ * cgroup namespace by then) and the devices. */
+int mount_prepare_root(const struct spec *spec, const char *rootfs,
+		       const struct sandbox *sandbox, struct error **err);
+int mount_prepare_rest(int rootfd, const struct spec *spec, struct error **err);
 
 /* Switch root to the rootfs (pivot_root, or MS_MOVE + chroot with
  * no_pivot) and detach the host's tree. */

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -172,8 +173,28 @@ int ns_write_id_maps(pid_t pid, const struct spec *spec, struct error **err)
 	return 0;
 }
 
-pid_t ns_clone(unsigned long flags)
+/* Starting the child in its cgroup spares the cgroup.procs write, which
+ * takes the cgroup threadgroup lock for writing and so may wait for an
+ * RCU grace period (milliseconds); a fork takes it for reading only. */
+pid_t ns_clone(unsigned long flags, int cgroup_fd, bool *in_cgroup)
 {
+	struct clone_args args = {
+	    .flags = flags | CLONE_INTO_CGROUP,
+	    .exit_signal = SIGCHLD,
+	    .cgroup = (uint64_t)cgroup_fd,
+	};
+	long pid;
+
+	*in_cgroup = false;
+	if (cgroup_fd >= 0) {
+		pid = syscall(SYS_clone3, &args, sizeof(args));
+		if (pid >= 0) {
+			*in_cgroup = true;
+			return (pid_t)pid;
+		}
+		if (errno != ENOSYS && errno != E2BIG)
+			return -1;
+	}
 	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
 			      NULL);
 }

@@ -31,7 +31,11 @@ int ns_write_id_maps(pid_t pid, const struct spec *spec, struct error **err);
 /* Child: join the remaining namespaces by path. */
 int ns_join_rest(const struct ns_plan *plan, struct error **err);
 
-/* clone(2) without CLONE_VM, like fork but into new namespaces. */
-pid_t ns_clone(unsigned long flags);
+/* Like fork, but into new namespaces.  With cgroup_fd >= 0 (a cgroup2
+ * directory) the child is made inside that cgroup (clone3's
+ * CLONE_INTO_CGROUP, Linux 5.7) and *in_cgroup is set; otherwise, or on
+ * a kernel without clone3, it is a plain clone(2) and the caller moves
+ * the child. */
+pid_t ns_clone(unsigned long flags, int cgroup_fd, bool *in_cgroup);
 
 #endif

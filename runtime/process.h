@@ -28,6 +28,12 @@ int process_exec(const struct spec_process *p, char *const *env,
  * when the host cannot apply them. */
 int process_set_lsm_labels(const struct spec_process *p, struct error **err);
 
+/* Overwrite this process's command line (the memory /proc/PID/cmdline
+ * reads) with `title`: the supervisor is a copy of `corral create`, whose
+ * arguments name host paths (bundle, state root, pid file) that the
+ * workload could read in /proc/1/cmdline. */
+int process_set_title(const char *title, struct error **err);
+
 /* Write linux.sysctl under /proc/sys (after pivot_root). */
 int process_set_sysctls(const struct spec_linux *l, struct error **err);
 

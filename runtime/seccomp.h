@@ -25,13 +25,30 @@ void seccomp_program_free(struct seccomp_program *p);
 /* corral's baseline filter, loaded on top of any filter in config.json
  * (stacked: the stricter answer wins).  `extra` names the policy's
  * additional allowed syscalls; naming one the baseline always denies or
- * filters by argument is an error, names unknown here are skipped. */
+ * filters by argument is an error, names unknown here are skipped.
+ * seccomp_baseline_build() runs libseccomp; seccomp_baseline_compile()
+ * returns the copy made at build time when `extra` is empty (see
+ * seccomp_prebuilt.c) and builds otherwise. */
+int seccomp_baseline_build(char *const *extra, size_t n_extra,
+			   struct seccomp_program *out, struct error **err);
 int seccomp_baseline_compile(char *const *extra, size_t n_extra,
 			     struct seccomp_program *out, struct error **err);
 
 /* The filter of corral's PID-1 supervisor: it waits, reaps, forwards
- * signals, reads a timer and writes one line; any other call kills it. */
+ * signals, reads a timer and writes one line; any other call kills it.
+ * Built and prebuilt as the baseline is. */
+int seccomp_supervisor_build(struct seccomp_program *out, struct error **err);
 int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err);
+
+/* A filter compiled at build time (tools/seccomp_gen.c) for `arch`, the
+ * libseccomp native architecture of the build. */
+struct seccomp_prebuilt {
+	uint32_t arch;
+	unsigned short len;
+	const struct sock_filter *filter;
+};
+extern const struct seccomp_prebuilt seccomp_prebuilt_baseline;
+extern const struct seccomp_prebuilt seccomp_prebuilt_supervisor;
 
 /* Shared by the compilers above.  seccomp_add_rule() adds one libseccomp
  * rule (n comparisons, ANDed) and names the call in its error;

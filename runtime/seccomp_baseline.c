@@ -455,8 +455,8 @@ static int filter_finish(scmp_filter_ctx ctx, int r,
 	return r;
 }
 
-int seccomp_baseline_compile(char *const *extra, size_t n_extra,
-			     struct seccomp_program *out, struct error **err)
+int seccomp_baseline_build(char *const *extra, size_t n_extra,
+			   struct seccomp_program *out, struct error **err)
 {
 	struct fixed_set fixed = {.n = 0};
 	scmp_filter_ctx ctx;
@@ -483,7 +483,7 @@ int seccomp_baseline_compile(char *const *extra, size_t n_extra,
 	return 0;
 }
 
-int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err)
+int seccomp_supervisor_build(struct seccomp_program *out, struct error **err)
 {
 	scmp_filter_ctx ctx;
 	int r;

@@ -369,3 +369,40 @@ count() {
 	done
 	[ -z "$(cat "$(cg_file pids cgroup.procs)" 2>/dev/null)" ]
 }
+
+# This host's controllers are on v1, but its cgroup2 hierarchy can be
+# mounted over /sys/fs/cgroup in a private mount namespace: corral then
+# takes the v2 layout for real (with no controller to enforce a limit,
+# hence best-effort limits).  The script runs in that namespace, so the
+# host's view of /sys/fs/cgroup is never touched.
+@test "cgroup v2 layout on the real cgroup2: born in its cgroup (clone3), gone at delete" {
+	POLICY="$BATS_TEST_TMPDIR/policy.json"
+	echo '{"limits": {"bestEffort": true}}' >"$POLICY"
+	set_args sleep 30
+	cat >"$BATS_TEST_TMPDIR/v2.sh" <<-'EOF'
+		set -e
+		mount -t cgroup2 none /sys/fs/cgroup
+		c() { "$CORRAL" --root "$ROOT" --policy "$POLICY" "$@" 3>&-; }
+		trap 'c delete --force "$ID" 2>/dev/null' EXIT
+		strace -e trace=clone3 -o "$TRACE" \
+			"$CORRAL" --root "$ROOT" --policy "$POLICY" \
+			create --bundle "$BUNDLE" "$ID" 2>/dev/null 3>&-
+		pid="$(c state "$ID" | jq -r .pid)"
+		echo "procs: $(cat "/sys/fs/cgroup/corral/$ID/cgroup.procs")"
+		echo "pid: $pid"
+		c start "$ID"
+		c delete --force "$ID"
+		test ! -e "/sys/fs/cgroup/corral/$ID" && echo gone
+	EOF
+	TRACE="$BATS_TEST_TMPDIR/clone3.trace"
+	CORRAL="$CORRAL" ROOT="$ROOT" POLICY="$POLICY" BUNDLE="$BUNDLE" \
+		ID="$ID" TRACE="$TRACE" run unshare -m --propagation private \
+		bash "$BATS_TEST_TMPDIR/v2.sh"
+	assert_success
+	pid="$(sed -n 's/^pid: //p' <<<"$output")"
+	[ -n "$pid" ]
+	assert_line "procs: $pid"
+	assert_line gone
+	run grep -c "CLONE_INTO_CGROUP.* = $pid\$" "$TRACE"
+	assert_output 1
+}

@@ -82,6 +82,14 @@ now_ms() {
 	done
 }
 
+@test "PID 1's command line names no host path (bundle, state root)" {
+	run_in_container sh -c 'tr "\0" " " </proc/1/cmdline'
+	assert_success
+	assert_output --regexp '^corral-init *$'
+	refute_output --partial "$BUNDLE"
+	refute_output --partial "$ROOT"
+}
+
 @test "no_new_privs is on even when config.json says false" {
 	update_config '.process.noNewPrivileges = false'
 	run_in_container grep '^NoNewPrivs:' /proc/self/status
@@ -419,4 +427,20 @@ EOF
 	update_config '.annotations["io.kubernetes.cri.container-type"] = "container"'
 	run_in_container sh -c 'sleep 2; echo outlived'
 	assert_failure 137
+}
+
+@test "permissive: ambient capabilities need inheritable ones, as with runc (runc spec lists none)" {
+	write_policy '{ "mode": "permissive" }'
+	update_config '.process.user = {uid: 0, gid: 0} |
+		.process.capabilities = {bounding: ["CAP_KILL"],
+			effective: ["CAP_KILL"], permitted: ["CAP_KILL"],
+			ambient: ["CAP_KILL"]}'
+	run_in_container sh -c 'grep CapAmb /proc/self/status'
+	assert_success
+	assert_output --regexp 'CapAmb:[[:space:]]+0+$'
+
+	update_config '.process.capabilities.inheritable = ["CAP_KILL"]'
+	run_in_container sh -c 'grep CapAmb /proc/self/status'
+	assert_success
+	assert_output --regexp 'CapAmb:[[:space:]]+0+20$'
 }

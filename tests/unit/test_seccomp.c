@@ -620,6 +620,42 @@ TEST(supervisor_allows_waiting_and_signalling_only)
 	seccomp_program_free(&p);
 }
 
+static bool same_program(const struct seccomp_program *a,
+			 const struct seccomp_program *b)
+{
+	return a->flags == b->flags && a->prog.len == b->prog.len &&
+	       memcmp(a->prog.filter, b->prog.filter,
+		      a->prog.len * sizeof(struct sock_filter)) == 0;
+}
+
+/* The copies made at build time are what libseccomp builds now: a source
+ * change that missed the generator, or another libseccomp, shows here. */
+TEST(prebuilt_filters_match_a_fresh_build)
+{
+	struct seccomp_program pre, built;
+	_cleanup_error_ struct error *e = NULL;
+	char *extra[] = {(char *)"get_mempolicy"};
+
+	CHECK(seccomp_prebuilt_baseline.arch == seccomp_arch_native());
+	CHECK(seccomp_baseline_compile(NULL, 0, &pre, &e) == 0);
+	CHECK(seccomp_baseline_build(NULL, 0, &built, &e) == 0);
+	CHECK(pre.prog.filter != seccomp_prebuilt_baseline.filter);
+	CHECK(same_program(&pre, &built));
+	seccomp_program_free(&pre);
+	seccomp_program_free(&built);
+	CHECK(seccomp_supervisor_compile(&pre, &e) == 0);
+	CHECK(seccomp_supervisor_build(&built, &e) == 0);
+	CHECK(same_program(&pre, &built));
+	seccomp_program_free(&pre);
+	seccomp_program_free(&built);
+	/* a policy's extra call is built, not the prebuilt copy */
+	CHECK(seccomp_baseline_compile(extra, 1, &pre, &e) == 0);
+	CHECK(pre.prog.len != seccomp_prebuilt_baseline.len ||
+	      memcmp(pre.prog.filter, seccomp_prebuilt_baseline.filter,
+		     pre.prog.len * sizeof(struct sock_filter)) != 0);
+	seccomp_program_free(&pre);
+}
+
 /* valgrind does not implement seccomp(2), so libseccomp's probe of the
  * kernel finds no SECCOMP_RET_KILL_PROCESS; level 3 says it is there. */
 int main(void)

@@ -1,0 +1,239 @@
+#!/usr/bin/env bats
+# corral as a Kubernetes RuntimeClass: containerd 1.6's CRI plugin, set up
+# from config-examples/containerd/config.toml, runs the pod of
+# config-examples/kubernetes/pod.yaml with the handler of runtimeclass.yaml.
+# cri/cri_client.py plays the kubelet over gRPC; cri/cri.bash builds and
+# removes the private containerd, its network namespace and its images.
+
+# shellcheck disable=SC2154
+# (stderr is set by bats' run --separate-stderr)
+
+bats_require_minimum_version 1.5.0
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load 'cri/cri.bash'
+
+setup_file() {
+	cri_setup_file
+}
+
+teardown_file() {
+	cri_teardown_file
+}
+
+teardown() {
+	remove_test_pods
+}
+
+# A CRI log line: RFC 3339 time, stream, tag (F full, P partial), message.
+CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr) [FP] '
+
+@test "CRI Version answers as containerd speaking runtime API v1" {
+	run --separate-stderr cri version
+	assert_success
+	assert_output --regexp '^containerd .+ v1$'
+	# the images exist for the CRI under the names the examples use
+	run --separate-stderr cri image-status "$CRI_APP_IMAGE"
+	assert_success
+	run --separate-stderr cri image-status "$CRI_PAUSE_IMAGE"
+	assert_success
+}
+
+@test "a pod's full lifecycle through the CRI runs on corral" {
+	local pause_state pid
+	run_pod
+	assert_success
+	run --separate-stderr cri pod-status "$POD"
+	assert_success
+	assert_equal "$(jq -r .state <<<"$output")" SANDBOX_READY
+	assert_equal "$(jq -r .runtime_handler <<<"$output")" "$CRI_HANDLER"
+
+	create_app
+	assert_success
+	assert_equal "$(status_field "$CTR" state)" CONTAINER_CREATED
+	run --separate-stderr cri start "$CTR"
+	assert_success
+	wait_state "$CTR" CONTAINER_RUNNING
+
+	# corral ran both: its state root has the pause container and the app
+	# container, running, with the pid containerd reports
+	pid="$(status_field "$CTR" pid)"
+	[ "$pid" -gt 0 ] || fail "ContainerStatus gave no pid"
+	run --separate-stderr corral_k8s state "$CTR"
+	assert_success
+	assert_equal "$(jq -r .status <<<"$output")" running
+	assert_equal "$(jq -r .pid <<<"$output")" "$pid"
+	pause_state="$(corral_k8s state "$POD")" || fail "corral has no pause container $POD"
+	assert_equal "$(jq -r .status <<<"$pause_state")" running
+	[ -s "$CRI_CORRAL_ROOT/$CRI_CTR_NS/$CTR/explain.txt" ] ||
+		fail "no explain.txt for $CTR"
+	# in the cgroup containerd asked for: the pod's parent, then its id
+	grep -q ":/$CRI_CGROUP/pod-$BATS_TEST_NUMBER/$CTR\$" "/proc/$pid/cgroup" ||
+		fail "container $pid is not in its pod's cgroup: $(cat "/proc/$pid/cgroup")"
+
+	run --separate-stderr cri stop "$CTR" --timeout 5
+	assert_success
+	wait_state "$CTR" CONTAINER_EXITED
+	# SIGTERM, forwarded by corral's supervisor to the workload
+	assert_equal "$(status_field "$CTR" exit_code)" 143
+	run --separate-stderr cri remove "$CTR"
+	assert_success
+	[ ! -e "$CRI_CORRAL_ROOT/$CRI_CTR_NS/$CTR" ] ||
+		fail "corral's state of $CTR is left after RemoveContainer"
+	run --separate-stderr cri status "$CTR"
+	assert_failure 2
+	stderr_has NOT_FOUND
+
+	run --separate-stderr cri stop-pod "$POD"
+	assert_success
+	run --separate-stderr cri remove-pod "$POD"
+	assert_success
+	[ ! -e "$CRI_CORRAL_ROOT/$CRI_CTR_NS/$POD" ] ||
+		fail "corral's state of the pause container is left"
+	run compgen -G "/sys/fs/cgroup/*/$CRI_CGROUP/pod-$BATS_TEST_NUMBER/*/"
+	assert_output ""
+	run --separate-stderr cri pod-status "$POD"
+	assert_failure 2
+}
+
+@test "the container's output reaches its CRI log file" {
+	local log name
+	start_pod_app
+	name="$(yaml_get "$CRI_POD_YAML" metadata name)"
+	# <log_directory>/<name>/<attempt>.log, as the kubelet asked
+	log="$(status_field "$CTR" log_path)"
+	assert_equal "$log" "$BATS_TEST_TMPDIR/logs/app/0.log"
+	# pod.yaml's command prints the hostname, which is the pod's (the
+	# container joins the pause container's uts namespace)
+	wait_log "$log" "${CRI_LOG_LINE}hello from $name\$"
+	run grep -Evc "$CRI_LOG_LINE" "$log"
+	assert_output 0
+}
+
+@test "ExecSync returns the command's output and exit code" {
+	start_pod_app
+	run --separate-stderr cri exec "$CTR" -- sh -c 'echo out; echo err >&2; exit 3'
+	assert_equal "$status" 3
+	assert_output out
+	assert_equal "$stderr" err
+	run --separate-stderr cri exec "$CTR" -- true
+	assert_success
+	assert_output ""
+	run --separate-stderr cri exec "$CTR" -- cat /etc/hostname
+	assert_success
+	assert_output "$(yaml_get "$CRI_POD_YAML" metadata name)"
+}
+
+@test "the pod's app container has only lo, uid 65534 and no capabilities, though CNI gave the pod an address" {
+	local ip netns pause_pid
+	start_pod_app
+	ip="$(cri pod-status "$POD" | jq -r .ip)"
+	[[ "$ip" == 10.* ]] || fail "CNI gave the pod no 10.x address: \"$ip\""
+	# CNI put eth0 with that address in the network namespace containerd
+	# made for the pod; corral joined it for neither of its containers
+	netns="$(jq -r '.linux.namespaces[] | select(.type == "network") | .path' \
+		"$CRI_WORK/state/io.containerd.runtime.v2.task/$CRI_CTR_NS/$POD/config.json")"
+	[ -e "$netns" ] || fail "no pod network namespace at \"$netns\""
+	run nsenter --net="$netns" ip -o -4 addr show dev eth0
+	assert_success
+	assert_output --partial " $ip/"
+	pause_pid="$(corral_k8s state "$POD" | jq -r .pid)"
+	run cat "/proc/$pause_pid/net/dev"
+	assert_success
+	refute_output --partial eth0
+	assert_output --partial "lo:"
+	if [ "/proc/$pause_pid/ns/net" -ef "$netns" ]; then
+		fail "the pause container is in the CNI network namespace"
+	fi
+
+	run --separate-stderr cri exec "$CTR" -- ls /sys/class/net
+	assert_success
+	assert_output lo
+	run --separate-stderr cri exec "$CTR" -- cat /proc/net/dev
+	assert_success
+	refute_output --partial eth0
+	run --separate-stderr cri exec "$CTR" -- id -u
+	assert_success
+	assert_output 65534
+	run --separate-stderr cri exec "$CTR" -- grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status
+	assert_success
+	assert_equal "${#lines[@]}" 5
+	refute_output --regexp '[1-9a-f]$'
+	# the workload itself, not only the exec'd process: its pid 1 is
+	# corral's supervisor (the busybox sh is its child), as nobody
+	run --separate-stderr cri exec "$CTR" -- sh -c 'grep -E "^(Uid|CapEff):" /proc/1/status'
+	assert_success
+	assert_line --regexp '^Uid:[[:space:]]+65534[[:space:]]+65534'
+	assert_line --regexp '^CapEff:[[:space:]]+0+$'
+}
+
+@test "pod.yaml's run.corral.timeout kills the app container at its deadline; the pause container lives on" {
+	local timeout elapsed log
+	timeout="$(yaml_get "$CRI_POD_YAML" metadata annotations run.corral.timeout)"
+	[ "$timeout" -gt 0 ] && [ "$timeout" -le 60 ] ||
+		fail "pod.yaml's run.corral.timeout is \"$timeout\": the test waits for it"
+	start_pod_app
+	wait_state "$CTR" CONTAINER_RUNNING
+	# corral took the wall clock from the annotation containerd passed on
+	run --separate-stderr corral_k8s explain --format json "$CTR"
+	assert_success
+	assert_equal "$(jq -r .sandbox.role <<<"$output")" workload
+	assert_equal "$(jq -r .reach.time.wallClock <<<"$output")" "$timeout"
+	assert_equal "$(jq -r .reach.time.source <<<"$output")" \
+		"annotation: run.corral.timeout"
+	wait_state "$CTR" CONTAINER_EXITED $(((timeout + 15) * 10))
+	# seen exited (ContainerStatus is polled) between the deadline and a
+	# few seconds after it
+	elapsed=$(($(now_ms) - APP_STARTED_MS))
+	[ "$elapsed" -ge $((timeout * 1000)) ] ||
+		fail "the container exited after ${elapsed}ms, before the ${timeout}s deadline"
+	[ "$elapsed" -le $(((timeout + 10) * 1000)) ] ||
+		fail "the container exited after ${elapsed}ms, long after the ${timeout}s deadline"
+	assert_equal "$(status_field "$CTR" exit_code)" 137
+	log="$BATS_TEST_TMPDIR/logs/app/0.log"
+	wait_log "$log" "${CRI_LOG_LINE}corral: wall-clock limit of ${timeout}s reached"
+
+	# the pause container got the same annotation and, being the pod's
+	# sandbox (containerd's container-type annotation), no wall clock
+	run --separate-stderr cri pod-status "$POD"
+	assert_success
+	assert_equal "$(jq -r .state <<<"$output")" SANDBOX_READY
+	assert_equal "$(corral_k8s state "$POD" | jq -r .status)" running
+	run --separate-stderr corral_k8s explain --format json "$POD"
+	assert_success
+	assert_equal "$(jq -r .sandbox.role <<<"$output")" pod-sandbox
+	assert_equal "$(jq -r .sandbox.wallClock <<<"$output")" 0
+	assert_equal "$(jq -r '.changes[] | select(.field == "sandbox.wallClock") | .asked + " -> " + .applied' <<<"$output")" \
+		"$timeout -> none"
+	# and the pod still takes a new container (the kubelet's restart)
+	create_app --attempt 1
+	assert_success
+	run --separate-stderr cri start "$CTR"
+	assert_success
+	wait_state "$CTR" CONTAINER_RUNNING
+}
+
+@test "a container annotation that widens the wall clock fails StartContainer with corral's reason" {
+	run_pod
+	assert_success
+	create_app --annotation run.corral.timeout=100000
+	assert_success
+	run --separate-stderr cri start "$CTR"
+	assert_failure 2
+	stderr_has "StartContainer: UNKNOWN"
+	stderr_has "annotation run.corral.timeout=100000: wider than the policy's 600s"
+	[ "$(status_field "$CTR" state)" != CONTAINER_RUNNING ] ||
+		fail "$CTR is running"
+	[ ! -e "$CRI_CORRAL_ROOT/$CRI_CTR_NS/$CTR" ] ||
+		fail "a failed create left corral state for $CTR"
+	# the pod itself is unharmed
+	assert_equal "$(cri pod-status "$POD" | jq -r .state)" SANDBOX_READY
+}
+
+@test "a pod annotation that lifts the wall clock fails RunPodSandbox with corral's reason" {
+	run_pod --annotation run.corral.timeout=none
+	assert_failure 2
+	stderr_has "RunPodSandbox:"
+	stderr_has "annotation run.corral.timeout=none: wider than the policy's 600s"
+}
