@@ -49,11 +49,11 @@ make_sentinel() {
 }
 
 # The pids (one per line) of live processes that belong to this test: a
-# corral command or container init with $ROOT on its command line (the
-# init is a clone of `corral create`, so it keeps that command line), a
-# process in a cgroup named for $PREFIX, or one whose root holds the
-# bundle's marker.  grep reads its patterns from a file, so that its own
-# command line does not match them.
+# corral command with $ROOT on its command line (so also a clone of create
+# before it renames itself corral-init), a process in a cgroup named for
+# $PREFIX (the init and all it runs), or one whose root holds the bundle's
+# marker.  grep reads its patterns from a file, so that its own command
+# line does not match them.
 my_pids() {
 	local pat="$BATS_TEST_TMPDIR/.pids.pat" f pid
 	printf '%s\n' "$ROOT" "/corral/$PREFIX" >"$pat"
@@ -76,8 +76,8 @@ my_cgroups() {
 }
 
 # id_pids ID: live processes of container ID alone: an argument of their
-# command line is ID (corral commands, and the init, a clone of create),
-# or their cgroup is corral's for ID.
+# command line is ID (corral commands, a clone of create), or their cgroup
+# is corral's for ID (the init and all it runs).
 id_pids() {
 	local id="$1" f pid
 	{
