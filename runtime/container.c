@@ -282,14 +282,43 @@ static int remove_cgroup(const struct spec_state *st, struct error **err)
 	return 0;
 }
 
+/* The cgroup of a create that was killed before it wrote state.json.  Its
+ * path comes from the effective config.json, which create stores before it
+ * makes the cgroup: without that file there is no cgroup yet.  Whatever
+ * runs in it dies first (the half-made init may not have seen its parent
+ * die yet). */
+static int remove_leftover_cgroup(const struct container_dir *dir,
+				  const char *id, struct error **err)
+{
+	_cleanup_error_ struct error *none = NULL;
+	_cleanup_free_ char *path = NULL;
+	struct spec *spec = NULL;
+	struct cgroup *cg = NULL;
+	int r;
+
+	if (state_load_config(dir, &spec, &none) < 0)
+		return 0;
+	r = cgroup_path_for(spec->linux_ ? spec->linux_->cgroups_path : NULL,
+			    id, &path, err);
+	spec_free(spec);
+	if (r < 0 || cgroup_open(CGROUP_MOUNT, path, &cg, err) < 0)
+		return error_wrap(err, "delete %s", id);
+	r = cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0 ? -1 : 0;
+	cgroup_free(cg);
+	return r < 0 ? error_wrap(err, "delete %s", id) : 0;
+}
+
 /* A state directory without state.json is what a create that was killed
- * leaves: --force removes it as well. */
-static int remove_leftover(const char *root, const char *id)
+ * leaves: --force removes it as well, with its cgroup.  The directory
+ * stays when the cgroup cannot be removed, so that a later delete can
+ * try again. */
+static int remove_leftover(const char *root, const char *id, struct error **err)
 {
 	_cleanup_close_ int rootfd =
 	    open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct container_dir dir = {-1, -1};
 	struct stat st;
+	int r;
 
 	if (rootfd < 0 || state_validate_id(id, NULL) < 0)
 		return 0;
@@ -298,16 +327,23 @@ static int remove_leftover(const char *root, const char *id)
 	if (dir.dirfd < 0)
 		return 0;
 	dir.lockfd =
-	    openat(dir.dirfd, LOCK_FILE, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	/* a create in progress holds the lock: leave it alone */
-	if (dir.lockfd < 0 || flock(dir.lockfd, LOCK_EX | LOCK_NB) < 0 ||
+	    openat(dir.dirfd, LOCK_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* A create in progress holds the lock: leave it alone.  No lock file
+	 * at all is what a delete killed at its very end leaves (it removes
+	 * the lock last). */
+	if ((dir.lockfd < 0 && errno != ENOENT) ||
+	    (dir.lockfd >= 0 && flock(dir.lockfd, LOCK_EX | LOCK_NB) < 0) ||
 	    fstatat(dir.dirfd, STATE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		state_dir_close(&dir);
 		return 0;
 	}
-	state_dir_remove(root, id, &dir, NULL);
+	if (remove_leftover_cgroup(&dir, id, err) < 0) {
+		state_dir_close(&dir);
+		return -1;
+	}
+	r = state_dir_remove(root, id, &dir, err);
 	state_dir_close(&dir);
-	return 0;
+	return r < 0 ? error_wrap(err, "delete %s", id) : 0;
 }
 
 int container_delete(const char *root, const char *id, bool force,
@@ -320,7 +356,7 @@ int container_delete(const char *root, const char *id, bool force,
 		if (force && (*err)->code == ENOENT) {
 			error_free(*err);
 			*err = NULL;
-			return remove_leftover(root, id);
+			return remove_leftover(root, id, err);
 		}
 		return -1;
 	}

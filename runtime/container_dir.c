@@ -79,11 +79,14 @@ static int open_root(const char *root, bool create, struct error **err)
 	return fd;
 }
 
+/* flock() needs no write access: an existing lock file is opened
+ * read-only, so a state root that became read-only can still be read. */
 static int lock_dir(int dirfd, bool create, struct error **err)
 {
-	int fd = openat(
-	    dirfd, LOCK_FILE,
-	    O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0600);
+	int fd = openat(dirfd, LOCK_FILE,
+			(create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC |
+			    O_NOFOLLOW,
+			0600);
 
 	if (fd < 0)
 		return error_errno(err, "lock");
@@ -133,6 +136,7 @@ int state_dir_open(const char *root, const char *id, struct container_dir *out,
 		   struct error **err)
 {
 	_cleanup_close_ int rootfd = -1, dirfd = -1;
+	_cleanup_error_ struct error *lerr = NULL;
 	struct stat st;
 
 	if (state_validate_id(id, err) < 0)
@@ -144,7 +148,11 @@ int state_dir_open(const char *root, const char *id, struct container_dir *out,
 	if (dirfd < 0)
 		return error_set(err, ENOENT, "container %s does not exist",
 				 id);
-	out->lockfd = lock_dir(dirfd, false, NULL);
+	out->lockfd = lock_dir(dirfd, false, &lerr);
+	if (out->lockfd < 0 && lerr->code != ENOENT) {
+		*err = steal_pointer(&lerr);
+		return error_wrap(err, "container %s", id);
+	}
 	if (out->lockfd < 0)
 		return error_set(err, ENOENT, "container %s does not exist",
 				 id);
@@ -175,9 +183,16 @@ int state_dir_remove(const char *root, const char *id,
 		close(fd);
 		return error_errno(err, "remove state of %s", id);
 	}
+	/* state.json first, the lock last: a delete killed half-way leaves a
+	 * directory without state.json that delete --force removes, and the
+	 * directory stays locked until it is empty. */
+	unlinkat(dirfd(d), STATE_FILE, 0);
 	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+		if (strcmp(e->d_name, ".") != 0 &&
+		    strcmp(e->d_name, "..") != 0 &&
+		    strcmp(e->d_name, LOCK_FILE) != 0)
 			unlinkat(dirfd(d), e->d_name, 0);
+	unlinkat(dirfd(d), LOCK_FILE, 0);
 	closedir(d);
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0 || unlinkat(rootfd, id, AT_REMOVEDIR) < 0)

@@ -196,6 +196,31 @@ int seccomp_export_prog(scmp_filter_ctx ctx, struct sock_fprog *prog,
 	return 0;
 }
 
+/* libseccomp takes time quadratic in the rules added for one syscall, so
+ * a hostile config.json of a million copies of one rule would hold create
+ * for hours.  Real profiles (runc's, containerd's, podman's) add a few
+ * hundred rules; more than SECCOMP_MAX_RULES is refused up front. */
+#define SECCOMP_MAX_RULES 4096
+
+static int check_rule_count(const struct spec_seccomp *sc, struct error **err)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < sc->n_syscalls; i++) {
+		const struct spec_syscall *s = &sc->syscalls[i];
+		size_t per_name = s->n_args > 1 ? s->n_args : 1;
+
+		if (s->n_names > SECCOMP_MAX_RULES ||
+		    (total += s->n_names * per_name) > SECCOMP_MAX_RULES)
+			return error_set(
+			    err, E2BIG,
+			    "config.json: .linux.seccomp.syscalls: "
+			    "more than %d rules",
+			    SECCOMP_MAX_RULES);
+	}
+	return 0;
+}
+
 int seccomp_compile(const struct spec_seccomp *sc, struct seccomp_program *out,
 		    struct error **err)
 {
@@ -205,6 +230,8 @@ int seccomp_compile(const struct spec_seccomp *sc, struct seccomp_program *out,
 	int r = -1;
 
 	*out = (struct seccomp_program){0};
+	if (check_rule_count(sc, err) < 0)
+		return -1;
 	if (parse_flags(sc, &out->flags, err) < 0 ||
 	    parse_action(sc->default_action,
 			 sc->default_errno_ret.set ? &sc->default_errno_ret

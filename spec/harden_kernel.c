@@ -35,6 +35,49 @@ const size_t harden_n_std_devices = ARRAY_SIZE(harden_std_devices);
 
 /* ---- masked and read-only paths -------------------------------------- */
 
+/* A path of config.json's list and its place there. */
+struct ranked_path {
+	const char *path;
+	size_t index;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked_path *x = a, *y = b;
+	int r = strcmp(x->path, y->path);
+
+	if (r)
+		return r;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static int cmp_ranked_path(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct ranked_path *)elem)->path);
+}
+
+/* Sorted by path, then by place: a path's first occurrence leads its run,
+ * and *repeat marks the others.  O(n log n), so a hostile config.json
+ * with a million paths costs a second, not hours. */
+static struct ranked_path *rank_paths(char *const *list, size_t n,
+				      bool **repeat)
+{
+	struct ranked_path *r = calloc(n ? n : 1, sizeof(*r));
+
+	*repeat = calloc(n ? n : 1, sizeof(**repeat));
+	if (!r || !*repeat) {
+		free(r);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ranked_path){list[i], i};
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(r[i].path, r[i - 1].path) == 0)
+			(*repeat)[r[i].index] = true;
+	return r;
+}
+
 /* config.json's paths (without repeats, in its order), then the baseline's
  * that are missing. */
 static void union_paths(struct harden_ctx *c, const char *field, char ***list,
@@ -42,14 +85,22 @@ static void union_paths(struct harden_ctx *c, const char *field, char ***list,
 {
 	_cleanup_strv_ char **out = NULL, **added = NULL;
 	_cleanup_free_ char *asked = NULL, *joined = NULL, *applied = NULL;
+	_cleanup_free_ struct ranked_path *ranked = NULL;
+	_cleanup_free_ bool *repeat = NULL;
 	size_t n_out = 0, n_added = 0;
 
+	ranked = rank_paths(*list, *n, &repeat);
+	if (!ranked) {
+		c->oom = true;
+		return;
+	}
 	for (size_t i = 0; i < *n; i++)
-		if (!harden_strv_has(out, n_out, (*list)[i]) &&
-		    !harden_strv_push(&out, &n_out, (*list)[i]))
+		if (!repeat[i] && !harden_strv_push(&out, &n_out, (*list)[i]))
 			c->oom = true;
 	for (size_t i = 0; i < n_base; i++) {
-		if (harden_strv_has(out, n_out, base[i]))
+		if (bsearch(base[i], ranked, *n, sizeof(*ranked),
+			    cmp_ranked_path) ||
+		    harden_strv_has(added, n_added, base[i]))
 			continue;
 		if (!harden_strv_push(&out, &n_out, base[i]) ||
 		    !harden_strv_push(&added, &n_added, base[i]))

@@ -88,6 +88,20 @@ static int parse_console_size(yajl_val proc, const struct jpath *p,
 	return 0;
 }
 
+/* 4294967295 is (uid_t)-1, which setresuid() and setresgid() read as
+ * "leave unchanged": a workload given it would keep the runtime's root. */
+static int check_id(const struct jpath *p, const char *key, uint32_t id,
+		    struct error **err)
+{
+	struct jpath kp = JKEY(p, key);
+
+	if (id == UINT32_MAX)
+		return json_fail(&kp, err,
+				 "4294967295 is not a valid id (-1 means "
+				 "\"unchanged\" to setresuid)");
+	return 0;
+}
+
 /* An absent user is root (uid 0, gid 0); a present one names both. */
 static int parse_user(yajl_val proc, const struct jpath *p, struct spec_user *u,
 		      struct error **err)
@@ -101,7 +115,9 @@ static int parse_user(yajl_val proc, const struct jpath *p, struct spec_user *u,
 		return 0;
 	if (json_field_u32(o, &up, "uid", &u->uid, err) < 0 ||
 	    json_field_u32(o, &up, "gid", &u->gid, err) < 0 ||
-	    json_field_opt(o, &up, "umask", JSON_U32, &u->umask, err) < 0)
+	    json_field_opt(o, &up, "umask", JSON_U32, &u->umask, err) < 0 ||
+	    check_id(&up, "uid", u->uid, err) < 0 ||
+	    check_id(&up, "gid", u->gid, err) < 0)
 		return -1;
 	return json_field_u32v(o, &up, "additionalGids", &u->additional_gids,
 			       &u->n_additional_gids, err);

@@ -549,11 +549,18 @@ static int parse_arrays(yajl_val doc, struct policy *pol, struct error **err)
 				  err);
 }
 
-/* A uid or gid 0 that replaces 0 would be root under another name. */
+/* A uid or gid 0 that replaces 0 would be root under another name, and
+ * so would 4294967295: setresuid() reads (uid_t)-1 as "unchanged". */
 static int check_user(const struct policy *pol, struct error **err)
 {
 	if (pol->allow_root)
 		return 0;
+	if (pol->uid == UINT32_MAX)
+		return error_set(err, EINVAL,
+				 ".user.uid: 4294967295 is not a valid id");
+	if (pol->gid == UINT32_MAX)
+		return error_set(err, EINVAL,
+				 ".user.gid: 4294967295 is not a valid id");
 	if (pol->uid == 0)
 		return error_set(err, EINVAL,
 				 ".user.uid: must not be 0 unless allowRoot "
