@@ -733,7 +733,9 @@ int cgroup_signal(const struct cgroup *cg, int sig, pid_t except,
 
 /* ---- removing ------------------------------------------------------------ */
 
-/* "corral/a/ID": "corral/a" and "corral" go when empty, being corral's;
+/* "corral/a/ID": "corral/a" goes when empty, being corral's; "corral"
+ * itself stays, as runc's and crun's parents do (making it again, with
+ * its cpuset, in every hierarchy cost each create ~20 cgroupfs calls);
  * other parents (a slice, a pod's cgroup) are not corral's to remove. */
 static void remove_parents(const struct cg_hier *h, const char *path)
 {
@@ -745,7 +747,7 @@ static void remove_parents(const struct cg_hier *h, const char *path)
 		path++;
 	if (!dir || strncmp(path, CG_PARENT "/", strlen(CG_PARENT) + 1) != 0)
 		return;
-	while ((slash = strrchr(dir, '/')) && (size_t)(slash - dir) >= stop) {
+	while ((slash = strrchr(dir, '/')) && (size_t)(slash - dir) > stop) {
 		*slash = '\0';
 		if (cg_rmdir(dir, 0) < 0)
 			break; /* not empty: another container's */
