@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "parse_internal.h"
 #include "util.h"
 
 static void emit_state_object(yajl_gen gen, const struct spec_state *s,
@@ -95,10 +96,13 @@ static int parse_annotations(yajl_val v, struct spec_state *s,
 	for (size_t i = 0; i < n; i++) {
 		yajl_val val = v->u.object.values[i];
 
-		if (!YAJL_IS_STRING(val))
-			return error_set(err, EINVAL,
-					 ".annotations.%s: expected a string",
-					 v->u.object.keys[i]);
+		if (!YAJL_IS_STRING(val)) {
+			/* the key is escaped: the message stays one line */
+			struct jpath ap = JKEY(NULL, "annotations");
+			struct jpath kp = JMAPKEY(&ap, v->u.object.keys[i]);
+
+			return json_fail(&kp, err, "expected a string");
+		}
 		s->annotations[i].key = strdup(v->u.object.keys[i]);
 		s->annotations[i].value = strdup(val->u.string);
 		s->n_annotations++;

@@ -106,6 +106,21 @@ TEST(state_parse_rejects_bad_documents)
 	}
 }
 
+/* Found by tests/fuzz: a key from the document is escaped in the error. */
+TEST(state_error_stays_one_line)
+{
+	_cleanup_error_ struct error *err = NULL;
+	const char *json =
+	    "{\"ociVersion\":\"1\",\"id\":\"x\",\"bundle\":\"/b\","
+	    "\"rootfs\":\"/r\",\"created\":\"t\",\"corral\":{\"startTime\":1},"
+	    "\"annotations\":{\"a\\nb\":1}}";
+	struct spec_state *s = NULL;
+
+	CHECK(spec_state_parse(json, strlen(json), &s, &err) < 0);
+	CHECK_STR(err ? err->msg : NULL,
+		  ".annotations[\"a\\x0ab\"]: expected a string");
+}
+
 TEST(list_emits_an_array)
 {
 	_cleanup_error_ struct error *err = NULL;
