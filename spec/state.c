@@ -149,30 +149,23 @@ static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
 	return parse_annotations(json_get(root, "annotations"), s, err);
 }
 
+/* Through json_load(), like every other document: yajl's tree alone would
+ * recurse without bound freeing a deeply nested one (a stack overflow),
+ * and would cut strings at a \u0000. */
 int spec_state_parse(const char *json, size_t len, struct spec_state **out,
 		     struct error **err)
 {
-	_cleanup_free_ char *text = strndup(json, len);
-	char errbuf[256] = "";
+	_cleanup_json_ yajl_val root = NULL;
 	struct spec_state *s;
-	yajl_val root;
-	int r;
 
-	if (!text)
-		return error_set(err, ENOMEM, "out of memory");
-	root = yajl_tree_parse(text, errbuf, sizeof(errbuf));
-	if (!root)
-		return error_set(err, EINVAL, "invalid JSON");
+	if (json_load(json, len, &root, err) < 0)
+		return -1;
 	s = calloc(1, sizeof(*s));
-	if (!s) {
-		yajl_tree_free(root);
+	if (!s)
 		return error_set(err, ENOMEM, "out of memory");
-	}
-	r = parse_tree(root, s, err);
-	yajl_tree_free(root);
-	if (r < 0) {
+	if (parse_tree(root, s, err) < 0) {
 		spec_state_free(s);
-		return r;
+		return -1;
 	}
 	*out = s;
 	return 0;
