@@ -232,9 +232,6 @@ static inline const char *hinv_fs(const struct spec_mount *m)
 	if (!m->type ||
 	    !hinv_has((char *const *)kept, ARRAY_SIZE(kept), m->type))
 		return "a mount of a filesystem that reaches beyond";
-	if (hinv_has(m->options, m->n_options, "suid") ||
-	    hinv_has(m->options, m->n_options, "rsuid"))
-		return "a kernel filesystem with suid";
 	if (strcmp(m->type, "sysfs") == 0 || strcmp(m->type, "cgroup") == 0 ||
 	    strcmp(m->type, "cgroup2") == 0)
 		if (!hinv_has(m->options, m->n_options, "ro") ||
@@ -244,7 +241,12 @@ static inline const char *hinv_fs(const struct spec_mount *m)
 		return NULL;
 	for (size_t i = 0; i < m->n_options; i++)
 		size |= strncmp(m->options[i], "size=", 5) == 0;
+	/* Only where the container can make files: proc, sysfs, cgroup,
+	 * devpts and mqueue hold nothing it could set suid on, and the rule
+	 * leaves their options to config.json. */
 	if (!size || !hinv_has(m->options, m->n_options, "nosuid") ||
+	    hinv_has(m->options, m->n_options, "suid") ||
+	    hinv_has(m->options, m->n_options, "rsuid") ||
 	    (strcmp(m->destination, "/dev") != 0 &&
 	     !hinv_has(m->options, m->n_options, "nodev")))
 		return "a tmpfs without size, nosuid or nodev";
