@@ -119,14 +119,42 @@ deps:
 	@tests/deps
 
 format:
-	clang-format -i $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h tools/*.c
+	clang-format -i $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h tools/*.c tests/fuzz/*.[ch]
 
 format-check:
-	clang-format --dry-run --Werror $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h tools/*.c
+	clang-format --dry-run --Werror $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h tools/*.c tests/fuzz/*.[ch]
 
 # make demo POLICY=config-examples/policy/permissive.json shows what leaks
 demo: corral
 	@POLICY="$(POLICY)" tests/demo
+
+# make fuzz: libFuzzer targets over spec/ (clang, ASan+UBSan) in build/fuzz/;
+# make fuzz-run FUZZ_TIME=60 runs each on a copy of tests/fuzz/corpus/.
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
+	-Werror -Wno-unused-parameter -D_GNU_SOURCE -Ispec \
+	$(shell pkg-config --cflags yajl 2>/dev/null) $(FUZZ_SAN)
+FUZZ_TARGETS := spec policy harden state
+FUZZ_BIN := $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+FUZZ_SPEC_OBJ := $(SPEC_SRC:%.c=build/fuzz/%.o)
+
+build/fuzz/spec/%.o: spec/%.c $(wildcard spec/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) \
+		$(FUZZ_SPEC_OBJ)
+	@echo "  FUZZLD  $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< \
+		$(FUZZ_SPEC_OBJ) $(shell pkg-config --libs yajl 2>/dev/null) -lm
+
+fuzz: $(FUZZ_SPEC_OBJ) $(FUZZ_BIN)
+
+fuzz-run: fuzz
+	@FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run $(FUZZ_TARGETS)
 
 clean:
 	rm -rf build corral
@@ -136,4 +164,5 @@ clean:
 bench: corral
 	@tests/bench/run
 
-.PHONY: all unit helpers check sanitize install deps format format-check demo clean bench
+.PHONY: all unit helpers check sanitize install deps format format-check demo clean \
+	bench fuzz fuzz-run

@@ -19,11 +19,10 @@
 
 /* ---- JSON paths and errors ------------------------------------------- */
 
-/* Write s as a JSON-ish quoted string: quotes, backslashes and control
- * characters are escaped so a message never spans lines. */
-static void put_quoted(FILE *f, const char *s)
+/* Write s with quotes, backslashes and control characters escaped, so a
+ * message never spans lines. */
+static void put_escaped(FILE *f, const char *s)
 {
-	fputc('"', f);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
@@ -34,6 +33,13 @@ static void put_quoted(FILE *f, const char *s)
 		else
 			fputc(c, f);
 	}
+}
+
+/* s as a JSON-ish quoted string. */
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	put_escaped(f, s);
 	fputc('"', f);
 }
 
@@ -47,7 +53,9 @@ static void put_path(FILE *f, const struct jpath *p)
 		put_quoted(f, p->key);
 		fputc(']', f);
 	} else if (p->key) {
-		fprintf(f, ".%s", p->key);
+		/* a key from the document (an unknown one) may hold anything */
+		fputc('.', f);
+		put_escaped(f, p->key);
 	} else {
 		fprintf(f, "[%zu]", p->index);
 	}

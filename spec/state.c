@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "parse_internal.h"
 #include "util.h"
 
 static void emit_state_object(yajl_gen gen, const struct spec_state *s,
@@ -95,10 +96,13 @@ static int parse_annotations(yajl_val v, struct spec_state *s,
 	for (size_t i = 0; i < n; i++) {
 		yajl_val val = v->u.object.values[i];
 
-		if (!YAJL_IS_STRING(val))
-			return error_set(err, EINVAL,
-					 ".annotations.%s: expected a string",
-					 v->u.object.keys[i]);
+		if (!YAJL_IS_STRING(val)) {
+			/* the key is escaped: the message stays one line */
+			struct jpath ap = JKEY(NULL, "annotations");
+			struct jpath kp = JMAPKEY(&ap, v->u.object.keys[i]);
+
+			return json_fail(&kp, err, "expected a string");
+		}
 		s->annotations[i].key = strdup(v->u.object.keys[i]);
 		s->annotations[i].value = strdup(val->u.string);
 		s->n_annotations++;
@@ -145,30 +149,23 @@ static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
 	return parse_annotations(json_get(root, "annotations"), s, err);
 }
 
+/* Through json_load(), like every other document: yajl's tree alone would
+ * recurse without bound freeing a deeply nested one (a stack overflow),
+ * and would cut strings at a \u0000. */
 int spec_state_parse(const char *json, size_t len, struct spec_state **out,
 		     struct error **err)
 {
-	_cleanup_free_ char *text = strndup(json, len);
-	char errbuf[256] = "";
+	_cleanup_json_ yajl_val root = NULL;
 	struct spec_state *s;
-	yajl_val root;
-	int r;
 
-	if (!text)
-		return error_set(err, ENOMEM, "out of memory");
-	root = yajl_tree_parse(text, errbuf, sizeof(errbuf));
-	if (!root)
-		return error_set(err, EINVAL, "invalid JSON");
+	if (json_load(json, len, &root, err) < 0)
+		return -1;
 	s = calloc(1, sizeof(*s));
-	if (!s) {
-		yajl_tree_free(root);
+	if (!s)
 		return error_set(err, ENOMEM, "out of memory");
-	}
-	r = parse_tree(root, s, err);
-	yajl_tree_free(root);
-	if (r < 0) {
+	if (parse_tree(root, s, err) < 0) {
 		spec_state_free(s);
-		return r;
+		return -1;
 	}
 	*out = s;
 	return 0;

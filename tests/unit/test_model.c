@@ -106,6 +106,36 @@ TEST(state_parse_rejects_bad_documents)
 	}
 }
 
+/* Found by tests/fuzz: a key from the document is escaped in the error. */
+TEST(state_error_stays_one_line)
+{
+	_cleanup_error_ struct error *err = NULL;
+	const char *json =
+	    "{\"ociVersion\":\"1\",\"id\":\"x\",\"bundle\":\"/b\","
+	    "\"rootfs\":\"/r\",\"created\":\"t\",\"corral\":{\"startTime\":1},"
+	    "\"annotations\":{\"a\\nb\":1}}";
+	struct spec_state *s = NULL;
+
+	CHECK(spec_state_parse(json, strlen(json), &s, &err) < 0);
+	CHECK_STR(err ? err->msg : NULL,
+		  ".annotations[\"a\\x0ab\"]: expected a string");
+}
+
+/* Found by tests/fuzz: a deeply nested state.json overflowed the stack
+ * when yajl freed its tree; it is refused like any other document. */
+TEST(state_refuses_deep_nesting)
+{
+	_cleanup_error_ struct error *err = NULL;
+	char json[2 * 1000 + 1];
+	struct spec_state *s = NULL;
+
+	memset(json, '[', 1000);
+	memset(json + 1000, ']', 1000);
+	json[2000] = '\0';
+	CHECK(spec_state_parse(json, 2000, &s, &err) < 0);
+	CHECK(err && strstr(err->msg, "nested deeper"));
+}
+
 TEST(list_emits_an_array)
 {
 	_cleanup_error_ struct error *err = NULL;

@@ -229,6 +229,8 @@ TEST(unknown_keys_and_wrong_types_name_the_path)
 	} cases[] = {
 	    {"{\"limits\": {\"memroy\": 1}}", ".limits.memroy: unknown key"},
 	    {"{\"bogus\": 1}", ".bogus: unknown key"},
+	    /* found by tests/fuzz: the message stays one line */
+	    {"{\"a\\nb\\\\\": 1}", ".a\\x0ab\\\\: unknown key"},
 	    {"{\"env\": {\"alow\": []}}", ".env.alow: unknown key"},
 	    {"{\"user\": {\"name\": \"x\"}}", ".user.name: unknown key"},
 	    {"{\"mounts\": [{\"source\": \"/d\", \"ro\": true}]}",
