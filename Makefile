@@ -91,13 +91,14 @@ build/helpers/%: tests/helpers/%.c
 	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 # Helpers copied into a container's rootfs: static, so they need no libc
-# there (the security battery's sysprobe).
+# there (the security battery's sysprobe); never sanitized, as ASan needs
+# its dynamic runtime.
 STATIC_HELPER_BIN := $(patsubst tests/helpers/static/%.c,build/helpers/static/%,\
 	$(wildcard tests/helpers/static/*.c))
 build/helpers/static/%: tests/helpers/static/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(filter-out -fPIE,$(CFLAGS)) -static -o $@ $<
+	@$(CC) $(filter-out -fPIE -fsanitize=%,$(CFLAGS)) -static -o $@ $<
 
 unit: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do $$t || exit 1; done

@@ -664,7 +664,7 @@ TEST(prebuilt_filters_match_a_fresh_build)
 static void plant_entry(const char *dir, const char *name, const char *key,
 			const struct seccomp_program *p)
 {
-	char path[4096];
+	char path[8192];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -688,7 +688,7 @@ static char *read_whole(const char *path, size_t *len)
 
 TEST(config_filter_cache_hits_misses_and_bounds)
 {
-	char root[] = "/tmp/corral-test-seccomp-XXXXXX", dir[4200], path[4300];
+	char root[] = "/tmp/corral-test-seccomp-XXXXXX", dir[4096], path[8192];
 	char *names[] = { (char *)"getpid" };
 	struct spec_syscall rule = { .names = names, .n_names = 1,
 				     .action = (char *)"SCMP_ACT_ALLOW" };
