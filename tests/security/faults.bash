@@ -108,9 +108,10 @@ my_mounts() {
 	done </proc/self/mountinfo
 }
 
-# Entries of $ROOT (the state directories), if it exists.
+# Entries of $ROOT (the state directories), if it exists; .seccomp is
+# corral's cache of compiled filters, no container's.
 my_state_dirs() {
-	[ -d "$ROOT" ] && ls -A "$ROOT"
+	[ -d "$ROOT" ] && ls -A "$ROOT" | grep -vx .seccomp
 	return 0
 }
 
