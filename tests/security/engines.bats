@@ -38,6 +38,12 @@ NETWORK=(net.interfaces net.routes net.host_listener net.raw_sockets
 SYSCALLS=(sys.keyrings sys.bpf sys.io_uring sys.userfaultfd
 	sys.perf_event_open sys.ptrace sys.clone_newuser sys.int80)
 
+# The script takes about a second.  A hang ends at corral's wall clock,
+# narrowed by annotation, or (under another runtime) when the client is
+# killed; teardown_file removes what is left.
+WALL_CLOCK=run.corral.timeout=30
+CLIENT_TIMEOUT=45
+
 # write_attack_script FILE: the attacks, run as `sh /attack.sh PORT TAG`
 # (PORT: the host's listener on 127.0.0.1; TAG: names the files it makes).
 write_attack_script() {
@@ -268,7 +274,8 @@ run_podman() {
 	before="$(tree_sum "$rootfs")"
 	listen_on_loopback
 	HOST_HOSTNAME="$(hostname)"
-	podman --runtime "$CORRAL" run --rm --name "engbat-$$" --network none \
+	timeout -k 5 "$CLIENT_TIMEOUT" podman --runtime "$CORRAL" run --rm \
+		--name "engbat-$$" --network none --annotation "$WALL_CLOCK" \
 		--privileged --user 0:0 --ulimit nofile=4096:4096 \
 		--ulimit nproc=4096:4096 -e SECRET_TOKEN="$SECRET_VALUE" \
 		-e AWS_SECRET_ACCESS_KEY="$SECRET_VALUE" -e LD_PRELOAD=/tmp/evil.so \
@@ -303,12 +310,15 @@ run_ctr() {
 	containerd_import_image "$PRISTINE" "$image" /bin/sh /attack.sh
 	listen_on_loopback
 	HOST_HOSTNAME="$(hostname)"
-	ctrd_run --privileged --net-host --allow-new-privs \
+	timeout -k 5 "$CLIENT_TIMEOUT" ctr -a "$CTRD_SOCK" -n "$CTRD_NS" run \
+		--runtime io.containerd.runc.v2 --runc-binary "$CORRAL" \
+		--fifo-dir "$CTRD_DIR/fifo" --annotation "$WALL_CLOCK" \
+		--privileged --net-host --allow-new-privs \
 		--env SECRET_TOKEN="$SECRET_VALUE" \
 		--env AWS_SECRET_ACCESS_KEY="$SECRET_VALUE" \
 		--env LD_PRELOAD=/tmp/evil.so \
 		"$image" "$id" /bin/sh /attack.sh "$PORT" "ctr-$$" \
-		</dev/null >"$RESULTS" 2>"$RESULTS.err"
+		</dev/null >"$RESULTS" 2>"$RESULTS.err" 3>&-
 	echo "$?" >"$RESULTS.status"
 	upper="$(snapshot_upper "$id")"
 	if [ -z "$upper" ] || [ ! -d "$upper" ]; then
