@@ -213,13 +213,15 @@ make_attack_rootfs() {
 setup_file() {
 	[ -x "$SYSPROBE" ] || fail "$SYSPROBE not found: run make helpers"
 	[ -x "$CORRAL" ] || fail "runtime $CORRAL not found: run make"
+	# (each test runs in a process of its own: its $$ is not this one)
+	export CT_NAME="engbat-$$"
 	export PRISTINE="$BATS_FILE_TMPDIR/rootfs"
 	export SECRET_VALUE="engbat-secret-$RANDOM$RANDOM$RANDOM"
 	make_attack_rootfs "$PRISTINE"
 }
 
 teardown_file() {
-	podman rm -f -i -t 0 "engbat-$$" >/dev/null 2>&1 3>&-
+	podman rm -f -i -t 0 "$CT_NAME" >/dev/null 2>&1 3>&-
 	containerd_stop "$BATS_FILE_TMPDIR/containerd"
 }
 
@@ -269,19 +271,21 @@ host_lines() {
 # not change.  (--ulimit: what runc, the control, can set here; podman's
 # own default is above this machine's hard limit.)
 run_podman() {
-	local rootfs="$BATS_FILE_TMPDIR/podman-rootfs" before after
+	local rootfs="$BATS_FILE_TMPDIR/podman-rootfs" before after rc=0
 	cp -a "$PRISTINE" "$rootfs" || fail "copy the rootfs"
 	before="$(tree_sum "$rootfs")"
 	listen_on_loopback
 	HOST_HOSTNAME="$(hostname)"
 	timeout -k 5 "$CLIENT_TIMEOUT" podman --runtime "$CORRAL" run --rm \
-		--name "engbat-$$" --network none --annotation "$WALL_CLOCK" \
+		--name "$CT_NAME" --network none --annotation "$WALL_CLOCK" \
 		--privileged --user 0:0 --ulimit nofile=4096:4096 \
 		--ulimit nproc=4096:4096 -e SECRET_TOKEN="$SECRET_VALUE" \
 		-e AWS_SECRET_ACCESS_KEY="$SECRET_VALUE" -e LD_PRELOAD=/tmp/evil.so \
-		--rootfs "$rootfs" /bin/sh /attack.sh "$PORT" "podman-$$" \
-		</dev/null >"$RESULTS" 2>"$RESULTS.err" 3>&-
-	echo "$?" >"$RESULTS.status"
+		--rootfs "$rootfs" /bin/sh /attack.sh "$PORT" "podman-$CT_NAME" \
+		</dev/null >"$RESULTS" 2>"$RESULTS.err" 3>&- || rc=$?
+	echo "$rc" >"$RESULTS.status"
+	# (there only if the client timed out)
+	podman rm -f -i -t 0 "$CT_NAME" >/dev/null 2>&1 3>&-
 	after="$(tree_sum "$rootfs")"
 	if [ "$before" = "$after" ]; then
 		echo "fs.host_rootfs ok"
@@ -304,8 +308,8 @@ snapshot_upper() {
 # own (gone again at the end).  The container's snapshot (the bundle's
 # rootfs) must stay empty: corral writes into its scratch layer only.
 run_ctr() {
-	local id="engbat-$$" image="localhost/corral-engbat-$$:latest" upper v
-	export CTRD_NS="corral-engbat-$$"
+	local id="$CT_NAME" image="localhost/corral-$CT_NAME:latest" upper v rc=0
+	export CTRD_NS="corral-$CT_NAME"
 	containerd_start "$BATS_FILE_TMPDIR/containerd"
 	containerd_import_image "$PRISTINE" "$image" /bin/sh /attack.sh
 	listen_on_loopback
@@ -317,9 +321,9 @@ run_ctr() {
 		--env SECRET_TOKEN="$SECRET_VALUE" \
 		--env AWS_SECRET_ACCESS_KEY="$SECRET_VALUE" \
 		--env LD_PRELOAD=/tmp/evil.so \
-		"$image" "$id" /bin/sh /attack.sh "$PORT" "ctr-$$" \
-		</dev/null >"$RESULTS" 2>"$RESULTS.err" 3>&-
-	echo "$?" >"$RESULTS.status"
+		"$image" "$id" /bin/sh /attack.sh "$PORT" "ctr-$CT_NAME" \
+		</dev/null >"$RESULTS" 2>"$RESULTS.err" 3>&- || rc=$?
+	echo "$rc" >"$RESULTS.status"
 	upper="$(snapshot_upper "$id")"
 	if [ -z "$upper" ] || [ ! -d "$upper" ]; then
 		echo "fs.host_rootfs LEAK no snapshot upper directory for $id"
