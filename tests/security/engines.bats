@@ -26,17 +26,17 @@ load '../engines/containerd'
 
 # The groups: an @test per engine per group asserts that every one of its
 # lines is "NAME ok".
-PRIVILEGES=(priv.uid priv.caps priv.no_new_privs priv.seccomp priv.fds
-	priv.pid1_cmdline priv.pid1_exe)
+PRIVILEGES=(priv.uid priv.caps priv.no_new_privs priv.seccomp priv.setuid
+	priv.fds priv.pid1_cmdline priv.pid1_exe)
 SECRETS=(sec.env_names sec.proc_environ sec.sockets)
 FILESYSTEM=(fs.remount_root fs.mknod fs.block_devices fs.engine_files
 	fs.host_rootfs)
 KERNEL=(kern.proc_writes kern.mount_proc kern.mount_bind kern.unshare_user
 	kern.unshare_net kern.chroot kern.hostname kern.host_hostname)
-NETWORK=(net.interfaces net.routes net.host_listener net.raw_sockets
-	net.host_accepted)
+NETWORK=(net.interfaces net.routes net.host_listener net.host_abstract
+	net.raw_sockets net.host_accepted)
 SYSCALLS=(sys.keyrings sys.bpf sys.io_uring sys.userfaultfd
-	sys.perf_event_open sys.ptrace sys.clone_newuser sys.int80)
+	sys.perf_event_open sys.ptrace sys.clone_newuser sys.int80 sys.x32)
 
 # The script takes about a second.  A hang ends at corral's wall clock,
 # narrowed by annotation, or (under another runtime) when the client is
@@ -44,12 +44,13 @@ SYSCALLS=(sys.keyrings sys.bpf sys.io_uring sys.userfaultfd
 WALL_CLOCK=run.corral.timeout=30
 CLIENT_TIMEOUT=45
 
-# write_attack_script FILE: the attacks, run as `sh /attack.sh PORT TAG`
-# (PORT: the host's listener on 127.0.0.1; TAG: names the files it makes).
+# write_attack_script FILE: the attacks, run as `sh /attack.sh PORT NAME
+# TAG` (PORT: the host's listener on 127.0.0.1; NAME: the host's listener
+# on an abstract unix socket; TAG: names the files it makes).
 write_attack_script() {
 	cat >"$1" <<'EOF'
 #!/bin/sh
-port="$1" tag="$2"
+port="$1" abstract="$2" tag="$3"
 . /attack.env
 
 ok() { echo "$1 ok"; }
@@ -98,6 +99,13 @@ v="$(sed -n 's/^NoNewPrivs:[[:space:]]*//p' /proc/self/status)"
 if [ "$v" = 1 ]; then ok priv.no_new_privs; else leak priv.no_new_privs "NoNewPrivs $v"; fi
 v="$(sed -n 's/^Seccomp:[[:space:]]*//p' /proc/self/status)"
 if [ "$v" = 2 ]; then ok priv.seccomp; else leak priv.seccomp "Seccomp $v"; fi
+v="$(/bin/suidprobe ids 2>&1)"
+[ "$(stat -c %a:%u /bin/suidprobe)" = 6755:0 ] || v="not setuid-root: $v"
+case "$v" in
+"ids 0 "* | *" 0 "* | *" 0") leak priv.setuid "setuid-root binary: $v" ;;
+"ids "*) ok priv.setuid ;;
+*) leak priv.setuid "setuid-root binary: $v" ;;
+esac
 v="$(/bin/sysprobe fds | tr '\n' ' ')"
 if [ "$v" = "0 1 2 " ]; then ok priv.fds; else leak priv.fds "fds $v"; fi
 v="$(tr '\0' ' ' </proc/1/cmdline)"
@@ -165,6 +173,9 @@ v="$(tail -n +2 /proc/net/route | wc -l)"
 if [ "$v" = 0 ]; then ok net.routes; else leak net.routes "$v routes"; fi
 v="$(/bin/sysprobe connect 127.0.0.1 "$port")"
 if [ "$v" = "connect ECONNREFUSED" ]; then ok net.host_listener; else leak net.host_listener "$v"; fi
+# (a containerd-shim's kind of socket: CVE-2020-15257)
+v="$(/bin/sysprobe connectunix "@$abstract")"
+if [ "$v" = "connect ECONNREFUSED" ]; then ok net.host_abstract; else leak net.host_abstract "$v"; fi
 expect net.raw_sockets EPERM socket_raw socket_packet
 
 # --- system calls
@@ -179,6 +190,10 @@ expect sys.clone_newuser EPERM clone_newuser unshare
 v="$(/bin/sysprobe int80 2>&1)"
 rc=$?
 if [ "$rc" = 159 ] && [ -z "$v" ]; then ok sys.int80; else leak sys.int80 "exit $rc: $v"; fi
+# the same with the x32 bit on the x86-64 number
+v="$(/bin/sysprobe x32 2>&1)"
+rc=$?
+if [ "$rc" = 159 ] && [ -z "$v" ]; then ok sys.x32; else leak sys.x32 "exit $rc: $v"; fi
 echo "end ok"
 EOF
 }
@@ -199,6 +214,8 @@ make_attack_rootfs() {
 		[ "$applet" = busybox ] || ln -s busybox "$dir/bin/$applet"
 	done
 	cp "$SYSPROBE" "$dir/bin/sysprobe"
+	cp "$SYSPROBE" "$dir/bin/suidprobe"
+	chmod 6755 "$dir/bin/suidprobe"
 	printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' \
 		'nobody:x:65534:65534:nobody:/:/bin/sh' >"$dir/etc/passwd"
 	chmod 0666 "$dir/etc/passwd"
@@ -241,12 +258,29 @@ teardown() {
 	done
 }
 
-# listen_on_loopback: a listener on the host's 127.0.0.1 (security.bash's
-# start_listener), its port in PORT and its log in ACCEPTS.
-listen_on_loopback() {
+# start_listeners: the host's listeners, each appending "accepted" to
+# ACCEPTS per connection: TCP on 127.0.0.1:PORT (security.bash's
+# start_listener) and the abstract unix socket ABSTRACT.
+start_listeners() {
 	PORT="$(free_port)" || fail "no free port"
+	ABSTRACT="corral-$CT_NAME-$BATS_TEST_NUMBER"
 	ACCEPTS="$BATS_TEST_TMPDIR/accepts"
 	start_listener "$ACCEPTS" 127.0.0.1 "$PORT"
+	python3 -c '
+import socket, sys
+f = open(sys.argv[1], "a", buffering=1)
+s = socket.socket(socket.AF_UNIX)
+s.bind("\0" + sys.argv[2])
+s.listen(8)
+s.settimeout(60)
+f.write("listening unix\n")
+while True:
+    c, _ = s.accept()
+    f.write("accepted\n")
+    c.close()
+' "$ACCEPTS" "$ABSTRACT" </dev/null >/dev/null 2>&1 3>&- &
+	track_pid "$!"
+	wait_for_file "$ACCEPTS" '^listening unix$'
 }
 
 # host_lines: the host's own lines, after the container ran: the hostname
@@ -274,14 +308,14 @@ run_podman() {
 	local rootfs="$BATS_FILE_TMPDIR/podman-rootfs" before after rc=0
 	cp -a "$PRISTINE" "$rootfs" || fail "copy the rootfs"
 	before="$(tree_sum "$rootfs")"
-	listen_on_loopback
+	start_listeners
 	HOST_HOSTNAME="$(hostname)"
 	timeout -k 5 "$CLIENT_TIMEOUT" podman --runtime "$CORRAL" run --rm \
 		--name "$CT_NAME" --network none --annotation "$WALL_CLOCK" \
 		--privileged --user 0:0 --ulimit nofile=4096:4096 \
 		--ulimit nproc=4096:4096 -e SECRET_TOKEN="$SECRET_VALUE" \
 		-e AWS_SECRET_ACCESS_KEY="$SECRET_VALUE" -e LD_PRELOAD=/tmp/evil.so \
-		--rootfs "$rootfs" /bin/sh /attack.sh "$PORT" "podman-$CT_NAME" \
+		--rootfs "$rootfs" /bin/sh /attack.sh "$PORT" "$ABSTRACT" "podman-$CT_NAME" \
 		</dev/null >"$RESULTS" 2>"$RESULTS.err" 3>&- || rc=$?
 	echo "$rc" >"$RESULTS.status"
 	# (there only if the client timed out)
@@ -312,7 +346,7 @@ run_ctr() {
 	export CTRD_NS="corral-$CT_NAME"
 	containerd_start "$BATS_FILE_TMPDIR/containerd"
 	containerd_import_image "$PRISTINE" "$image" /bin/sh /attack.sh
-	listen_on_loopback
+	start_listeners
 	HOST_HOSTNAME="$(hostname)"
 	timeout -k 5 "$CLIENT_TIMEOUT" ctr -a "$CTRD_SOCK" -n "$CTRD_NS" run \
 		--runtime io.containerd.runc.v2 --runc-binary "$CORRAL" \
@@ -321,7 +355,7 @@ run_ctr() {
 		--env SECRET_TOKEN="$SECRET_VALUE" \
 		--env AWS_SECRET_ACCESS_KEY="$SECRET_VALUE" \
 		--env LD_PRELOAD=/tmp/evil.so \
-		"$image" "$id" /bin/sh /attack.sh "$PORT" "ctr-$CT_NAME" \
+		"$image" "$id" /bin/sh /attack.sh "$PORT" "$ABSTRACT" "ctr-$CT_NAME" \
 		</dev/null >"$RESULTS" 2>"$RESULTS.err" 3>&- || rc=$?
 	echo "$rc" >"$RESULTS.status"
 	upper="$(snapshot_upper "$id")"
