@@ -245,6 +245,9 @@ assert_no_leftovers() {
 	fi
 	pids="$(bundle_pids)"
 	[ -z "$pids" ] || fail "processes left in the bundle: $pids"
+	pids="$(ls -d /sys/fs/cgroup/corral/"$id" /sys/fs/cgroup/*/corral/"$id" \
+		2>/dev/null || true)"
+	[ -z "$pids" ] || fail "cgroup directories left: $pids"
 }
 
 corral_teardown() {

@@ -114,6 +114,7 @@ trap_term() {
 		[ "$st" = created ] ||
 			fail "attempt $i: the container is $st right after create"
 		corral delete --force "$ID-$i" || fail "delete $ID-$i failed"
+		assert_no_leftovers "$ID-$i"
 	done
 }
 
