@@ -177,6 +177,10 @@ cri_setup_file() {
 	export CRI_SOCK="$CRI_WORK/containerd.sock"
 	export CRI_CORRAL_ROOT="$CRI_WORK/corral"
 	export CRI_PAUSE_IMAGE="localhost/corral-cri-pause-$$:latest"
+	# libcni makes /var/lib/cni/results; it goes again if it was not here
+	CRI_CNI_CACHE_NEW=""
+	[ -d /var/lib/cni ] || CRI_CNI_CACHE_NEW=1
+	export CRI_CNI_CACHE_NEW
 	CRI_APP_IMAGE="$(yaml_get "$CRI_POD_YAML" spec containers 0 image)"
 	export CRI_APP_IMAGE
 	CRI_HANDLER="$(yaml_get "$CRI_RUNTIMECLASS" handler)"
@@ -369,6 +373,9 @@ cri_teardown_file() {
 		[ -d "$dir" ] || continue
 		rm -f /var/lib/cni/results/cni-loopback-"${dir##*/}"-*
 	done
+	if [ -n "${CRI_CNI_CACHE_NEW:-}" ]; then
+		rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null
+	fi
 	if [ -f "$CRI_WORK/podman-images" ]; then
 		while read -r id; do
 			podman rmi -f "$id" >/dev/null 2>&1
