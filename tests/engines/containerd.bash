@@ -156,9 +156,13 @@ containerd_start() {
 	export CTRD_NS="${CTRD_NS:-corral-test-$$}"
 	export CTRD_RUNC_BASE="${CTRD_RUNC_BASE:-/run/containerd/runc}"
 	export CTRD_RUNC_ROOT="$CTRD_RUNC_BASE/$CTRD_NS"
+	# the shim's socket and fifo directories there are fixed: they go
+	# again at stop when this run made /run/containerd
+	export CTRD_RUN_NEW=""
+	[ -d /run/containerd ] || CTRD_RUN_NEW=1
 	containerd_write_config "$dir"
 	declare -p CTRD_DIR CTRD_SOCK CTRD_NS CTRD_RUNC_BASE CTRD_RUNC_ROOT \
-		>"$dir/containerd.env"
+		CTRD_RUN_NEW >"$dir/containerd.env"
 	containerd --config "$dir/config.toml" </dev/null \
 		>>"$dir/containerd.log" 2>&1 3>&- &
 	export CTRD_PID=$!
@@ -364,6 +368,10 @@ containerd_stop() {
 		remove_cgroup_tree "$cg" || left+="cgroup $cg stays; "
 	done
 	rm -rf "$CTRD_DIR"
+	if [ -n "${CTRD_RUN_NEW:-}" ]; then
+		rmdir /run/containerd/s /run/containerd/fifo "$CTRD_RUNC_BASE" \
+			/run/containerd 2>/dev/null
+	fi
 	if [ -n "$left" ]; then
 		echo "containerd_stop cleaned by force: $left"
 		return 1

@@ -181,6 +181,10 @@ cri_setup_file() {
 	CRI_CNI_CACHE_NEW=""
 	[ -d /var/lib/cni ] || CRI_CNI_CACHE_NEW=1
 	export CRI_CNI_CACHE_NEW
+	# and the shim's fixed /run/containerd/{s,fifo,runc}
+	CRI_RUN_NEW=""
+	[ -d /run/containerd ] || CRI_RUN_NEW=1
+	export CRI_RUN_NEW
 	CRI_APP_IMAGE="$(yaml_get "$CRI_POD_YAML" spec containers 0 image)"
 	export CRI_APP_IMAGE
 	CRI_HANDLER="$(yaml_get "$CRI_RUNTIMECLASS" handler)"
@@ -375,6 +379,10 @@ cri_teardown_file() {
 	done
 	if [ -n "${CRI_CNI_CACHE_NEW:-}" ]; then
 		rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null
+	fi
+	if [ -n "${CRI_RUN_NEW:-}" ]; then
+		rmdir /run/containerd/s /run/containerd/fifo \
+			/run/containerd/runc /run/containerd 2>/dev/null
 	fi
 	if [ -f "$CRI_WORK/podman-images" ]; then
 		while read -r id; do
