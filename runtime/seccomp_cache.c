@@ -9,12 +9,14 @@
  * only a hash, so a collision, a truncated file or a stale format is a
  * miss, never another filter.  The key is the filter as corral parsed it
  * (emitted as JSON) with everything the BPF depends on besides: corral's
- * version, libseccomp's version and API level, the kernel release and
- * the native architecture.  Any failure of the cache falls back to
+ * version and binary (its inode, size and mtime, so a rebuild or an
+ * upgrade starts afresh), libseccomp's version and API level, the kernel
+ * release and the native architecture.  Any failure of the cache falls back to
  * compiling; at most CACHE_MAX entries are kept, so config.json cannot
  * fill /run. */
 #include "seccomp.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -24,7 +26,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include "fsutil.h"
 #include "util.h"
@@ -40,16 +41,20 @@ static char *cache_key(const struct spec_seccomp *sc)
 	struct spec s = {.oci_version = (char *)"-", .linux_ = &linux_};
 	_cleanup_free_ char *json = NULL;
 	struct utsname u;
+	struct stat exe;
 	char *key = NULL;
 
-	if (uname(&u) < 0 || spec_emit(&s, &json, NULL, NULL) < 0)
+	if (uname(&u) < 0 || stat("/proc/self/exe", &exe) < 0 ||
+	    spec_emit(&s, &json, NULL, NULL) < 0)
 		return NULL;
 	if (asprintf(&key,
-		     "corral %s libseccomp %u.%u.%u api %u kernel %s arch "
-		     "%08x\n%s",
-		     CORRAL_VERSION, v->major, v->minor, v->micro,
-		     seccomp_api_get(), u.release, seccomp_arch_native(),
-		     json) < 0)
+		     "corral %s exe %llx:%llx:%lld:%lld.%09ld libseccomp "
+		     "%u.%u.%u api %u kernel %s arch %08x\n%s",
+		     CORRAL_VERSION, (unsigned long long)exe.st_dev,
+		     (unsigned long long)exe.st_ino, (long long)exe.st_size,
+		     (long long)exe.st_mtim.tv_sec, exe.st_mtim.tv_nsec,
+		     v->major, v->minor, v->micro, seccomp_api_get(), u.release,
+		     seccomp_arch_native(), json) < 0)
 		return NULL;
 	return key;
 }
