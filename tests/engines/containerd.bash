@@ -88,14 +88,7 @@ task_field() {
 
 # wait_task_status ID STATUS [TENTHS]: poll ctr task ls (default 10s).
 wait_task_status() {
-	local id="$1" want="$2" tries=$((${3:-100} * 2)) got=""
-	while [ "$tries" -gt 0 ]; do
-		got="$(task_field "$id" status)"
-		[ "$got" = "$want" ] && return 0
-		sleep 0.05
-		tries=$((tries - 1))
-	done
-	fail "task $id: status \"$got\", expected \"$want\""
+	poll_equal "task $1: status" "$2" "${3:-100}" task_field "$1" status
 }
 
 # container_leftovers ID [NS]: what is left of container ID after its task

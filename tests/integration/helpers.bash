@@ -125,17 +125,34 @@ container_pid() {
 	state_field "$1" pid
 }
 
-# wait_for_status ID STATUS [TENTHS]: poll `corral state` (default 5s).
+# poll_equal WHAT WANT TENTHS CMD...: run CMD every 50ms until it prints
+# WANT, for at most TENTHS tenths of a second; fails naming WHAT.
 # (All the waits poll every 50ms and take their limit in tenths of a second.)
-wait_for_status() {
-	local id="$1" want="$2" tries=$((${3:-50} * 2)) got=""
+poll_equal() {
+	local what="$1" want="$2" tries=$(($3 * 2)) got=""
+	shift 3
 	while [ "$tries" -gt 0 ]; do
-		got="$(state_field "$id" status 2>/dev/null)"
+		got="$("$@" 2>/dev/null)"
 		[ "$got" = "$want" ] && return 0
 		sleep 0.05
 		tries=$((tries - 1))
 	done
-	fail "container $id: status \"$got\", expected \"$want\""
+	fail "$what: \"$got\", expected \"$want\""
+}
+
+# wait_for_status ID STATUS [TENTHS]: poll `corral state` (default 5s).
+wait_for_status() {
+	poll_equal "container $1: status" "$2" "${3:-50}" state_field "$1" status
+}
+
+# state_entries: the container directories in $ROOT; .seccomp is corral's
+# cache of compiled filters, no container's.
+state_entries() {
+	local e
+	for e in "$ROOT"/* "$ROOT"/.[!.]*; do
+		[ -e "$e" ] && [ "${e##*/}" != .seccomp ] && echo "${e##*/}"
+	done
+	return 0
 }
 
 # wait_for_file FILE [PATTERN] [TENTHS]: until FILE exists (and holds
@@ -255,14 +272,13 @@ corral_teardown() {
 
 	if [ -d "$ROOT" ]; then
 		# list -q skips directories without a readable state: delete
-		# --force every entry, which also removes those.  .seccomp is
-		# corral's cache of compiled filters, no container.
+		# --force every entry, which also removes those.
 		for id in $("$CORRAL" --root "$ROOT" list -q 2>/dev/null 3>&-) \
-			$(ls -A "$ROOT" | grep -vx .seccomp); do
+			$(state_entries); do
 			"$CORRAL" --root "$ROOT" delete --force "$id" 3>&- >/dev/null 2>&1 ||
 				problems+="delete --force $id failed; "
 		done
-		left="$(ls -A "$ROOT" | grep -vx .seccomp)"
+		left="$(state_entries)"
 		[ -z "$left" ] || problems+="state dir entries left: $left; "
 	fi
 	# what the test started itself (recvtty, a backgrounded corral run)

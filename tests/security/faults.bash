@@ -108,18 +108,11 @@ my_mounts() {
 	done </proc/self/mountinfo
 }
 
-# Entries of $ROOT (the state directories), if it exists; .seccomp is
-# corral's cache of compiled filters, no container's.
-my_state_dirs() {
-	[ -d "$ROOT" ] && ls -A "$ROOT" | grep -vx .seccomp
-	return 0
-}
-
 # assert_clean [WHAT]: no state directory, cgroup, mount or process of this
 # test's containers is left.  WHAT names the moment in the failure.
 assert_clean() {
 	local what="${1:-}" left
-	left="$(my_state_dirs)"
+	left="$(state_entries)"
 	[ -z "$left" ] || fail "${what:+$what: }state directories left in $ROOT: $left"
 	left="$(my_cgroups)"
 	[ -z "$left" ] || fail "${what:+$what: }cgroups left: $left"
