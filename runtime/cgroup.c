@@ -340,52 +340,77 @@ static int read_pids(const struct cg_hier *h, pid_t **out, size_t *n,
 	return 0;
 }
 
-/* SIGKILL what cgroup.procs lists.  A pid read there may belong to
- * another process by the time it is signalled (its owner exited and the
- * number was reused), so each is pinned with a pidfd first, and only
- * those still listed after that are signalled: a pidfd taken before the
- * second listing, whose pid is in it, is a process of the cgroup. */
+/* A pid read in cgroup.procs may belong to another process by the time
+ * it is signalled (its owner exited and the number was reused), so each
+ * of `first` is pinned with a pidfd, the cgroup is listed again
+ * (relist), and only the pids still listed are signalled: a pidfd taken
+ * before the second listing, whose pid is in it, is a process of the
+ * cgroup.  `except` and the caller are left alone. */
+typedef int relist_fn(const void *ctx, pid_t **out, size_t *n,
+		      struct error **err);
+
+static int signal_pinned(const pid_t *first, size_t n, relist_fn *relist,
+			 const void *ctx, pid_t except, int sig,
+			 const char *path, struct error **err)
+{
+	_cleanup_free_ pid_t *again = NULL;
+	_cleanup_free_ int *fds = malloc((n ? n : 1) * sizeof(int));
+	pid_t self = getpid();
+	bool no_pidfd = false;
+	size_t m = 0;
+	int rc;
+
+	if (!fds)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	for (size_t i = 0; i < n; i++) {
+		fds[i] = first[i] == except || first[i] == self
+			     ? -2
+			     : pidfd_open_(first[i]);
+		no_pidfd |= fds[i] == -1 && errno == ENOSYS;
+	}
+	rc = relist(ctx, &again, &m, err);
+	if (rc == 0 && m)
+		qsort(again, m, sizeof(*again), cmp_pid);
+	for (size_t i = 0; i < n; i++) {
+		bool still =
+		    rc == 0 && m && fds[i] != -2 &&
+		    bsearch(&first[i], again, m, sizeof(*again), cmp_pid);
+		int r = 0;
+
+		if (still && fds[i] >= 0)
+			r = pidfd_send_signal_(fds[i], sig);
+		else if (still && no_pidfd) /* old kernel: best we can do */
+			r = kill(first[i], sig);
+		if (r < 0 && errno != ESRCH && rc == 0)
+			rc = error_errno(err, "cgroup %s: signal %d to pid %d",
+					 path, sig, (int)first[i]);
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	return rc;
+}
+
+static int relist_one(const void *h, pid_t **out, size_t *n, struct error **err)
+{
+	return read_pids(h, out, n, err);
+}
+
+/* SIGKILL what one hierarchy's cgroup.procs lists (see signal_pinned). */
 static int kill_listed(const struct cg_hier *h, size_t *listed,
 		       struct error **err)
 {
-	_cleanup_free_ pid_t *first = NULL, *again = NULL;
-	_cleanup_free_ int *fds = NULL;
-	size_t n = 0, m = 0;
-	bool no_pidfd = false;
-	pid_t self = getpid();
-	int rc;
+	_cleanup_free_ pid_t *first = NULL;
+	size_t n = 0;
 
 	*listed = 0;
 	if (h->fd < 0)
 		return 0;
 	if (read_pids(h, &first, &n, err) < 0)
 		return -1;
+	*listed = n;
 	if (n == 0)
 		return 0;
-	*listed = n;
-	fds = malloc(n * sizeof(*fds));
-	if (!fds)
-		return error_set(err, ENOMEM, "cgroup: out of memory");
-	for (size_t i = 0; i < n; i++) {
-		fds[i] = pidfd_open_(first[i]);
-		no_pidfd |= fds[i] < 0 && errno == ENOSYS;
-	}
-	rc = read_pids(h, &again, &m, err);
-	if (rc == 0 && m)
-		qsort(again, m, sizeof(*again), cmp_pid);
-	for (size_t i = 0; i < n; i++) {
-		bool still =
-		    rc == 0 && m && first[i] != self &&
-		    bsearch(&first[i], again, m, sizeof(*again), cmp_pid);
-
-		if (still && fds[i] >= 0)
-			pidfd_send_signal_(fds[i], SIGKILL);
-		else if (still && no_pidfd) /* old kernel: best we can do */
-			kill(first[i], SIGKILL);
-		if (fds[i] >= 0)
-			close(fds[i]);
-	}
-	return rc;
+	return signal_pinned(first, n, relist_one, h, 0, SIGKILL, h->dir, err);
 }
 
 static bool file_has_line(const struct cg_hier *h, const char *file,
@@ -683,52 +708,26 @@ int cgroup_pids(const struct cgroup *cg, pid_t **out, size_t *n,
 	return list_all(&h, out, n, err);
 }
 
-/* As kill_listed(), over every hierarchy at once so that a process in
- * several is signalled once: each pid is pinned with a pidfd, and only
- * those still listed after that are signalled. */
+static int relist_all(const void *h, pid_t **out, size_t *n, struct error **err)
+{
+	return list_all(h, out, n, err);
+}
+
+/* Over every hierarchy at once, so that a process in several is
+ * signalled once (see signal_pinned). */
 int cgroup_signal(const struct cgroup *cg, int sig, pid_t except,
 		  struct error **err)
 {
 	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
-	_cleanup_free_ pid_t *first = NULL, *again = NULL;
-	_cleanup_free_ int *fds = NULL;
-	size_t n = 0, m = 0;
-	bool no_pidfd = false;
-	pid_t self = getpid();
-	int rc = 0;
+	_cleanup_free_ pid_t *first = NULL;
+	size_t n = 0;
 
 	if (open_hiers(cg, &h, err) < 0 || list_all(&h, &first, &n, err) < 0)
 		return -1;
 	if (n == 0)
 		return 0;
-	fds = malloc(n * sizeof(*fds));
-	if (!fds)
-		return error_set(err, ENOMEM, "cgroup: out of memory");
-	for (size_t i = 0; i < n; i++) {
-		fds[i] = first[i] == except || first[i] == self
-			     ? -2
-			     : pidfd_open_(first[i]);
-		no_pidfd |= fds[i] == -1 && errno == ENOSYS;
-	}
-	if (list_all(&h, &again, &m, err) < 0)
-		rc = -1;
-	for (size_t i = 0; i < n; i++) {
-		bool still =
-		    rc == 0 && m && fds[i] != -2 &&
-		    bsearch(&first[i], again, m, sizeof(*again), cmp_pid);
-		int r = 0;
-
-		if (still && fds[i] >= 0)
-			r = pidfd_send_signal_(fds[i], sig);
-		else if (still && no_pidfd) /* old kernel: best we can do */
-			r = kill(first[i], sig);
-		if (r < 0 && errno != ESRCH && rc == 0)
-			rc = error_errno(err, "cgroup %s: signal %d to pid %d",
-					 cg->path, sig, (int)first[i]);
-		if (fds[i] >= 0)
-			close(fds[i]);
-	}
-	return rc;
+	return signal_pinned(first, n, relist_all, &h, except, sig, cg->path,
+			     err);
 }
 
 /* ---- removing ------------------------------------------------------------ */
