@@ -167,9 +167,9 @@ capture() {
 	mapfile -t stderr_lines <"$err"
 }
 
-# random_delay: sleep 0 to 50 ms.
+# random_delay [MAX]: sleep 0 to MAX ms (default 50).
 random_delay() {
-	sleep "$(printf '0.%03d' $((RANDOM % 51)))"
+	sleep "$(printf '0.%03d' $((RANDOM % (${1:-50} + 1))))"
 }
 
 # one_line_error NAME...: the last `run --separate-stderr` failed with one

@@ -350,8 +350,9 @@ own_tmpfs() {
 	for i in $(seq 30); do
 		b="$BATS_TEST_TMPDIR/race-$i"
 		cp -a "$BUNDLE" "$b"
+		# a create takes a few ms: the rm starts within that
 		(
-			random_delay
+			random_delay 8
 			rm -rf "$b"
 		) &
 		rm_pid=$!
