@@ -77,7 +77,8 @@ ctrd_tty() {
 	*) fail "ctrd_tty: run or exec, not $1" ;;
 	esac
 	shift
-	script -qec "$(printf '%q ' "${argv[@]}" "$@")" /dev/null 3>&-
+	# bash, not $SHELL, parses the %q quoting (see in_pty in podman.bats)
+	SHELL=/bin/bash script -qec "$(printf '%q ' "${argv[@]}" "$@")" /dev/null 3>&-
 }
 
 # task_field ID pid|status: a column of `ctr task ls` for task ID.

@@ -160,7 +160,9 @@ cgroup_dir() {
 in_pty() {
 	local cmd
 	printf -v cmd '%q ' "$@"
-	script -qec "$cmd" /dev/null 3>&-
+	# script runs the line with $SHELL: bash, which reads the $'...' that
+	# %q makes of a newline (sh, when CI leaves SHELL unset, would not)
+	SHELL=/bin/bash script -qec "$cmd" /dev/null 3>&-
 }
 
 # strip_cr: the last run's output without the pty's carriage returns.
