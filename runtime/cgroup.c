@@ -185,22 +185,17 @@ static int cgroup_new(const char *mount_root, const char *path,
 	return 0;
 }
 
-int cgroup_prepare(const char *mount_root, const char *path,
-		   const struct spec_resources *r, bool best_effort,
-		   struct cgroup **out, char ***skipped, struct error **err)
+int cgroup_make(const struct cgroup *cg, const struct spec_resources *r,
+		bool best_effort, char ***skipped, struct error **err)
 {
-	_cleanup_(cgroup_freep) struct cgroup *cg = NULL;
 	_cleanup_(cg_names_clear) struct cg_names skip = {0};
 	_cleanup_free_ char **none = calloc(1, sizeof(char *));
 	int rc;
 
-	*out = NULL;
 	if (skipped)
 		*skipped = NULL;
 	if (!none)
 		return error_set(err, ENOMEM, "cgroup: out of memory");
-	if (cgroup_new(mount_root, path, &cg, err) < 0)
-		return -1;
 	if (cg->layout == CGROUP_V2)
 		rc = cg_v2_prepare(cg->mount_root, cg->path, r, best_effort,
 				   &skip, err);
@@ -212,6 +207,21 @@ int cgroup_prepare(const char *mount_root, const char *path,
 	if (skipped)
 		*skipped =
 		    skip.v ? steal_pointer(&skip.v) : steal_pointer(&none);
+	return 0;
+}
+
+int cgroup_prepare(const char *mount_root, const char *path,
+		   const struct spec_resources *r, bool best_effort,
+		   struct cgroup **out, char ***skipped, struct error **err)
+{
+	_cleanup_(cgroup_freep) struct cgroup *cg = NULL;
+
+	*out = NULL;
+	if (skipped)
+		*skipped = NULL;
+	if (cgroup_new(mount_root, path, &cg, err) < 0 ||
+	    cgroup_make(cg, r, best_effort, skipped, err) < 0)
+		return -1;
 	*out = steal_pointer(&cg);
 	return 0;
 }
@@ -223,6 +233,18 @@ int cgroup_open(const char *mount_root, const char *path, struct cgroup **out,
 {
 	*out = NULL;
 	return cgroup_new(mount_root, path, out, err);
+}
+
+bool cgroup_has_cgroup2(const struct cgroup *cg)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+
+	if (cg_hiers_list(cg->layout, cg->mount_root, NULL, &h, NULL) < 0)
+		return false;
+	for (size_t i = 0; i < h.n; i++)
+		if (h.v[i].cgroup2)
+			return true;
+	return false;
 }
 
 int cgroup_clone_fd(const struct cgroup *cg)
@@ -541,6 +563,25 @@ static int wait_empty(const struct cg_hiers *h, struct error **err)
 	}
 }
 
+/* No hierarchy lists a process: a directory that is not there lists
+ * none, one that cannot be read counts as not empty. */
+static bool all_empty(const struct cg_hiers *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		_cleanup_error_ struct error *e = NULL;
+		_cleanup_free_ pid_t *pids = NULL;
+		size_t n;
+
+		if (h->v[i].fd < 0 && access(h->v[i].dir, F_OK) < 0 &&
+		    errno == ENOENT)
+			continue; /* not made there, or removed already */
+		if (h->v[i].fd < 0 || read_pids(&h->v[i], &pids, &n, &e) < 0 ||
+		    n)
+			return false;
+	}
+	return true;
+}
+
 int cgroup_kill(const struct cgroup *cg, struct error **err)
 {
 	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
@@ -554,6 +595,11 @@ int cgroup_kill(const struct cgroup *cg, struct error **err)
 	for (size_t i = 0; i < h.n; i++)
 		h.v[i].fd =
 		    open(h.v[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* The cgroup of a stopped container is empty as a rule, and a cgroup
+	 * without a process gains one only by a move from outside it: then
+	 * there is nothing to freeze, signal or wait for. */
+	if (all_empty(&h))
+		return 0;
 	/* cgroup.kill (5.14) kills the whole cgroup at once, forks and all;
 	 * a hybrid host has it on its "unified" tree too, where every
 	 * process of the container is as well. */

@@ -6,7 +6,8 @@
  * files the kernel would (per controller, so a missing controller means
  * missing files), merges writes to cgroup.subtree_control as the kernel
  * does (and gives children those controllers in their
- * cgroup.controllers), empties a directory before its rmdir, and logs
+ * cgroup.controllers), empties a directory before its rmdir, empties
+ * cgroup.procs once the cgroup is killed or thawed, and logs
  * every write as "DIR FILE=VALUE" with DIR relative to the tree: the
  * tests check file names, value formats and their order from that log. */
 #include <dirent.h>
@@ -301,6 +302,12 @@ static void wrote(const char *dir, const char *file, const char *value)
 		put_file(fd, "cgroup.events",
 			 strcmp(value, "1") == 0 ? "populated 0\nfrozen 1\n"
 						 : "populated 0\nfrozen 0\n");
+	/* the killed are gone: at once, or once thawed */
+	if (strcmp(file, "cgroup.kill") == 0 ||
+	    (strcmp(file, "cgroup.freeze") == 0 && strcmp(value, "0") == 0) ||
+	    (strcmp(file, "freezer.state") == 0 &&
+	     strcmp(value, "THAWED") == 0))
+		put_file(fd, "cgroup.procs", "");
 	close(fd);
 }
 
@@ -320,6 +327,48 @@ static void preset(const char *rel, const char *name, const char *content)
 }
 
 static const struct cg_fake_kernel fake = {populate, depopulate, wrote, NULL};
+
+/* A sleeping child of the test's, listed in the cgroup.procs of `rel`:
+ * a cgroup in use, which cgroup_kill goes all the way for (an empty one
+ * it leaves at once). */
+static pid_t listed_sleeper(const char *rel)
+{
+	char pid[24];
+	pid_t p = fork();
+
+	if (p == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(pid, sizeof(pid), "%d\n", (int)p);
+	preset(rel, "cgroup.procs", pid);
+	return p;
+}
+
+/* Reap the sleeper, which a SIGKILL of cgroup_kill's ends within a
+ * second; true when one did.  Else it is killed here. */
+static bool sleeper_killed(pid_t p)
+{
+	int status = 0;
+	pid_t r = 0;
+
+	for (int i = 0; i < 200 && (r = waitpid(p, &status, WNOHANG)) == 0;
+	     i++)
+		usleep(5000);
+	if (r != p) {
+		kill(p, SIGKILL);
+		waitpid(p, &status, 0);
+		return false;
+	}
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
+/* Stop a sleeper that the fake kernel's cgroup.kill left alive. */
+static void sleeper_stop(pid_t p)
+{
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+}
 
 static int rm_entry(const char *path, const struct stat *st, int flag,
 		    struct FTW *ftw)
@@ -625,6 +674,7 @@ TEST(v2_writes_every_limit)
 	_cleanup_strv_ char **skipped = NULL;
 	struct cgroup *cg = NULL;
 	struct res_bufs x;
+	pid_t sleeper;
 
 	tree_new(true, ALL_V2);
 	full_resources(&x);
@@ -656,9 +706,10 @@ TEST(v2_writes_every_limit)
 
 	CHECK(cg && cgroup_enter(cg, 4242, &e) == 0);
 	CHECK_STR(get_file("corral/ct1", "cgroup.procs"), "4242");
-	preset("corral/ct1", "cgroup.procs", ""); /* never kill a real 4242 */
+	sleeper = listed_sleeper("corral/ct1"); /* never kill a real 4242 */
 	CHECK(cg && cgroup_kill(cg, &e) == 0);
 	CHECK(logged("corral/ct1 cgroup.kill=1", NULL));
+	sleeper_stop(sleeper); /* the fake cgroup.kill kills nothing */
 	CHECK(cg && cgroup_destroy(cg, &e) == 0);
 	CHECK(no_cgroup_left("corral"));
 	CHECK(exists("cgroup.procs"));
@@ -1414,13 +1465,16 @@ TEST(v2_kill_without_cgroup_kill_freezes)
 {
 	_cleanup_error_ struct error *e = NULL;
 	struct cgroup *cg = NULL;
+	pid_t sleeper;
 
 	tree_new(true, ALL_V2);
 	no_kill_file = true;
 	CHECK(prepare("corral/ct", NULL, false, &cg, NULL, &e) == 0);
+	sleeper = listed_sleeper("corral/ct");
 	CHECK(cg && cgroup_kill(cg, &e) == 0);
 	CHECK(logged("corral/ct cgroup.freeze=1", "corral/ct cgroup.freeze=0",
 		     NULL));
+	CHECK(sleeper_killed(sleeper));
 	CHECK(cg && cgroup_destroy(cg, &e) == 0);
 	cgroup_free(cg);
 	tree_free();
@@ -1450,6 +1504,7 @@ TEST(v1_writes_every_limit_in_order)
 	_cleanup_strv_ char **skipped = NULL;
 	struct cgroup *cg = NULL;
 	struct res_bufs x;
+	pid_t sleeper;
 
 	tree_new(false, NULL);
 	full_resources(&x);
@@ -1523,10 +1578,12 @@ TEST(v1_writes_every_limit_in_order)
 		preset(rel, "cgroup.procs", "");
 		h += n + (h[n] == ' ');
 	}
+	sleeper = listed_sleeper("unified/corral/ct");
 	wlog[0] = '\0';
 	CHECK(cg && cgroup_kill(cg, &e) == 0);
 	CHECK(logged("unified/corral/ct cgroup.kill=1", NULL));
 	CHECK(!strstr(wlog, "freezer.state"));
+	sleeper_stop(sleeper); /* the fake cgroup.kill kills nothing */
 	CHECK(cg && cgroup_destroy(cg, &e) == 0);
 	CHECK(no_cgroup_left("corral"));
 	cgroup_free(cg);
@@ -1563,13 +1620,20 @@ TEST(v1_kill_freezes_then_thaws)
 {
 	_cleanup_error_ struct error *e = NULL;
 	struct cgroup *cg = NULL;
+	pid_t sleeper;
 
 	tree_new(false, NULL);
 	no_kill_file = true;
 	CHECK(prepare("corral/ct", NULL, false, &cg, NULL, &e) == 0);
+	/* nothing in it: nothing to freeze or kill */
+	wlog[0] = '\0';
+	CHECK(cg && cgroup_kill(cg, &e) == 0);
+	CHECK_STR(wlog, "");
+	sleeper = listed_sleeper("freezer/corral/ct");
 	CHECK(cg && cgroup_kill(cg, &e) == 0);
 	CHECK(logged("freezer/corral/ct freezer.state=FROZEN",
 		     "freezer/corral/ct freezer.state=THAWED", NULL));
+	CHECK(sleeper_killed(sleeper));
 	CHECK(!strstr(wlog, "cgroup.kill"));
 	CHECK(cg && cgroup_destroy(cg, &e) == 0);
 	CHECK(no_cgroup_left("corral"));
@@ -1710,6 +1774,7 @@ TEST(v1_hybrid_freezes_through_the_v1_freezer)
 	_cleanup_error_ struct error *e = NULL;
 	struct cgroup *cg = NULL;
 	bool frozen = true;
+	pid_t sleeper;
 
 	tree_new(false, NULL);
 	CHECK(prepare("corral/ct", NULL, false, &cg, NULL, &e) == 0);
@@ -1724,10 +1789,12 @@ TEST(v1_hybrid_freezes_through_the_v1_freezer)
 	preset("freezer/corral/ct", "freezer.state", "FROZEN\n");
 	/* a paused container killed through cgroup.kill is thawed, or its
 	 * processes would never die */
+	sleeper = listed_sleeper("freezer/corral/ct");
 	wlog[0] = '\0';
 	CHECK(cg && cgroup_kill(cg, &e) == 0);
 	CHECK(logged("unified/corral/ct cgroup.kill=1",
 		     "freezer/corral/ct freezer.state=THAWED", NULL));
+	CHECK(sleeper_killed(sleeper));
 	CHECK(cg && cgroup_is_frozen(cg, &frozen, &e) == 0 && !frozen);
 	CHECK(cg && cgroup_destroy(cg, &e) == 0);
 	cgroup_free(cg);
