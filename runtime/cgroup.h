@@ -53,9 +53,18 @@ int cgroup_prepare(const char *mount_root, const char *path,
 		   const struct spec_resources *r, bool best_effort,
 		   struct cgroup **out, char ***skipped, struct error **err);
 
-/* Reopen an existing container cgroup (for delete) without writing. */
+/* Reopen an existing container cgroup (for delete) without writing; or
+ * name one, to make it later with cgroup_make. */
 int cgroup_open(const char *mount_root, const char *path, struct cgroup **out,
 		struct error **err);
+
+/* cgroup_prepare for a cgroup named by cgroup_open. */
+int cgroup_make(const struct cgroup *cg, const struct spec_resources *r,
+		bool best_effort, char ***skipped, struct error **err);
+
+/* Whether the host has a cgroup2 hierarchy for this cgroup (the v2 tree,
+ * or a hybrid host's "unified"), which clone3 can start a process in. */
+bool cgroup_has_cgroup2(const struct cgroup *cg);
 
 /* An fd of the container's directory in its cgroup2 hierarchy (the v2
  * tree, or a hybrid host's "unified") for clone3's CLONE_INTO_CGROUP;

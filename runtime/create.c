@@ -49,7 +49,8 @@ struct create_ctx {
 	struct seccomp_program baseline;   /* corral's, under the sandbox */
 	struct seccomp_program supervisor; /* PID 1's own */
 	struct container_dir dir;
-	struct cgroup *cgroup;
+	struct cgroup *cgroup; /* named in prepare, made by make_cgroup */
+	bool cgroup_made;
 	bool in_cgroup; /* made there by clone3 */
 	int fifo_fd;
 	int console_fd;
@@ -196,10 +197,23 @@ static int compile_filters(struct create_ctx *c, struct error **err)
 	return seccomp_supervisor_compile(&c->supervisor, err);
 }
 
-/* What the state directory keeps besides state.json: the effective spec
- * (what later commands read), the sandbox settings, explain's output
- * for `corral explain ID`, and the policy, which exec applies to its
- * process. */
+/* The effective spec, which later commands read.  It is saved before the
+ * cgroup is made: a `delete --force` after a create that was killed finds
+ * the cgroup's path there. */
+static int save_config(struct create_ctx *c, struct error **err)
+{
+	_cleanup_free_ char *config = NULL;
+
+	if (spec_emit(c->spec, &config, NULL, err) < 0)
+		return -1;
+	return write_file_atomic_at(c->dir.dirfd, CONFIG_FILE, config,
+				    strlen(config), 0600, err);
+}
+
+/* What else the state directory keeps besides state.json: the sandbox
+ * settings, explain's output for `corral explain ID`, and the policy,
+ * which exec applies to its process.  Nothing reads them before the
+ * container is created, so they are written while the child sets up. */
 static int save_effective(struct create_ctx *c, struct error **err)
 {
 	static const struct {
@@ -211,12 +225,8 @@ static int save_effective(struct create_ctx *c, struct error **err)
 	    {EXPLAIN_TEXT_FILE, explain_text},
 	    {EXPLAIN_JSON_FILE, explain_json},
 	};
-	_cleanup_free_ char *config = NULL, *policy = NULL;
+	_cleanup_free_ char *policy = NULL;
 
-	if (spec_emit(c->spec, &config, NULL, err) < 0 ||
-	    write_file_atomic_at(c->dir.dirfd, CONFIG_FILE, config,
-				 strlen(config), 0600, err) < 0)
-		return -1;
 	if (policy_emit(c->policy, &policy, err) < 0 ||
 	    write_file_atomic_at(c->dir.dirfd, POLICY_FILE, policy,
 				 strlen(policy), 0600, err) < 0)
@@ -232,21 +242,31 @@ static int save_effective(struct create_ctx *c, struct error **err)
 	return 0;
 }
 
-/* The container's cgroup, with every limit written, before any of its
- * processes exists.  A limit that cannot be enforced fails create unless
+static int name_cgroup(struct create_ctx *c, struct error **err)
+{
+	const struct spec_linux *l = c->spec->linux_;
+	_cleanup_free_ char *path = NULL;
+
+	if (cgroup_path_for(l ? l->cgroups_path : NULL, c->o->id, &path, err) <
+		0 ||
+	    cgroup_open(CGROUP_MOUNT, path, &c->cgroup, err) < 0)
+		return error_wrap(err, "cgroup");
+	return 0;
+}
+
+/* The container's cgroup, with every limit written, before the container
+ * runs any code.  A limit that cannot be enforced fails create unless
  * the policy says limits are best-effort; then it is named in the log. */
 static int make_cgroup(struct create_ctx *c, struct error **err)
 {
 	const struct spec_linux *l = c->spec->linux_;
-	_cleanup_free_ char *path = NULL;
 	char **skipped = NULL;
 
-	if (cgroup_path_for(l ? l->cgroups_path : NULL, c->o->id, &path, err) <
-		0 ||
-	    cgroup_prepare(CGROUP_MOUNT, path, l ? l->resources : NULL,
-			   c->hardened->sandbox.limits_best_effort, &c->cgroup,
-			   &skipped, err) < 0)
-		return error_wrap(err, "cgroup");
+	if (cgroup_make(c->cgroup, l ? l->resources : NULL,
+			c->hardened->sandbox.limits_best_effort, &skipped,
+			err) < 0)
+		return error_wrap(err, "cgroup"); /* it removed what it made */
+	c->cgroup_made = true;
 	for (char **s = skipped; s && *s; s++)
 		log_warn("%s: %s is not enforced (limits are best-effort)",
 			 c->o->id, *s);
@@ -272,8 +292,14 @@ static int prepare(struct create_ctx *c, struct error **err)
 		if (c->console_fd < 0)
 			return -1;
 	}
-	if (state_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
-	    save_effective(c, err) < 0 || make_cgroup(c, err) < 0)
+	if (name_cgroup(c, err) < 0 ||
+	    state_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
+	    save_config(c, err) < 0)
+		return -1;
+	/* clone3 starts the child in its cgroup2 directory, which must exist
+	 * by then; with v1 hierarchies only, the child moves itself (after
+	 * GO) and the cgroup is made while it makes its namespaces. */
+	if (cgroup_has_cgroup2(c->cgroup) && make_cgroup(c, err) < 0)
 		return -1;
 	if (mkfifoat(c->dir.dirfd, FIFO_FILE, 0600) < 0)
 		return error_errno(err, "make exec fifo");
@@ -309,9 +335,11 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	struct spec_state st;
 
 	now_rfc3339(created, sizeof(created));
+	if (!c->cgroup_made && make_cgroup(c, err) < 0)
+		return -1;
 	/* A child in a user namespace cannot write the host's cgroup files:
 	 * it is moved before it runs a step of its own.  Any other child
-	 * moves itself first thing (init_run). */
+	 * moves itself once GO says the cgroup is there (init_run). */
 	if ((c->ns.clone_flags & CLONE_NEWUSER) &&
 	    cgroup_enter(c->cgroup, c->pid, err) < 0)
 		return error_wrap(err, "cgroup");
@@ -321,7 +349,8 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	fill_state(c, &st, created, "creating");
 	if (spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0 ||
 	    sync_send(c->sync[0], SYNC_GO, state_json, strlen(state_json),
-		      err) < 0)
+		      err) < 0 ||
+	    save_effective(c, err) < 0)
 		return -1;
 	for (;;) {
 		enum sync_msg type;
@@ -379,14 +408,18 @@ static int spawn(struct create_ctx *c, struct error **err)
 	    .cgroup = c->cgroup,
 	};
 
-	_cleanup_close_ int cgroup_fd = cgroup_clone_fd(c->cgroup);
+	_cleanup_close_ int cgroup_fd =
+	    c->cgroup_made ? cgroup_clone_fd(c->cgroup) : -1;
 
 	caps_resolve(c->spec->process->caps, &cfg.caps);
 	if (ns_join_pid(&c->ns, err) < 0)
 		return -1;
 	/* The cgroup namespace is made by the child once it is in its
-	 * cgroup, so that cgroup is the namespace's root. */
-	c->pid = ns_clone(c->ns.clone_flags & ~(unsigned long)CLONE_NEWCGROUP,
+	 * cgroup, so that cgroup is the namespace's root; the network
+	 * namespace, the costly one, by the child too, so that the parent
+	 * makes the cgroup and writes the state meanwhile. */
+	c->pid = ns_clone(c->ns.clone_flags & ~(unsigned long)(CLONE_NEWCGROUP |
+							      CLONE_NEWNET),
 			  cgroup_fd, &c->in_cgroup);
 	if (c->pid < 0)
 		return error_errno(err, "clone the container process");
@@ -425,7 +458,7 @@ static void ctx_release(struct create_ctx *c, bool failed)
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
 	}
-	if (failed && c->cgroup) {
+	if (failed && c->cgroup_made) {
 		cgroup_kill(c->cgroup, NULL);
 		cgroup_destroy(c->cgroup, NULL);
 	}

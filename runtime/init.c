@@ -55,13 +55,13 @@ static int become_ns_root(const struct init_config *c, struct error **err)
 
 /* Everything up to the point where the container is "created".
  *
- * The first step puts this process in its cgroup (without a user
- * namespace it moves itself, see cgroup_enter_self; with one the parent
- * has moved it before GO, which also carries the id maps).  Without a
- * user namespace the steps up to the root and its scratch overlay need
- * nothing from the parent and run while it writes the state; the cgroup
- * namespace and config.json's mounts (cgroup mounts among them) come
- * after GO. */
+ * Without a user namespace the steps up to the root and its scratch
+ * overlay (the network namespace among them) need nothing from the
+ * parent and run while it makes the cgroup and writes the state.  GO
+ * says the cgroup is there: this process moves itself in
+ * (cgroup_enter_self), then makes its cgroup namespace and config.json's
+ * mounts (cgroup mounts among them).  With a user namespace the parent
+ * has moved it before GO, which also carries the id maps. */
 static int setup(const struct init_config *c, char **state_json,
 		 struct error **err)
 {
@@ -69,8 +69,6 @@ static int setup(const struct init_config *c, char **state_json,
 	const struct spec *spec = c->spec;
 	bool userns = c->ns->clone_flags & CLONE_NEWUSER;
 
-	if (!userns && cgroup_enter_self(c->cgroup, c->in_cgroup2, err) < 0)
-		return error_wrap(err, "cgroup");
 	if (process_set_title("corral-init", err) < 0)
 		return -1;
 	if (userns && (sync_expect(c->sync_fd, SYNC_GO, state_json, err) < 0 ||
@@ -82,7 +80,11 @@ static int setup(const struct init_config *c, char **state_json,
 		return error_errno(err, "set non-dumpable");
 	if (setsid() < 0)
 		return error_errno(err, "setsid");
-	if (ns_join_rest(c->ns, err) < 0 || set_names(spec, err) < 0)
+	if (ns_join_rest(c->ns, err) < 0)
+		return -1;
+	if ((c->ns->clone_flags & CLONE_NEWNET) && unshare(CLONE_NEWNET) < 0)
+		return error_errno(err, "new network namespace");
+	if (set_names(spec, err) < 0)
 		return -1;
 	if (c->sandbox->loopback_only && netns_loopback_up(err) < 0)
 		return -1;
@@ -93,6 +95,8 @@ static int setup(const struct init_config *c, char **state_json,
 		return -1;
 	if (!userns && sync_expect(c->sync_fd, SYNC_GO, state_json, err) < 0)
 		return -1;
+	if (!userns && cgroup_enter_self(c->cgroup, c->in_cgroup2, err) < 0)
+		return error_wrap(err, "cgroup");
 	if ((c->ns->clone_flags & CLONE_NEWCGROUP) &&
 	    unshare(CLONE_NEWCGROUP) < 0)
 		return error_errno(err, "new cgroup namespace");

@@ -406,3 +406,52 @@ count() {
 	run grep -c "CLONE_INTO_CGROUP.* = $pid\$" "$TRACE"
 	assert_output 1
 }
+
+# With v1 hierarchies only (this host's, less its cgroup2 "unified",
+# unmounted in a private mount namespace), clone3 has no cgroup to start
+# the child in: the parent makes the cgroup while the child makes its
+# namespaces, and the child moves itself in before it mounts anything of
+# config.json's.  The limits hold, every hierarchy lists the init, and
+# delete leaves nothing.
+@test "v1 hierarchies only: the cgroup made after the clone holds the init and its limits" {
+	[ -d "$CGROOT/memory" ] || skip "needs cgroup v1 controllers"
+	POLICY="$BATS_TEST_TMPDIR/policy.json"
+	echo '{"limits": {"memory": "48MiB", "pids": 24}}' >"$POLICY"
+	set_args sleep 30
+	cat >"$BATS_TEST_TMPDIR/v1.sh" <<-'EOF'
+		set -e
+		! mountpoint -q /sys/fs/cgroup/unified || umount /sys/fs/cgroup/unified
+		c() { "$CORRAL" --root "$ROOT" --policy "$POLICY" "$@" 3>&-; }
+		trap 'c delete --force "$ID" 2>/dev/null' EXIT
+		c create --bundle "$BUNDLE" "$ID" 2>/dev/null
+		pid="$(c state "$ID" | jq -r .pid)"
+		echo "pid: $pid"
+		for h in /sys/fs/cgroup/*/; do
+			h="${h%/}"
+			mountpoint -q "$h" || continue
+			echo "${h##*/}: $(cat "$h/corral/$ID/cgroup.procs")"
+		done
+		echo "memory.limit: $(cat "/sys/fs/cgroup/memory/corral/$ID/memory.limit_in_bytes")"
+		echo "pids.max: $(cat "/sys/fs/cgroup/pids/corral/$ID/pids.max")"
+		[ "$(readlink "/proc/$pid/ns/net")" != "$(readlink /proc/self/ns/net)" ] &&
+			echo "own netns"
+		c start "$ID"
+		c delete --force "$ID"
+		ls -d /sys/fs/cgroup/*/corral/"$ID" 2>/dev/null || echo gone
+	EOF
+	CORRAL="$CORRAL" ROOT="$ROOT" POLICY="$POLICY" BUNDLE="$BUNDLE" \
+		ID="$ID" run unshare -m --propagation private \
+		bash "$BATS_TEST_TMPDIR/v1.sh"
+	assert_success
+	pid="$(sed -n 's/^pid: //p' <<<"$output")"
+	[ -n "$pid" ]
+	refute_line --partial unified
+	local h
+	for h in memory pids cpu freezer devices; do
+		assert_line "$h: $pid"
+	done
+	assert_line "memory.limit: $((48 << 20))"
+	assert_line "pids.max: 24"
+	assert_line "own netns"
+	assert_line gone
+}
