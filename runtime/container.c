@@ -64,6 +64,8 @@ static void run_hooks_warn(const struct container_dir *dir,
 	_cleanup_free_ char *json = NULL;
 	struct spec *spec = NULL;
 
+	if (st->hooks_known && !(st->hooks & (1U << kind)))
+		return;
 	if (state_load_config(dir, &spec, &err) < 0 ||
 	    spec_state_emit(st, STATE_PUBLIC, &json, &err) < 0) {
 		log_warn("%s hooks: %s", spec_hook_kind_names[kind], err->msg);

@@ -323,7 +323,11 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 	    .annotations = c->spec->annotations,
 	    .n_annotations = c->spec->n_annotations,
 	    .cgroup = c->cgroup ? c->cgroup->path : NULL,
+	    .hooks_known = true,
 	};
+	for (int k = 0; k < HOOK_KIND_COUNT; k++)
+		if (c->spec->hooks[k].n > 0)
+			st->hooks |= 1U << k;
 	proc_stat(c->pid, &st->start_time, NULL);
 }
 

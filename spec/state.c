@@ -36,6 +36,14 @@ static void emit_state_object(yajl_gen gen, const struct spec_state *s,
 		json_key_int(gen, "startTime", (long long)s->start_time);
 		if (s->cgroup)
 			json_key_str(gen, "cgroup", s->cgroup);
+		if (s->hooks_known) {
+			json_str(gen, "hooks");
+			yajl_gen_array_open(gen);
+			for (int k = 0; k < HOOK_KIND_COUNT; k++)
+				if (s->hooks & (1U << k))
+					json_str(gen, spec_hook_kind_names[k]);
+			yajl_gen_array_close(gen);
+		}
 		yajl_gen_map_close(gen);
 	}
 	yajl_gen_map_close(gen);
@@ -113,6 +121,34 @@ static int parse_annotations(yajl_val v, struct spec_state *s,
 	return 0;
 }
 
+/* .corral.hooks: the names of hook kinds.  A name this corral does not
+ * know leaves the record unknown (config.json is read then). */
+static int parse_hooks(yajl_val v, struct spec_state *s, struct error **err)
+{
+	if (!v)
+		return 0;
+	if (!YAJL_IS_ARRAY(v))
+		return error_set(err, EINVAL,
+				 ".corral.hooks: expected an array");
+	s->hooks = 0;
+	for (size_t i = 0; i < v->u.array.len; i++) {
+		yajl_val name = v->u.array.values[i];
+		int k = 0;
+
+		if (!YAJL_IS_STRING(name))
+			return error_set(err, EINVAL,
+					 ".corral.hooks: expected strings");
+		while (k < HOOK_KIND_COUNT &&
+		       strcmp(name->u.string, spec_hook_kind_names[k]) != 0)
+			k++;
+		if (k == HOOK_KIND_COUNT)
+			return 0;
+		s->hooks |= 1U << k;
+	}
+	s->hooks_known = true;
+	return 0;
+}
+
 static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
 {
 	yajl_val pid, start, cgroup;
@@ -146,6 +182,9 @@ static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
 		if (!s->cgroup)
 			return error_set(err, ENOMEM, "out of memory");
 	}
+	if (parse_hooks(json_get(json_get(root, "corral"), "hooks"), s, err) <
+	    0)
+		return -1;
 	return parse_annotations(json_get(root, "annotations"), s, err);
 }
 

@@ -2,7 +2,7 @@
  * state object), what hooks read on stdin, and what corral keeps in
  * ROOT/ID/state.json between commands (the same object plus a private
  * "corral" member with the init process's start time, which guards against
- * pid reuse).
+ * pid reuse, the cgroup's path and the kinds of hooks config.json has).
  */
 #ifndef CORRAL_STATE_MODEL_H
 #define CORRAL_STATE_MODEL_H
@@ -27,6 +27,11 @@ struct spec_state {
 	/* private, kept in state.json only */
 	uint64_t start_time; /* /proc/PID/stat field 22 */
 	char *cgroup;	     /* the container's cgroup path, or NULL */
+	/* The hook kinds config.json has (bit 1 << enum spec_hook_kind), so
+	 * start and delete read config.json only for hooks it has; unknown
+	 * in a state.json without the record. */
+	bool hooks_known;
+	unsigned hooks;
 };
 
 enum spec_state_view {

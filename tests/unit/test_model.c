@@ -61,6 +61,43 @@ TEST(state_private_round_trip)
 	spec_state_free(s);
 }
 
+/* The hook kinds config.json has: kept, and unknown when not recorded
+ * (a state.json of an older corral) or naming a kind this one lacks. */
+TEST(state_records_hook_kinds)
+{
+	_cleanup_error_ struct error *err = NULL;
+	_cleanup_free_ char *json = NULL;
+	struct spec_state with = sample, *s = NULL;
+	const char *base = "{\"ociVersion\":\"1\",\"id\":\"x\",\"bundle\":"
+			   "\"/b\",\"rootfs\":\"/r\",\"created\":\"t\","
+			   "\"corral\":{\"startTime\":1%s}}";
+	char doc[512];
+
+	with.hooks_known = true;
+	with.hooks = 1U << HOOK_POSTSTOP | 1U << HOOK_PRESTART;
+	CHECK(spec_state_emit(&with, STATE_PRIVATE, &json, &err) == 0);
+	CHECK(json && strstr(json, "\"hooks\":[\"prestart\",\"poststop\"]"));
+	CHECK(spec_state_parse(json, strlen(json), &s, &err) == 0);
+	CHECK(s && s->hooks_known && s->hooks == with.hooks);
+	spec_state_free(s);
+
+	snprintf(doc, sizeof(doc), base, ",\"hooks\":[]");
+	CHECK(spec_state_parse(doc, strlen(doc), &s, &err) == 0);
+	CHECK(s && s->hooks_known && s->hooks == 0);
+	spec_state_free(s);
+	snprintf(doc, sizeof(doc), base, "");
+	CHECK(spec_state_parse(doc, strlen(doc), &s, &err) == 0);
+	CHECK(s && !s->hooks_known);
+	spec_state_free(s);
+	snprintf(doc, sizeof(doc), base, ",\"hooks\":[\"poststop\",\"later\"]");
+	CHECK(spec_state_parse(doc, strlen(doc), &s, &err) == 0);
+	CHECK(s && !s->hooks_known);
+	spec_state_free(s);
+	s = NULL;
+	snprintf(doc, sizeof(doc), base, ",\"hooks\":\"poststop\"");
+	CHECK(spec_state_parse(doc, strlen(doc), &s, &err) < 0 && !s);
+}
+
 TEST(state_public_view_has_no_private_fields)
 {
 	_cleanup_error_ struct error *err = NULL;
