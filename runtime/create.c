@@ -412,19 +412,19 @@ static int spawn(struct create_ctx *c, struct error **err)
 	    .cgroup = c->cgroup,
 	};
 
+	/* The cgroup namespace is made by the child once it is in its
+	 * cgroup, so that cgroup is the namespace's root; the network
+	 * namespace, the costly one, by the child too, so that the parent
+	 * makes the cgroup and writes the state meanwhile. */
+	const unsigned long by_child = CLONE_NEWCGROUP | CLONE_NEWNET;
 	_cleanup_close_ int cgroup_fd =
 	    c->cgroup_made ? cgroup_clone_fd(c->cgroup) : -1;
 
 	caps_resolve(c->spec->process->caps, &cfg.caps);
 	if (ns_join_pid(&c->ns, err) < 0)
 		return -1;
-	/* The cgroup namespace is made by the child once it is in its
-	 * cgroup, so that cgroup is the namespace's root; the network
-	 * namespace, the costly one, by the child too, so that the parent
-	 * makes the cgroup and writes the state meanwhile. */
-	c->pid = ns_clone(c->ns.clone_flags & ~(unsigned long)(CLONE_NEWCGROUP |
-							      CLONE_NEWNET),
-			  cgroup_fd, &c->in_cgroup);
+	c->pid =
+	    ns_clone(c->ns.clone_flags & ~by_child, cgroup_fd, &c->in_cgroup);
 	if (c->pid < 0)
 		return error_errno(err, "clone the container process");
 	if (c->pid == 0) {

@@ -352,9 +352,12 @@ static bool sleeper_killed(pid_t p)
 	int status = 0;
 	pid_t r = 0;
 
-	for (int i = 0; i < 200 && (r = waitpid(p, &status, WNOHANG)) == 0;
-	     i++)
+	for (int i = 0; i < 200; i++) {
+		r = waitpid(p, &status, WNOHANG);
+		if (r != 0)
+			break;
 		usleep(5000);
+	}
 	if (r != p) {
 		kill(p, SIGKILL);
 		waitpid(p, &status, 0);
