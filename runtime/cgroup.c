@@ -235,29 +235,32 @@ int cgroup_open(const char *mount_root, const char *path, struct cgroup **out,
 	return cgroup_new(mount_root, path, out, err);
 }
 
+/* The cgroup2 hierarchy among h (the v2 tree, or a hybrid's "unified"). */
+static const struct cg_hier *cgroup2_of(const struct cg_hiers *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i].cgroup2)
+			return &h->v[i];
+	return NULL;
+}
+
 bool cgroup_has_cgroup2(const struct cgroup *cg)
 {
 	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
 
-	if (cg_hiers_list(cg->layout, cg->mount_root, NULL, &h, NULL) < 0)
-		return false;
-	for (size_t i = 0; i < h.n; i++)
-		if (h.v[i].cgroup2)
-			return true;
-	return false;
+	return cg_hiers_list(cg->layout, cg->mount_root, NULL, &h, NULL) == 0 &&
+	       cgroup2_of(&h);
 }
 
 int cgroup_clone_fd(const struct cgroup *cg)
 {
 	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+	const struct cg_hier *v2;
 
-	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, &h, NULL) < 0)
+	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, &h, NULL) < 0 ||
+	    !(v2 = cgroup2_of(&h)))
 		return -1;
-	for (size_t i = 0; i < h.n; i++)
-		if (h.v[i].cgroup2)
-			return open(h.v[i].dir,
-				    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return -1;
+	return open(v2->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 int cgroup_enter_self(const struct cgroup *cg, bool in_cgroup2,
@@ -563,23 +566,41 @@ static int wait_empty(const struct cg_hiers *h, struct error **err)
 	}
 }
 
-/* No hierarchy lists a process: a directory that is not there lists
- * none, one that cannot be read counts as not empty. */
-static bool all_empty(const struct cg_hiers *h)
+/* Every pid of every hierarchy's cgroup.procs, sorted, each once. */
+static int list_all(const struct cg_hiers *h, pid_t **out, size_t *n,
+		    struct error **err)
 {
-	for (size_t i = 0; i < h->n; i++) {
-		_cleanup_error_ struct error *e = NULL;
-		_cleanup_free_ pid_t *pids = NULL;
-		size_t n;
+	_cleanup_free_ pid_t *all = NULL;
+	size_t len = 0, kept = 0;
 
-		if (h->v[i].fd < 0 && access(h->v[i].dir, F_OK) < 0 &&
-		    errno == ENOENT)
-			continue; /* not made there, or removed already */
-		if (h->v[i].fd < 0 || read_pids(&h->v[i], &pids, &n, &e) < 0 ||
-		    n)
-			return false;
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		_cleanup_free_ pid_t *v = NULL;
+		size_t m = 0;
+		pid_t *grown;
+
+		if (h->v[i].fd < 0)
+			continue;
+		if (read_pids(&h->v[i], &v, &m, err) < 0)
+			return -1;
+		if (m == 0)
+			continue;
+		grown = realloc(all, (len + m) * sizeof(*all));
+		if (!grown)
+			return error_set(err, ENOMEM, "cgroup: out of memory");
+		all = grown;
+		memcpy(all + len, v, m * sizeof(*v));
+		len += m;
 	}
-	return true;
+	if (len)
+		qsort(all, len, sizeof(*all), cmp_pid);
+	for (size_t i = 0; i < len; i++)
+		if (kept == 0 || all[kept - 1] != all[i])
+			all[kept++] = all[i];
+	*out = steal_pointer(&all);
+	*n = kept;
+	return 0;
 }
 
 int cgroup_kill(const struct cgroup *cg, struct error **err)
@@ -587,7 +608,10 @@ int cgroup_kill(const struct cgroup *cg, struct error **err)
 	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
 	const struct freezer *how = NULL;
 	const struct cg_hier *frozen;
+	_cleanup_error_ struct error *none = NULL;
+	_cleanup_free_ pid_t *listed = NULL;
 	bool kill_file = false;
+	size_t nlisted;
 	int rc = 0;
 
 	if (cg_hiers_list(cg->layout, cg->mount_root, cg->path, &h, err) < 0)
@@ -597,8 +621,10 @@ int cgroup_kill(const struct cgroup *cg, struct error **err)
 		    open(h.v[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* The cgroup of a stopped container is empty as a rule, and a cgroup
 	 * without a process gains one only by a move from outside it: then
-	 * there is nothing to freeze, signal or wait for. */
-	if (all_empty(&h))
+	 * there is nothing to freeze, signal or wait for.  (list_all skips a
+	 * hierarchy it cannot open, which hides no process: each is in every
+	 * hierarchy the cgroup has.) */
+	if (list_all(&h, &listed, &nlisted, &none) == 0 && nlisted == 0)
 		return 0;
 	/* cgroup.kill (5.14) kills the whole cgroup at once, forks and all;
 	 * a hybrid host has it on its "unified" tree too, where every
@@ -702,43 +728,6 @@ int cgroup_is_frozen(const struct cgroup *cg, bool *out, struct error **err)
 		return -1;
 	use = pick_freezer(&h, &how);
 	*out = use && is_frozen(use, how);
-	return 0;
-}
-
-/* Every pid of every hierarchy's cgroup.procs, sorted, each once. */
-static int list_all(const struct cg_hiers *h, pid_t **out, size_t *n,
-		    struct error **err)
-{
-	_cleanup_free_ pid_t *all = NULL;
-	size_t len = 0, kept = 0;
-
-	*out = NULL;
-	*n = 0;
-	for (size_t i = 0; i < h->n; i++) {
-		_cleanup_free_ pid_t *v = NULL;
-		size_t m = 0;
-		pid_t *grown;
-
-		if (h->v[i].fd < 0)
-			continue;
-		if (read_pids(&h->v[i], &v, &m, err) < 0)
-			return -1;
-		if (m == 0)
-			continue;
-		grown = realloc(all, (len + m) * sizeof(*all));
-		if (!grown)
-			return error_set(err, ENOMEM, "cgroup: out of memory");
-		all = grown;
-		memcpy(all + len, v, m * sizeof(*v));
-		len += m;
-	}
-	if (len)
-		qsort(all, len, sizeof(*all), cmp_pid);
-	for (size_t i = 0; i < len; i++)
-		if (kept == 0 || all[kept - 1] != all[i])
-			all[kept++] = all[i];
-	*out = steal_pointer(&all);
-	*n = kept;
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -337,6 +338,8 @@ static pid_t listed_sleeper(const char *rel)
 	pid_t p = fork();
 
 	if (p == 0) {
+		/* gone with the test, should it crash before reaping it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pause();
 		_exit(0);
 	}
