@@ -43,20 +43,23 @@ teardown() {
 
 # ---- SIGKILL at random moments ------------------------------------------
 
-# kill_randomly [-now] COMMAND ARGS...: `corral COMMAND ARGS...` in the
-# background, SIGKILLed 0-50 ms later (-now: at once, which catches a
-# command faster than a sleep).  Counts in KILLED the runs that the
+# kill_randomly [-now | -max MS] COMMAND ARGS...: `corral COMMAND ARGS...`
+# in the background, SIGKILLed 0-50 ms later (-max: 0-MS ms; -now: at
+# once, which catches a command faster than a sleep).  Counts in KILLED the runs that the
 # signal ended, in FINISHED those that had exited on their own.
 kill_randomly() {
-	local pid st=0 now=""
+	local pid st=0 now="" max=50
 	if [ "$1" = -now ]; then
 		now=1
 		shift
+	elif [ "$1" = -max ]; then
+		max="$2"
+		shift 2
 	fi
 	"$CORRAL" --root "$ROOT" "$@" </dev/null >>"$BATS_TEST_TMPDIR/bg.out" \
 		2>>"$BATS_TEST_TMPDIR/bg.err" 3>&- &
 	pid=$!
-	[ -n "$now" ] || random_delay
+	[ -n "$now" ] || random_delay "$max"
 	kill -KILL "$pid" 2>/dev/null || true
 	# (not `wait || st=$?`: bash reports the kill on stderr for that)
 	wait "$pid" 2>/dev/null || st=$?
@@ -109,8 +112,9 @@ report_kills() {
 
 @test "SIGKILL of create at random moments (50 tries)" {
 	KILLED=0 FINISHED=0
+	# a create takes a few ms: delays up to 50 ms would mostly miss it
 	for i in $(seq 50); do
-		kill_randomly create --bundle "$BUNDLE" "$PREFIX$i"
+		kill_randomly -max 8 create --bundle "$BUNDLE" "$PREFIX$i"
 		after_kill "$PREFIX$i"
 	done
 	report_kills create
