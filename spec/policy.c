@@ -17,13 +17,13 @@
 #include <string.h>
 
 #include "json.h"
-#include "json_tidy.h"
 #include "parse_internal.h"
+#include "policy_internal.h"
 #include "units.h"
 #include "util.h"
 
 #define MiB (UINT64_C(1) << 20)
-#define CPU_PERIOD 100000
+#define CPU_PERIOD POLICY_CPU_PERIOD
 #define CPU_QUOTA_MIN 1000 /* the kernel refuses a smaller CFS quota */
 #define CPUS_MAX 65536
 
@@ -36,15 +36,44 @@ static const char *const default_sysctls[] = {
     "net.ipv4.ip_unprivileged_port_start",
 };
 
-static const char *const mode_names[] = {
+/* Groups whose members can read or change what the host keeps from its
+ * users: password hashes (shadow), raw disks and memory (disk, kmem), the
+ * logs and the journal (adm, systemd-journal), the engines' sockets
+ * (docker, lxd, libvirt), and sudo's own (sudo, wheel).  Group 0 is always
+ * added. */
+static const char *const default_privileged_groups[] = {
+    "shadow", "disk",  "kmem", "adm",	  "sudo",
+    "docker", "wheel", "lxd",  "libvirt", "systemd-journal",
+};
+
+/* podman's and containerd's image and container stores, and kubelet's
+ * per-pod directories (etc-hosts, the termination log). */
+static const char *const default_engine_dirs[] = {
+    "/var/lib/containers/storage",
+    "/run/containers/storage",
+    "/var/lib/containerd",
+    "/var/lib/kubelet/pods",
+};
+
+/* "/" and the top-level directories of the host, which no root
+ * filesystem or store may be. */
+static const char *const system_dirs[] = {
+    "/",	"/bin",	      "/boot",	"/dev",	   "/etc",     "/home",
+    "/lib",	"/lib32",     "/lib64", "/libx32", "/media",   "/mnt",
+    "/opt",	"/proc",      "/root",	"/run",	   "/sbin",    "/srv",
+    "/sys",	"/tmp",	      "/usr",	"/var",	   "/var/lib", "/var/run",
+    "/usr/lib", "/usr/local",
+};
+
+const char *const policy_mode_names[2] = {
     [POLICY_SANDBOX] = "sandbox",
     [POLICY_PERMISSIVE] = "permissive",
 };
-static const char *const network_names[] = {
+const char *const policy_network_names[2] = {
     [POLICY_NET_LOOPBACK] = "loopback",
     [POLICY_NET_CONFIG] = "config",
 };
-static const char *const rootfs_names[] = {
+const char *const policy_rootfs_names[2] = {
     [POLICY_ROOTFS_OVERLAY] = "overlay",
     [POLICY_ROOTFS_STRICT] = "strict",
 };
@@ -86,7 +115,14 @@ int policy_default(struct policy **out, struct error **err)
 	p->sysctl_allow =
 	    strv_dup(default_sysctls, ARRAY_SIZE(default_sysctls));
 	p->n_sysctl_allow = ARRAY_SIZE(default_sysctls);
-	if (!p->env_allow || !p->sysctl_allow) {
+	p->privileged_groups = strv_dup(default_privileged_groups,
+					ARRAY_SIZE(default_privileged_groups));
+	p->n_privileged_groups = ARRAY_SIZE(default_privileged_groups);
+	p->engine_dirs =
+	    strv_dup(default_engine_dirs, ARRAY_SIZE(default_engine_dirs));
+	p->n_engine_dirs = ARRAY_SIZE(default_engine_dirs);
+	if (!p->env_allow || !p->sysctl_allow || !p->privileged_groups ||
+	    !p->engine_dirs) {
 		policy_free(p);
 		return error_set(err, ENOMEM, "out of memory");
 	}
@@ -102,6 +138,15 @@ void policy_free(struct policy *p)
 	strv_free(p->caps_keep);
 	strv_free(p->syscalls_allow);
 	strv_free(p->sysctl_allow);
+	strv_free(p->privileged_groups);
+	free(p->privileged_gids);
+	strv_free(p->engine_dirs);
+	strv_free(p->root_dirs);
+	for (size_t i = 0; p->hooks && i < p->n_hooks; i++) {
+		free(p->hooks[i].path);
+		strv_free(p->hooks[i].args);
+	}
+	free(p->hooks);
 	for (size_t i = 0; p->mounts && i < p->n_mounts; i++)
 		free(p->mounts[i].source);
 	free(p->mounts);
@@ -144,6 +189,27 @@ static bool valid_sysctl_name(const char *s)
 			return false;
 		s += n + 1;
 	}
+}
+
+/* A group name as the host's group database writes them, or a decimal
+ * id. */
+static bool valid_group(const char *s)
+{
+	static const char first[] = "abcdefghijklmnopqrstuvwxyz_";
+	static const char rest[] = "abcdefghijklmnopqrstuvwxyz0123456789_-.";
+
+	if (s[0] != '\0' && s[strspn(s, "0123456789")] == '\0')
+		return strlen(s) <= 10;
+	return s[0] != '\0' && strchr(first, s[0]) && strlen(s) <= 32 &&
+	       s[strspn(s, rest)] == '\0';
+}
+
+bool policy_system_dir(const char *path)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(system_dirs); i++)
+		if (strcmp(system_dirs[i], path) == 0)
+			return true;
+	return false;
 }
 
 /* Whether a capability name is known; the message says what is wrong. */
@@ -341,10 +407,10 @@ static int parse_top(yajl_val doc, struct policy *pol, struct error **err)
 {
 	int mode = pol->mode, net = pol->network;
 
-	if (read_enum(doc, NULL, "mode", mode_names, ARRAY_SIZE(mode_names),
-		      &mode, err) < 0 ||
-	    read_enum(doc, NULL, "network", network_names,
-		      ARRAY_SIZE(network_names), &net, err) < 0)
+	if (read_enum(doc, NULL, "mode", policy_mode_names,
+		      ARRAY_SIZE(policy_mode_names), &mode, err) < 0 ||
+	    read_enum(doc, NULL, "network", policy_network_names,
+		      ARRAY_SIZE(policy_network_names), &net, err) < 0)
 		return -1;
 	pol->mode = mode;
 	pol->network = net;
@@ -362,8 +428,8 @@ static int parse_rootfs(yajl_val doc, struct policy *pol, struct error **err)
 		return -1;
 	if (!o)
 		return 0;
-	if (read_enum(o, &p, "mode", rootfs_names, ARRAY_SIZE(rootfs_names),
-		      &mode, err) < 0 ||
+	if (read_enum(o, &p, "mode", policy_rootfs_names,
+		      ARRAY_SIZE(policy_rootfs_names), &mode, err) < 0 ||
 	    read_size(o, &p, "scratchSize", false, &pol->scratch_size, err) < 0)
 		return -1;
 	pol->rootfs = mode;
@@ -405,10 +471,40 @@ static int parse_lists(yajl_val doc, struct policy *pol, struct error **err)
 	return 0;
 }
 
+/* {"hostID": N, "size": M}: both required, the range inside the valid
+ * ids and never holding host id 0. */
+static int read_id_map(yajl_val o, const struct jpath *p,
+		       struct policy_id_map *m, struct error **err)
+{
+	static const char *const keys[] = {"hostID", "size"};
+	struct jpath mp = JKEY(p, "idMap");
+	int64_t host = 0, size = 0;
+	yajl_val v;
+
+	if (read_section(o, p, "idMap", keys, ARRAY_SIZE(keys), &v, err) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	if (json_field_int(v, &mp, "hostID", JSON_U32, &host, err) < 0 ||
+	    json_field_int(v, &mp, "size", JSON_U32, &size, err) < 0)
+		return -1;
+	if (host == 0)
+		return json_fail(&mp, err,
+				 "hostID must not be 0: host root is never "
+				 "mapped");
+	if (size == 0 || host + size > UINT32_MAX)
+		return json_fail(&mp, err,
+				 "size must be at least 1 and the range end "
+				 "below 4294967295");
+	*m = (struct policy_id_map){true, (uint32_t)host, (uint32_t)size};
+	return 0;
+}
+
 static int parse_user(yajl_val doc, struct policy *pol, struct error **err)
 {
-	static const char *const keys[] = {"uid", "gid", "allowRoot",
-					   "keepGroups"};
+	static const char *const keys[] = {"uid",	"gid",
+					   "allowRoot", "keepGroups",
+					   "idMap",	"privilegedGroups"};
 	struct jpath p = JKEY(NULL, "user");
 	int64_t uid = pol->uid, gid = pol->gid;
 	yajl_val o;
@@ -420,7 +516,12 @@ static int parse_user(yajl_val doc, struct policy *pol, struct error **err)
 	if (read_int(o, &p, "uid", JSON_U32, &uid, err) < 0 ||
 	    read_int(o, &p, "gid", JSON_U32, &gid, err) < 0 ||
 	    read_bool(o, &p, "allowRoot", &pol->allow_root, err) < 0 ||
-	    read_bool(o, &p, "keepGroups", &pol->keep_groups, err) < 0)
+	    read_bool(o, &p, "keepGroups", &pol->keep_groups, err) < 0 ||
+	    read_id_map(o, &p, &pol->id_map, err) < 0 ||
+	    read_names(o, &p, "privilegedGroups", valid_group,
+		       "expected a group name or id, got",
+		       &pol->privileged_groups, &pol->n_privileged_groups,
+		       err) < 0)
 		return -1;
 	pol->uid = (uint32_t)uid;
 	pol->gid = (uint32_t)gid;
@@ -484,15 +585,81 @@ static int parse_limits(yajl_val doc, struct policy *pol, struct error **err)
 static int parse_mount(yajl_val o, const struct jpath *p, void *elem,
 		       struct error **err)
 {
-	static const char *const keys[] = {"source", "rw"};
+	static const char *const keys[] = {"source", "rw", "followLinks"};
 	struct policy_mount *m = elem;
 	struct jpath sp = JKEY(p, "source");
 
 	if (check_keys(o, p, keys, ARRAY_SIZE(keys), err) < 0 ||
 	    json_field_string(o, p, "source", true, &m->source, err) < 0 ||
 	    check_clean_path(m->source, NULL, &sp, err) < 0 ||
-	    read_bool(o, p, "rw", &m->rw, err) < 0)
+	    read_bool(o, p, "rw", &m->rw, err) < 0 ||
+	    read_bool(o, p, "followLinks", &m->follow_links, err) < 0)
 		return -1;
+	return 0;
+}
+
+static int parse_hook(yajl_val o, const struct jpath *p, void *elem,
+		      struct error **err)
+{
+	static const char *const keys[] = {"path", "args"};
+	struct policy_hook *h = elem;
+	struct jpath pp = JKEY(p, "path");
+	yajl_val v;
+
+	if (check_keys(o, p, keys, ARRAY_SIZE(keys), err) < 0 ||
+	    json_field_string(o, p, "path", true, &h->path, err) < 0 ||
+	    check_clean_path(h->path, NULL, &pp, err) < 0 ||
+	    json_member(o, p, "args", &v, err) < 0 ||
+	    json_field_strv(o, p, "args", false, &h->args, &h->n_args, err) < 0)
+		return -1;
+	if (strcmp(h->path, "/") == 0)
+		return json_fail(&pp, err, "must name a file");
+	h->has_args = v != NULL;
+	return 0;
+}
+
+/* "hooks": {"allow": [...]}: the default list is empty. */
+static int parse_hooks(yajl_val doc, struct policy *pol, struct error **err)
+{
+	static const char *const keys[] = {"allow"};
+	struct jpath p = JKEY(NULL, "hooks");
+	yajl_val o;
+
+	if (SECTION(doc, NULL, "hooks", keys, &o, err) < 0)
+		return -1;
+	if (!o)
+		return 0;
+	return json_field_objects(o, &p, "allow", sizeof(*pol->hooks),
+				  parse_hook, &pol->hooks, &pol->n_hooks, err);
+}
+
+/* "engineDirs": clean absolute paths, none a system directory itself. */
+static int parse_engine_dirs(yajl_val doc, struct policy *pol,
+			     struct error **err)
+{
+	struct jpath kp = JKEY(NULL, "engineDirs");
+	yajl_val v;
+
+	if (json_member(doc, NULL, "engineDirs", &v, err) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	strv_free(pol->engine_dirs);
+	pol->engine_dirs = NULL;
+	pol->n_engine_dirs = 0;
+	if (json_field_strv(doc, NULL, "engineDirs", false, &pol->engine_dirs,
+			    &pol->n_engine_dirs, err) < 0)
+		return -1;
+	for (size_t i = 0; i < pol->n_engine_dirs; i++) {
+		struct jpath ip = JINDEX(&kp, i);
+
+		if (check_clean_path(pol->engine_dirs[i], NULL, &ip, err) < 0)
+			return -1;
+		if (policy_system_dir(pol->engine_dirs[i]))
+			return json_fail_value(&ip, err,
+					       "must not be a system directory",
+					       pol->engine_dirs[i]);
+	}
 	return 0;
 }
 
@@ -575,15 +742,17 @@ static int check_user(const struct policy *pol, struct error **err)
 static int parse_policy(yajl_val doc, struct policy *pol, struct error **err)
 {
 	static const char *const keys[] = {
-	    "mode",   "network",      "rootfs",	  "env",
-	    "user",   "capabilities", "syscalls", "limits",
-	    "mounts", "devices",      "sysctls",
+	    "mode",	    "network",	"rootfs",     "env",	"user",
+	    "capabilities", "syscalls", "limits",     "mounts", "devices",
+	    "sysctls",	    "hooks",	"engineDirs",
 	};
 
 	if (check_keys(doc, NULL, keys, ARRAY_SIZE(keys), err) < 0 ||
 	    parse_top(doc, pol, err) < 0 || parse_rootfs(doc, pol, err) < 0 ||
 	    parse_lists(doc, pol, err) < 0 || parse_user(doc, pol, err) < 0 ||
-	    parse_limits(doc, pol, err) < 0 || parse_arrays(doc, pol, err) < 0)
+	    parse_limits(doc, pol, err) < 0 ||
+	    parse_arrays(doc, pol, err) < 0 || parse_hooks(doc, pol, err) < 0 ||
+	    parse_engine_dirs(doc, pol, err) < 0)
 		return -1;
 	return check_user(pol, err);
 }
@@ -608,121 +777,56 @@ int policy_parse(const char *json, size_t len, struct policy **out,
 	return 0;
 }
 
-/* ---- emitting -------------------------------------------------------- */
+/* ---- resolving group names ------------------------------------------- */
 
-static void emit_size(yajl_gen g, const char *key, uint64_t bytes)
+static bool has_gid(const struct policy *p, uint32_t gid)
 {
-	_cleanup_free_ char *s = units_size_string(bytes, false);
-
-	json_str(g, key);
-	if (s && bytes && strspn(s, "0123456789") != strlen(s))
-		json_str(g, s);
-	else
-		yajl_gen_integer(g, (long long)bytes);
+	for (size_t i = 0; i < p->n_privileged_gids; i++)
+		if (p->privileged_gids[i] == gid)
+			return true;
+	return false;
 }
 
-/* quota/period as a decimal with at most five places, computed in
- * integers so that parsing it back gives the same quota. */
-static void emit_cpus(yajl_gen g, const struct policy *p)
+static int add_gid(struct policy *p, uint32_t gid, struct error **err)
 {
-	char buf[48];
-	uint64_t quota = p->cpu_quota > 0 ? (uint64_t)p->cpu_quota : 0;
-	uint64_t period = p->cpu_period ? p->cpu_period : CPU_PERIOD;
-	uint64_t scaled = quota * 100000 / period;
-	int n = snprintf(buf, sizeof(buf), "%" PRIu64 ".%05" PRIu64,
-			 scaled / 100000, scaled % 100000);
+	uint32_t *grown;
 
-	while (n > 0 && buf[n - 1] == '0')
-		n--;
-	if (n > 0 && buf[n - 1] == '.')
-		n--;
-	json_str(g, "cpus");
-	yajl_gen_number(g, buf, (size_t)n);
-}
-
-static void emit_list(yajl_gen g, const char *section, const char *key,
-		      char *const *v, size_t n)
-{
-	json_str(g, section);
-	yajl_gen_map_open(g);
-	json_key_strv(g, key, (const char *const *)v, n);
-	yajl_gen_map_close(g);
-}
-
-static void emit_mounts_devices(yajl_gen g, const struct policy *p)
-{
-	json_str(g, "mounts");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < p->n_mounts; i++) {
-		yajl_gen_map_open(g);
-		json_key_str(g, "source", p->mounts[i].source);
-		json_key_bool(g, "rw", p->mounts[i].rw);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
-	json_str(g, "devices");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < p->n_devices; i++) {
-		const struct policy_device *d = &p->devices[i];
-		char type[2] = {d->type, '\0'};
-
-		yajl_gen_map_open(g);
-		json_key_str(g, "path", d->path);
-		json_key_str(g, "type", type);
-		json_key_int(g, "major", d->major);
-		json_key_int(g, "minor", d->minor);
-		json_key_str(g, "access", d->access ? d->access : "rw");
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
-}
-
-static void emit_policy(yajl_gen g, const struct policy *p)
-{
-	yajl_gen_map_open(g);
-	json_key_str(g, "mode", mode_names[p->mode]);
-	json_key_str(g, "network", network_names[p->network]);
-	json_str(g, "rootfs");
-	yajl_gen_map_open(g);
-	json_key_str(g, "mode", rootfs_names[p->rootfs]);
-	emit_size(g, "scratchSize", p->scratch_size);
-	yajl_gen_map_close(g);
-	emit_list(g, "env", "allow", p->env_allow, p->n_env_allow);
-	json_str(g, "user");
-	yajl_gen_map_open(g);
-	json_key_int(g, "uid", p->uid);
-	json_key_int(g, "gid", p->gid);
-	json_key_bool(g, "allowRoot", p->allow_root);
-	json_key_bool(g, "keepGroups", p->keep_groups);
-	yajl_gen_map_close(g);
-	emit_list(g, "capabilities", "keep", p->caps_keep, p->n_caps_keep);
-	emit_list(g, "syscalls", "allow", p->syscalls_allow,
-		  p->n_syscalls_allow);
-	json_str(g, "limits");
-	yajl_gen_map_open(g);
-	json_key_int(g, "wallClock", (long long)p->wall_clock);
-	emit_size(g, "memory", p->memory > 0 ? (uint64_t)p->memory : 0);
-	json_key_int(g, "pids", p->pids > 0 ? p->pids : 0);
-	emit_cpus(g, p);
-	json_key_bool(g, "bestEffort", p->limits_best_effort);
-	yajl_gen_map_close(g);
-	emit_mounts_devices(g, p);
-	emit_list(g, "sysctls", "allow", p->sysctl_allow, p->n_sysctl_allow);
-	yajl_gen_map_close(g);
-}
-
-int policy_emit(const struct policy *policy, char **out, struct error **err)
-{
-	yajl_gen g = json_gen_new(1);
-
-	if (!g)
+	if (has_gid(p, gid))
+		return 0;
+	grown = realloc(p->privileged_gids,
+			(p->n_privileged_gids + 1) * sizeof(*grown));
+	if (!grown)
 		return error_set(err, ENOMEM, "out of memory");
-	if ((unsigned)policy->mode >= ARRAY_SIZE(mode_names) ||
-	    (unsigned)policy->network >= ARRAY_SIZE(network_names) ||
-	    (unsigned)policy->rootfs >= ARRAY_SIZE(rootfs_names)) {
-		yajl_gen_free(g);
-		return error_set(err, EINVAL, "emit policy: invalid mode");
+	grown[p->n_privileged_gids++] = gid;
+	p->privileged_gids = grown;
+	return 0;
+}
+
+int policy_resolve_groups(struct policy *p,
+			  bool (*lookup)(const char *name, uint32_t *gid),
+			  struct error **err)
+{
+	free(p->privileged_gids);
+	p->privileged_gids = NULL;
+	p->n_privileged_gids = 0;
+	if (add_gid(p, 0, err) < 0)
+		return -1;
+	for (size_t i = 0; i < p->n_privileged_groups; i++) {
+		const char *name = p->privileged_groups[i];
+		unsigned long long id;
+		uint32_t gid;
+		char *end;
+
+		if (name[strspn(name, "0123456789")] == '\0') {
+			id = strtoull(name, &end, 10);
+			if (id >= UINT32_MAX)
+				continue;
+			gid = (uint32_t)id;
+		} else if (!lookup || !lookup(name, &gid)) {
+			continue;
+		}
+		if (add_gid(p, gid, err) < 0)
+			return -1;
 	}
-	emit_policy(g, policy);
-	return json_tidy_finish(g, out, err);
+	return 0;
 }

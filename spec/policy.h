@@ -36,10 +36,32 @@ enum policy_rootfs {
 };
 
 /* A host path that bind mounts may come from: the path itself and
- * everything below it.  Mounted ro unless rw; always nosuid,nodev. */
+ * everything below it.  Mounted ro unless rw; always nosuid,nodev.  The
+ * runtime opens a source without following symbolic links; with
+ * follow_links, links below `source` are followed as long as they stay
+ * below it. */
 struct policy_mount {
 	char *source;
 	bool rw;
+	bool follow_links;
+};
+
+/* A lifecycle hook of config.json that may run (as root, on the host):
+ * the path, and the exact argument list (has_args false: no arguments
+ * but the path itself). */
+struct policy_hook {
+	char *path;
+	char **args;
+	size_t n_args;
+	bool has_args;
+};
+
+/* The host ids a user namespace of config.json may map to: container ids
+ * map only into [host_id, host_id + size).  Never holds host id 0. */
+struct policy_id_map {
+	bool set;
+	uint32_t host_id;
+	uint32_t size;
 };
 
 /* A device node the container may have, with its cgroup access. */
@@ -58,10 +80,19 @@ struct policy {
 	uint64_t scratch_size; /* bytes; default 64 MiB */
 	char **env_allow;      /* names; default PATH, HOME, TERM, LANG */
 	size_t n_env_allow;
-	uint32_t uid;	  /* replaces uid 0; default 65534 */
-	uint32_t gid;	  /* replaces gid 0; default 65534 */
-	bool allow_root;  /* keep uid/gid 0; default false */
-	bool keep_groups; /* keep additionalGids; default false */
+	uint32_t uid;		     /* replaces uid 0; default 65534 */
+	uint32_t gid;		     /* replaces gid 0; default 65534 */
+	bool allow_root;	     /* keep uid/gid 0; default false */
+	bool keep_groups;	     /* keep additionalGids; default false */
+	struct policy_id_map id_map; /* default none: no user namespace */
+	/* Host groups a container never runs in (names or decimal ids);
+	 * privileged_gids is what the runtime resolved them to on this host
+	 * (policy_resolve_groups), which harden() reads.  Group 0 is always
+	 * privileged. */
+	char **privileged_groups;
+	size_t n_privileged_groups;
+	uint32_t *privileged_gids;
+	size_t n_privileged_gids;
 	char **caps_keep; /* capability names; default none */
 	size_t n_caps_keep;
 	char **syscalls_allow; /* added to the seccomp baseline; default none */
@@ -79,6 +110,18 @@ struct policy {
 	size_t n_devices;
 	char **sysctl_allow; /* exact names, or a prefix ending in ".*" */
 	size_t n_sysctl_allow;
+	struct policy_hook *hooks; /* hooks that may run; default none */
+	size_t n_hooks;
+	/* Where the engines keep images and per-container files: root.path
+	 * outside the bundle, and the engine files (/etc/hosts ...), must be
+	 * below one of these. */
+	char **engine_dirs;
+	size_t n_engine_dirs;
+	/* Not in the file: root filesystems the caller named itself on the
+	 * command line (`corral sandbox --rootfs DIR`), each allowed as a
+	 * root.path exactly. */
+	char **root_dirs;
+	size_t n_root_dirs;
 };
 
 /* The built-in defaults. */
@@ -95,5 +138,17 @@ int policy_parse(const char *json, size_t len, struct policy **out,
 int policy_emit(const struct policy *policy, char **out, struct error **err);
 
 void policy_free(struct policy *policy);
+
+/* Whether a path is "/" or one of the host's system directories (/etc,
+ * /usr, /proc, ...) itself, which no root filesystem or store may be. */
+bool policy_system_dir(const char *path);
+
+/* Set privileged_gids from privileged_groups: decimal ids as they are,
+ * names through `lookup` (the runtime's reader of the host's group
+ * database; a name it does not know is skipped, as the host has no such
+ * group).  Group 0 is always added. */
+int policy_resolve_groups(struct policy *policy,
+			  bool (*lookup)(const char *name, uint32_t *gid),
+			  struct error **err);
 
 #endif
