@@ -40,6 +40,10 @@ struct view {
 	int64_t memory, swap, pids, cpu_quota, cpu_period;
 	char **caps, **devices;
 	size_t n_caps, n_devices;
+	char **hooks; /* "prestart /usr/bin/x" (kept: they run as root) */
+	size_t n_hooks;
+	char **id_maps; /* "uid 0-65535 -> host 100000-165535" */
+	size_t n_id_maps;
 };
 
 static void push(struct view *v, char ***list, size_t *n, char *s)
@@ -296,6 +300,44 @@ static void view_privileges(struct view *v)
 			     strdup(lx->devices[i].path));
 }
 
+static void view_hooks(struct view *v)
+{
+	const struct spec *s = v->h->spec;
+
+	for (int k = 0; k < HOOK_KIND_COUNT; k++)
+		for (size_t i = 0; i < s->hooks[k].n; i++)
+			push(v, &v->hooks, &v->n_hooks,
+			     printf_str(v, "%s %s", spec_hook_kind_names[k],
+					s->hooks[k].hooks[i].path));
+}
+
+static void view_id_maps(struct view *v)
+{
+	const struct spec_linux *lx = v->h->spec->linux_;
+	const struct {
+		const char *name;
+		const struct spec_id_mapping *m;
+		size_t n;
+	} maps[] = {
+	    {"uid", lx ? lx->uid_mappings : NULL, lx ? lx->n_uid_mappings : 0},
+	    {"gid", lx ? lx->gid_mappings : NULL, lx ? lx->n_gid_mappings : 0},
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(maps); k++)
+		for (size_t i = 0; i < maps[k].n; i++) {
+			const struct spec_id_mapping *m = &maps[k].m[i];
+			uint64_t last = (uint64_t)m->size - (m->size > 0);
+
+			push(v, &v->id_maps, &v->n_id_maps,
+			     printf_str(
+				 v, "%s %u-%llu -> host %u-%llu", maps[k].name,
+				 m->container_id,
+				 (unsigned long long)(m->container_id + last),
+				 m->host_id,
+				 (unsigned long long)(m->host_id + last)));
+		}
+}
+
 static void view_release(struct view *v)
 {
 	free(v->root);
@@ -306,6 +348,8 @@ static void view_release(struct view *v)
 	strv_free(v->env_dropped);
 	strv_free(v->caps);
 	strv_free(v->devices);
+	strv_free(v->hooks);
+	strv_free(v->id_maps);
 }
 
 static int view_build(const struct hardened *h, struct view *v,
@@ -318,6 +362,8 @@ static int view_build(const struct hardened *h, struct view *v,
 	view_env(v);
 	view_limits(v);
 	view_privileges(v);
+	view_hooks(v);
+	view_id_maps(v);
 	if (v->oom) {
 		view_release(v);
 		return error_set(err, ENOMEM, "explain: out of memory");
@@ -438,6 +484,7 @@ static void json_privileges(yajl_gen g, const struct view *v)
 			yajl_gen_integer(g, pr->user.additional_gids[i]);
 		yajl_gen_array_close(g);
 	}
+	key_list(g, "idMappings", v->id_maps, v->n_id_maps);
 	key_list(g, "capabilities", v->caps, v->n_caps);
 	json_key_bool(g, "noNewPrivileges", pr && pr->no_new_privileges);
 	yajl_gen_map_close(g);
@@ -471,6 +518,7 @@ static void json_reach(yajl_gen g, const struct view *v)
 	json_limits(g, v);
 	json_privileges(g, v);
 	key_list(g, "devices", v->devices, v->n_devices);
+	key_list(g, "hooks", v->hooks, v->n_hooks);
 	yajl_gen_map_close(g);
 }
 
@@ -553,7 +601,7 @@ static void text_header(FILE *f, const struct hardened *h)
 	}
 	fprintf(f, "corral sandbox: enforced (%s)\n\n",
 		h->sandbox.role == ROLE_POD_SANDBOX
-		    ? "pod sandbox: every restriction but the wall clock"
+		    ? "pod sandbox: no wall clock, a pause's limits"
 		    : "workload");
 }
 
@@ -627,8 +675,9 @@ static void text_privileges(FILE *f, const struct view *v)
 			 pr->user.n_additional_gids == 1 ? "" : "s");
 		row(f, "privileges", "user", buf);
 	}
-	list_row(f, pr ? "" : "privileges", "capabilities", v->caps, v->n_caps,
-		 "none");
+	rows(f, pr ? "" : "privileges", "user namespace", v->id_maps,
+	     v->n_id_maps, "none (ids are the host's)");
+	list_row(f, "", "capabilities", v->caps, v->n_caps, "none");
 	row(f, "", "no_new_privs", pr && pr->no_new_privileges ? "yes" : "no");
 	row(f, "syscalls", "baseline",
 	    sb->enforced ? "loaded (unknown calls fail with ENOSYS)" : "off");
@@ -637,6 +686,7 @@ static void text_privileges(FILE *f, const struct view *v)
 	row(f, "", "config filter",
 	    lx && lx->seccomp ? "loaded too (a call must pass both)" : "none");
 	list_row(f, "devices", "", v->devices, v->n_devices, "none");
+	rows(f, "hooks", "run as root", v->hooks, v->n_hooks, "none");
 }
 
 /* The change list, the field column aligned. */

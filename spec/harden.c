@@ -30,9 +30,11 @@ static const struct {
 } rules[] = {
     {"namespaces", harden_namespaces},
     {"filesystem", harden_rootfs},
+    {"filesystem", harden_root_path},
     {"host mounts", harden_mounts},
     {"secrets", harden_env},
     {"privileges", harden_user},
+    {"privileges", harden_id_maps},
     {"privileges", harden_capabilities},
     {"syscalls", harden_syscalls},
     {"time", harden_time},
@@ -44,6 +46,7 @@ static const struct {
     {"kernel surface", harden_sysctls},
     {"kernel surface", harden_rlimits},
     {"kernel surface", harden_personality},
+    {"hooks", harden_hooks},
 };
 
 /* Pod infrastructure containers run no untrusted code and must outlive
@@ -206,6 +209,14 @@ bool harden_path_under(const char *path, const char *prefix)
 	       (path[n] == '\0' || path[n] == '/');
 }
 
+bool harden_has_namespace(const struct spec_linux *lx, enum spec_ns_type t)
+{
+	for (size_t i = 0; lx && i < lx->n_namespaces; i++)
+		if (lx->namespaces[i].type == t)
+			return true;
+	return false;
+}
+
 const char *harden_annotation(const struct spec *s, const char *key)
 {
 	for (size_t i = 0; i < s->n_annotations; i++)
@@ -280,6 +291,7 @@ static int permissive(struct hardened *h, struct error **err)
 
 	h->sandbox.enforced = false;
 	harden_record(&c, "sandbox", "-", "off", "policy: mode permissive");
+	harden_list_binds(&c, true);
 	if (c.oom)
 		return error_set(err, ENOMEM, "harden: out of memory");
 	return 0;
@@ -296,11 +308,14 @@ static int apply_rules(struct harden_ctx *c, struct error **err)
 					 "harden: %s: out of memory",
 					 rules[i].concern);
 	}
+	harden_list_binds(c, false);
+	if (c->oom)
+		return error_set(err, ENOMEM, "harden: out of memory");
 	return 0;
 }
 
 int harden(const struct spec *config, const struct policy *policy,
-	   struct hardened **out, struct error **err)
+	   const char *bundle, struct hardened **out, struct error **err)
 {
 	_cleanup_(hardened_freep) struct hardened *h = calloc(1, sizeof(*h));
 	_cleanup_(policy_freep) struct policy *defaults = NULL;
@@ -319,8 +334,11 @@ int harden(const struct spec *config, const struct policy *policy,
 	}
 	if (policy_default(&defaults, err) < 0)
 		return -1;
-	c = (struct harden_ctx){
-	    .h = h, .spec = h->spec, .policy = policy, .defaults = defaults};
+	c = (struct harden_ctx){.h = h,
+				.spec = h->spec,
+				.policy = policy,
+				.defaults = defaults,
+				.bundle = bundle};
 	if (apply_rules(&c, err) < 0)
 		return -1;
 	*out = steal_pointer(&h);
@@ -348,6 +366,11 @@ void hardened_free(struct hardened *h)
 		free(h->changes[i].reason);
 	}
 	free(h->changes);
+	for (size_t i = 0; h->binds && i < h->n_binds; i++)
+		free(h->binds[i].entry);
+	free(h->binds);
+	free(h->root_beneath);
+	free(h->root_path);
 	free(h);
 }
 

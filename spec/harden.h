@@ -10,6 +10,11 @@
  *   both; memory, pids, cpu and the wall clock are at most either.
  * - Annotations (run.corral.timeout, run.corral.memory, run.corral.pids)
  *   only narrow; one that would widen is an error, not a no-op.
+ * - Every field of config.json the parser knows has a rule
+ *   (harden_fields[], checked against the parser by a unit test).
+ * - What the runtime must still check on the host is returned as data:
+ *   each kept bind mount with the rule that kept it (binds[]), and where
+ *   the root filesystem must be found (root_beneath, root_path).
  */
 #ifndef CORRAL_HARDEN_H
 #define CORRAL_HARDEN_H
@@ -55,15 +60,44 @@ struct harden_change {
 	char *reason;
 };
 
+/* Why a bind mount of the effective spec was kept, which tells the
+ * runtime how to open its source on the host: never through a symbolic
+ * link, and checked again on what it opened. */
+enum harden_bind_kind {
+	BIND_POLICY,	  /* below a policy mounts entry */
+	BIND_ENGINE_FILE, /* an engine's file (/etc/hosts ...): a regular file
+			   */
+	BIND_AS_WRITTEN,  /* permissive policy: config.json's own */
+};
+
+struct harden_bind {
+	size_t mount; /* index in spec->mounts */
+	enum harden_bind_kind kind;
+	char *entry;	   /* the directory the source must stay below */
+	bool follow_links; /* links below entry are followed (policy) */
+};
+
 struct hardened {
 	struct spec *spec; /* the effective spec */
 	struct sandbox sandbox;
 	struct harden_change *changes;
 	size_t n_changes;
+	struct harden_bind *binds; /* one per bind mount of spec->mounts */
+	size_t n_binds;
+	/* The root filesystem is root_path (relative and clean, or "." for
+	 * root_beneath itself) below the directory root_beneath: an engine
+	 * directory, or the caller's own root; root_beneath NULL: the
+	 * bundle.  Both NULL under a permissive policy (root.path as
+	 * written). */
+	char *root_beneath;
+	char *root_path;
 };
 
+/* bundle is the bundle's absolute path (NULL when there is none, as for a
+ * config that is only explained): a root.path or an engine file inside it
+ * is the bundle's own. */
 int harden(const struct spec *config, const struct policy *policy,
-	   struct hardened **out, struct error **err);
+	   const char *bundle, struct hardened **out, struct error **err);
 void hardened_free(struct hardened *h);
 
 /* The process of `exec` under the same policy: harden()'s process rules
@@ -81,6 +115,18 @@ int hardened_emit_sandbox(const struct hardened *h, char **out,
 int hardened_parse_sandbox(const char *json, size_t len, struct sandbox *out,
 			   struct error **err);
 void sandbox_release(struct sandbox *s);
+
+/* The rule harden() applies to each field of config.json, in the order
+ * of the document; the threat model (docs/threat-model.md) prints the
+ * same table.  decision is one of "kept", "narrowed", "replaced",
+ * "dropped", "refused" or two of them joined by " or ". */
+struct harden_field {
+	const char *path; /* ".process.user.uid", ".mounts[].options" */
+	const char *decision;
+	const char *rule;
+};
+extern const struct harden_field harden_fields[];
+extern const size_t harden_n_fields;
 
 /* `corral explain`: what the container can reach and every change, for a
  * person (text) or a program (JSON). */

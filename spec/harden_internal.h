@@ -24,7 +24,8 @@ struct harden_ctx {
 	struct spec *spec; /* h->spec, the effective spec being built */
 	const struct policy *policy;
 	const struct policy
-	    *defaults; /* the built-ins: "default" or "policy: KEY" */
+	    *defaults;	    /* the built-ins: "default" or "policy: KEY" */
+	const char *bundle; /* absolute, or NULL */
 	size_t cap_changes;
 	bool oom;
 };
@@ -68,6 +69,9 @@ bool harden_strv_push(char ***v, size_t *n, const char *s);
  * "/data/x" is under "/data", "/database" is not.  "/" holds everything. */
 bool harden_path_under(const char *path, const char *prefix);
 
+/* Whether the namespaces of lx (NULL: none) hold one of type t. */
+bool harden_has_namespace(const struct spec_linux *lx, enum spec_ns_type t);
+
 /* The value of an annotation of the config, or NULL. */
 const char *harden_annotation(const struct spec *s, const char *key);
 
@@ -81,6 +85,12 @@ int harden_namespaces(struct harden_ctx *c, struct error **err);
 int harden_rootfs(struct harden_ctx *c, struct error **err);
 int harden_env(struct harden_ctx *c, struct error **err);
 int harden_user(struct harden_ctx *c, struct error **err);
+
+/* harden_host.c: what touches the host itself: the root filesystem's
+ * place, user-namespace id maps, lifecycle hooks */
+int harden_root_path(struct harden_ctx *c, struct error **err);
+int harden_id_maps(struct harden_ctx *c, struct error **err);
+int harden_hooks(struct harden_ctx *c, struct error **err);
 int harden_capabilities(struct harden_ctx *c, struct error **err);
 int harden_syscalls(struct harden_ctx *c, struct error **err);
 
@@ -92,6 +102,13 @@ int harden_cpu(struct harden_ctx *c, struct error **err);
 
 /* harden_mounts.c */
 int harden_mounts(struct harden_ctx *c, struct error **err);
+/* The kept binds as data for the runtime (BIND_AS_WRITTEN for every bind
+ * under a permissive policy). */
+void harden_list_binds(struct harden_ctx *c, bool permissive);
+
+/* A path that is absolute and has no ".", ".." or empty component and no
+ * trailing slash; "/" is clean. */
+bool harden_clean_path(const char *p);
 
 /* harden_kernel.c: masked and read-only paths, devices, sysctls, rlimits,
  * personality */

@@ -93,8 +93,30 @@ static int read_annotation(const struct spec *s,
 
 /* ---- the wall clock -------------------------------------------------- */
 
-/* A pod's infrastructure container runs no untrusted code and holds the
- * pod's namespaces: killing it at a deadline would kill the pod. */
+/* A pod's infrastructure container holds the pod's namespaces: killing
+ * it at the policy's deadline would kill the pod, so it has none unless
+ * an annotation asks for one.  Being marked as one buys nothing else:
+ * its limits leave a pause process room to pause and no more. */
+#define POD_SANDBOX_PIDS 2
+#define POD_SANDBOX_MEMORY (INT64_C(16) << 20)
+#define POD_SANDBOX_CPU_QUOTA 5000 /* per CPU_PERIOD_DEFAULT: 0.05 CPU */
+
+static bool pod_sandbox(const struct harden_ctx *c)
+{
+	return c->h->sandbox.role == ROLE_POD_SANDBOX;
+}
+
+/* The smaller of the policy's limit (<= 0: none) and the pod sandbox's
+ * cap, and the reason for it. */
+static int64_t role_cap(const struct harden_ctx *c, int64_t policy, int64_t cap,
+			const char **reason)
+{
+	if (!pod_sandbox(c) || (policy > 0 && policy <= cap))
+		return policy;
+	*reason = ROLE_REASON;
+	return cap;
+}
+
 int harden_time(struct harden_ctx *c, struct error **err)
 {
 	struct annotation a;
@@ -104,11 +126,8 @@ int harden_time(struct harden_ctx *c, struct error **err)
 		return -1;
 	if (a.value && !a.none && (wall == 0 || a.amount < wall))
 		wall = a.amount;
-	if (c->h->sandbox.role == ROLE_POD_SANDBOX && wall) {
-		_cleanup_free_ char *asked =
-		    a.value ? harden_safe(a.value, 64) : strdup("absent");
-
-		harden_record(c, "sandbox.wallClock", asked, "none",
+	if (pod_sandbox(c) && wall && !(a.value && !a.none)) {
+		harden_record(c, "sandbox.wallClock", "absent", "none",
 			      ROLE_REASON);
 		wall = 0;
 	}
@@ -199,6 +218,7 @@ int harden_memory(struct harden_ctx *c, struct error **err)
 	    &a,
 	    "annotation: " ANNOTATION_MEMORY,
 	    render_memory};
+	n.policy = role_cap(c, p->memory, POD_SANDBOX_MEMORY, &n.policy_reason);
 	limit = narrow(c, &n);
 	if (limit == 0 && created) {
 		free(r->memory); /* nothing limits memory: leave it absent */
@@ -238,6 +258,7 @@ int harden_pids(struct harden_ctx *c, struct error **err)
 	    &a,
 	    "annotation: " ANNOTATION_PIDS,
 	    harden_opt};
+	n.policy = role_cap(c, p->pids, POD_SANDBOX_PIDS, &n.policy_reason);
 	narrow(c, &n);
 	return 0;
 }
@@ -258,6 +279,13 @@ int harden_cpu(struct harden_ctx *c, struct error **err)
 	struct spec_cpu *cpu;
 	int64_t cq, cp;
 
+	if (pod_sandbox(c) &&
+	    (pq <= 0 || (__int128)pq * CPU_PERIOD_DEFAULT >
+			    (__int128)POD_SANDBOX_CPU_QUOTA * pp)) {
+		pq = POD_SANDBOX_CPU_QUOTA;
+		pp = CPU_PERIOD_DEFAULT;
+		reason = ROLE_REASON;
+	}
 	if (pq <= 0)
 		return 0;
 	r = harden_resources(c);

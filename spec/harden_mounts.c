@@ -3,11 +3,14 @@
  * source is on the policy's allowlist or it is one of the small files an
  * engine makes for the container itself; a kept one is read-only (unless
  * the policy says rw), nosuid and nodev.  Other mounts are kept only for
- * the kernel filesystems a container is made of.
+ * the kernel filesystems a container is made of, each once and at its
+ * own place, so that the masked and read-only paths cover every copy.
+ * Options are kept only from a list per filesystem type: anything else
+ * (remount, shared propagation, data the kernel would read) is removed.
  *
- * The runtime resolves sources on the host and must re-check them there:
- * these rules see only the text, so a symlink under an allowed source is
- * the runtime's to refuse.
+ * These rules see only the text.  What the runtime must check on the
+ * host is in hardened->binds: it opens every source without following a
+ * symbolic link and checks what it opened against the same entry.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,10 +39,11 @@ static const char *const engine_sockets[] = {
 };
 
 /* The files an engine makes for the container itself, by destination.
- * The source must also look like the engine's file (its name), so that a
- * volume of some other host file aimed at one of these destinations is
- * not let through.  kubelet names the termination log by a random hash
- * under .../pods/UID/containers/NAME/. */
+ * The source must also look like the engine's file (its name) and lie in
+ * the bundle or an engine directory (policy engineDirs), so that a volume
+ * of some other host file aimed at one of these destinations is not let
+ * through.  kubelet names the termination log by a random hash under
+ * .../pods/UID/containers/NAME/. */
 static const struct {
 	const char *destination;
 	const char *names[2];
@@ -51,10 +55,46 @@ static const struct {
     {"/dev/termination-log", {NULL}},
 };
 
-/* The filesystems a container is made of; anything else (overlay, nfs,
+/* The kernel filesystems a container is made of, each kept once and only
+ * at its own destination, where the masked and read-only paths apply; a
+ * second proc or sysfs elsewhere would show what the masks hide.  tmpfs
+ * may go anywhere but "/", /proc and /sys.  Anything else (overlay, nfs,
  * a block device) reaches beyond the container. */
-static const char *const kept_types[] = {
-    "proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup", "cgroup2",
+static const struct {
+	const char *type;
+	const char *destination;
+} kernel_fs[] = {
+    {"proc", "/proc"},
+    {"sysfs", "/sys"},
+    {"devpts", "/dev/pts"},
+    {"mqueue", "/dev/mqueue"},
+    {"cgroup", "/sys/fs/cgroup"},
+    {"cgroup2", "/sys/fs/cgroup"},
+};
+#define N_KERNEL_FS ARRAY_SIZE(kernel_fs)
+
+/* Options every kept mount may carry: they only restrict it, or are
+ * timestamps and writeback.  Propagation is private or slave at most:
+ * the container's mounts never reach a peer. */
+static const char *const common_options[] = {
+    "ro",	"rw",	      "nosuid",	     "nodev",	      "noexec",
+    "exec",	"noatime",    "atime",	     "nodiratime",    "diratime",
+    "relatime", "norelatime", "strictatime", "nostrictatime", "sync",
+    "async",	"dirsync",    "defaults",    "rro",	      "rnosuid",
+    "rnodev",	"rnoexec",    "rexec",	     "private",	      "rprivate",
+    "slave",	"rslave",     "unbindable",  "runbindable",   "tmpcopyup",
+};
+
+/* Data options ("key=value" or a flag word) the kernel reads, by type. */
+static const struct {
+	const char *type;
+	const char *words[8]; /* "size=" matches "size=64m" */
+} data_options[] = {
+    {"bind", {"bind", "rbind"}},
+    {"tmpfs",
+     {"size=", "mode=", "uid=", "gid=", "nr_inodes=", "nr_blocks=", "huge="}},
+    {"devpts", {"newinstance", "ptmxmode=", "mode=", "gid=", "uid=", "max="}},
+    {"proc", {"hidepid=", "subset=", "gid="}},
 };
 
 /* Options to remove and to add so a mount is what the rule wants. */
@@ -85,9 +125,7 @@ static bool is_bind(const struct spec_mount *m)
 	       harden_strv_has(m->options, m->n_options, "rbind");
 }
 
-/* Absolute, no "." or ".." or empty component, no trailing slash: prefix
- * matching on components is only sound on such paths. */
-static bool clean_path(const char *p)
+bool harden_clean_path(const char *p)
 {
 	if (!p || p[0] != '/')
 		return false;
@@ -150,7 +188,7 @@ static bool component_is(const char *path, int back, const char *name)
 	}
 }
 
-static bool engine_file(const struct spec_mount *m)
+static bool engine_file_name(const struct spec_mount *m)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(engine_files); i++) {
 		const char *const *names = engine_files[i].names;
@@ -165,6 +203,26 @@ static bool engine_file(const struct spec_mount *m)
 				return true;
 	}
 	return false;
+}
+
+/* Where an engine file must come from: the bundle, or the longest engine
+ * directory that holds it; NULL when neither does. */
+static const char *engine_file_dir(const struct harden_ctx *c,
+				   const struct spec_mount *m)
+{
+	const struct policy *p = c->policy;
+	const char *best = NULL;
+
+	if (!engine_file_name(m))
+		return NULL;
+	if (c->bundle && harden_path_under(m->source, c->bundle) &&
+	    strcmp(m->source, c->bundle) != 0)
+		return c->bundle;
+	for (size_t i = 0; i < p->n_engine_dirs; i++)
+		if (harden_path_under(m->source, p->engine_dirs[i]) &&
+		    (!best || strlen(p->engine_dirs[i]) > strlen(best)))
+			best = p->engine_dirs[i];
+	return best;
 }
 
 /* The policy entry with the longest source that holds this one: a
@@ -196,7 +254,7 @@ static struct verdict judge_bind(const struct harden_ctx *c,
 	const struct policy_mount *entry;
 	const char *never;
 
-	if (!clean_path(m->source))
+	if (!harden_clean_path(m->source))
 		return (struct verdict){false, NULL,
 					"default: source is not a clean "
 					"absolute path"};
@@ -207,29 +265,103 @@ static struct verdict judge_bind(const struct harden_ctx *c,
 	if (entry)
 		return (struct verdict){true, entry->rw ? &bind_rw : &bind_ro,
 					"policy: mounts"};
-	if (engine_file(m))
+	if (engine_file_dir(c, m))
 		return (struct verdict){true, &bind_ro, "default"};
 	return (struct verdict){false, NULL, why_not};
 }
 
+/* The kernel filesystem a type names, or -1. */
+static int kernel_fs_of(const char *type)
+{
+	for (size_t i = 0; type && i < N_KERNEL_FS; i++)
+		if (strcmp(kernel_fs[i].type, type) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Destinations the container's own kernel filesystems own: nothing but
+ * them is mounted at or under /proc and /sys (but /sys/fs/cgroup's), and
+ * nothing replaces "/". */
+static const char *bad_destination(const struct spec_mount *m, int kfs)
+{
+	const char *d = m->destination;
+
+	if (!harden_clean_path(d))
+		return "default: destination is not a clean absolute path";
+	if (strcmp(d, "/") == 0)
+		return "default: nothing is mounted over the root";
+	if (kfs >= 0 && strcmp(d, kernel_fs[kfs].destination) != 0)
+		return "default: a kernel filesystem only at its own place";
+	if (kfs < 0 &&
+	    (harden_path_under(d, "/proc") || harden_path_under(d, "/sys")))
+		return "default: /proc and /sys hold only their own "
+		       "filesystems";
+	return NULL;
+}
+
 static struct verdict judge(const struct harden_ctx *c,
-			    const struct spec_mount *m)
+			    const struct spec_mount *m, bool *seen)
 {
 	const char *t = m->type;
+	int kfs = is_bind(m) ? -1 : kernel_fs_of(t);
+	const char *bad = bad_destination(m, kfs);
 
+	if (bad)
+		return (struct verdict){false, NULL, bad};
+	if (harden_strv_has(m->options, m->n_options, "remount"))
+		return (struct verdict){false, NULL,
+					"default: remount would change a "
+					"mount made before it"};
 	if (is_bind(m))
 		return judge_bind(c, m);
-	if (!t || !harden_strv_has((char *const *)kept_types,
-				   ARRAY_SIZE(kept_types), t))
+	if (kfs >= 0) {
+		/* cgroup and cgroup2 are one place */
+		size_t slot =
+		    strcmp(kernel_fs[kfs].destination, "/sys/fs/cgroup") == 0
+			? N_KERNEL_FS - 2
+			: (size_t)kfs;
+
+		if (seen[slot])
+			return (struct verdict){false, NULL,
+						"default: a second copy of a "
+						"kernel filesystem"};
+		seen[slot] = true;
+	}
+	if (kfs < 0 && (!t || strcmp(t, "tmpfs") != 0))
 		return (struct verdict){false, NULL, "default"};
-	if (strcmp(t, "sysfs") == 0 || strcmp(t, "cgroup") == 0 ||
-	    strcmp(t, "cgroup2") == 0)
+	if (t && (strcmp(t, "sysfs") == 0 || strcmp(t, "cgroup") == 0 ||
+		  strcmp(t, "cgroup2") == 0))
 		return (struct verdict){true, &read_only, "default"};
 	if (strcmp(t, "tmpfs") == 0)
 		return (struct verdict){
 		    true, strcmp(m->destination, "/dev") ? &tmpfs : &dev_tmpfs,
 		    "default"};
 	return (struct verdict){true, &none, "default"};
+}
+
+/* Whether an option is on the list for the mount's kind. */
+static bool option_allowed(const struct spec_mount *m, const char *o)
+{
+	const char *kind = is_bind(m) ? "bind" : m->type;
+
+	if (harden_strv_has((char *const *)common_options,
+			    ARRAY_SIZE(common_options), o))
+		return true;
+	for (size_t i = 0; kind && i < ARRAY_SIZE(data_options); i++) {
+		if (strcmp(data_options[i].type, kind) != 0)
+			continue;
+		for (size_t j = 0; j < ARRAY_SIZE(data_options[i].words) &&
+				   data_options[i].words[j];
+		     j++) {
+			const char *w = data_options[i].words[j];
+			size_t n = strlen(w);
+
+			if (w[n - 1] == '=' ? strncmp(o, w, n) == 0
+					    : strcmp(o, w) == 0)
+				return true;
+		}
+	}
+	return false;
 }
 
 /* ---- rewriting options ----------------------------------------------- */
@@ -258,7 +390,8 @@ static bool rewrite_options(struct harden_ctx *c, struct spec_mount *m,
 	bool changed = false;
 
 	for (size_t i = 0; i < m->n_options; i++) {
-		if (listed(r->remove, ARRAY_SIZE(r->remove), m->options[i])) {
+		if (listed(r->remove, ARRAY_SIZE(r->remove), m->options[i]) ||
+		    !option_allowed(m, m->options[i])) {
 			free(m->options[i]);
 			changed = true;
 		} else {
@@ -340,9 +473,9 @@ static void private_shm(struct harden_ctx *c, struct spec_mount *m)
 }
 
 /* Keep (and rewrite) or drop one mount; true to keep it. */
-static bool keep_mount(struct harden_ctx *c, struct spec_mount *m)
+static bool keep_mount(struct harden_ctx *c, struct spec_mount *m, bool *seen)
 {
-	struct verdict v = judge(c, m);
+	struct verdict v = judge(c, m, seen);
 	_cleanup_free_ char *dest = harden_safe(m->destination, SIZE_MAX);
 	_cleanup_free_ char *field =
 	    dest ? harden_fmt(c, ".mounts[%s]", dest) : NULL;
@@ -368,10 +501,10 @@ static bool keep_mount(struct harden_ctx *c, struct spec_mount *m)
 	return true;
 }
 
-static bool harden_mount(struct harden_ctx *c, struct spec_mount *m)
+static bool harden_mount(struct harden_ctx *c, struct spec_mount *m, bool *seen)
 {
 	private_shm(c, m);
-	return keep_mount(c, m);
+	return keep_mount(c, m, seen);
 }
 
 static void free_mount(struct spec_mount *m)
@@ -382,13 +515,32 @@ static void free_mount(struct spec_mount *m)
 	strv_free(m->options);
 }
 
+/* Propagation of the root out to the host is never wanted: a shared
+ * root becomes a slave, which still receives the host's mounts. */
+static void harden_propagation(struct harden_ctx *c)
+{
+	struct spec_linux *lx = c->spec->linux_;
+	char *p = lx ? lx->rootfs_propagation : NULL;
+
+	if (!p || (strcmp(p, "shared") != 0 && strcmp(p, "rshared") != 0))
+		return;
+	harden_record(c, ".linux.rootfsPropagation", p, "rslave",
+		      "default: the container's mounts never reach the host");
+	free(p);
+	lx->rootfs_propagation = strdup("rslave");
+	if (!lx->rootfs_propagation)
+		c->oom = true;
+}
+
 int harden_mounts(struct harden_ctx *c, struct error **err)
 {
 	struct spec *s = c->spec;
+	bool seen[N_KERNEL_FS] = {false};
 	size_t n = 0;
 
+	harden_propagation(c);
 	for (size_t i = 0; i < s->n_mounts; i++) {
-		if (harden_mount(c, &s->mounts[i]))
+		if (harden_mount(c, &s->mounts[i], seen))
 			s->mounts[n++] = s->mounts[i];
 		else
 			free_mount(&s->mounts[i]);
@@ -399,4 +551,50 @@ int harden_mounts(struct harden_ctx *c, struct error **err)
 		s->mounts = NULL;
 	}
 	return 0;
+}
+
+/* ---- what the runtime checks ----------------------------------------- */
+
+static void add_bind(struct harden_ctx *c, size_t i, enum harden_bind_kind kind,
+		     const char *entry, bool follow_links)
+{
+	struct hardened *h = c->h;
+	struct harden_bind *grown =
+	    realloc(h->binds, (h->n_binds + 1) * sizeof(*grown));
+
+	if (!grown) {
+		c->oom = true;
+		return;
+	}
+	h->binds = grown;
+	grown[h->n_binds] = (struct harden_bind){
+	    i, kind, entry ? strdup(entry) : NULL, follow_links};
+	if (entry && !grown[h->n_binds].entry)
+		c->oom = true;
+	h->n_binds++;
+}
+
+/* Each bind of the effective spec with what kept it, judged as
+ * judge_bind() did: the runtime opens the source below exactly that. */
+void harden_list_binds(struct harden_ctx *c, bool permissive)
+{
+	const struct spec *s = c->spec;
+
+	for (size_t i = 0; i < s->n_mounts; i++) {
+		const struct spec_mount *m = &s->mounts[i];
+		const struct policy_mount *e;
+
+		if (!is_bind(m))
+			continue;
+		if (permissive || !m->source) {
+			add_bind(c, i, BIND_AS_WRITTEN, NULL, false);
+			continue;
+		}
+		e = policy_entry(c->policy, m->source);
+		if (e)
+			add_bind(c, i, BIND_POLICY, e->source, e->follow_links);
+		else
+			add_bind(c, i, BIND_ENGINE_FILE, engine_file_dir(c, m),
+				 false);
+	}
 }

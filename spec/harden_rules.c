@@ -15,11 +15,13 @@
 
 /* What config.json may say about each namespace.  A path is kept only
  * where joining can be legitimate (a Kubernetes app container joins its
- * pod's pid, ipc and uts namespaces; rootless engines bring a user
- * namespace); the runtime still refuses a path that is the host's.  A
- * mount or cgroup namespace path would bypass the rootfs overlay or the
- * cgroup limits, and the network path is the policy's to allow.  No
- * engine asks for a time namespace, so it is surface the sandbox drops. */
+ * pod's pid, ipc and uts namespaces); the runtime joins it only when it
+ * is the namespace of the container's own pod sandbox.  A mount or cgroup
+ * namespace path would bypass the rootfs overlay or the cgroup limits,
+ * and the network path is the policy's to allow.  A user namespace is
+ * made new, and only when the policy gives host ids to map it to
+ * (user.idMap, see harden_id_maps).  No engine asks for a time
+ * namespace, so it is surface the sandbox drops. */
 static const struct {
 	bool required; /* always present, created new when absent */
 	bool keep_path;
@@ -27,7 +29,7 @@ static const struct {
 } ns_rules[NS_TYPE_COUNT] = {
     [NS_PID] = {true, true, false},	[NS_NETWORK] = {true, false, false},
     [NS_MOUNT] = {true, false, false},	[NS_IPC] = {true, true, false},
-    [NS_UTS] = {true, true, false},	[NS_USER] = {false, true, false},
+    [NS_UTS] = {true, true, false},	[NS_USER] = {false, false, false},
     [NS_CGROUP] = {true, false, false}, [NS_TIME] = {false, false, true},
 };
 
@@ -64,6 +66,12 @@ static bool judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
 		harden_record(c, field, asked,
 			      seen[t] ? "dropped (duplicate)" : "dropped",
 			      "default");
+		return false;
+	}
+	if (t == NS_USER && !c->policy->id_map.set) {
+		harden_record(c, field, asked, "dropped",
+			      "default: no host ids to map it to (policy: "
+			      "user.idMap)");
 		return false;
 	}
 	seen[t] = true;
@@ -210,8 +218,26 @@ static char *gids_string(struct harden_ctx *c, const uint32_t *g, size_t n)
 	return buf;
 }
 
+/* A host group a container never runs in: 0 (unless root is allowed)
+ * and the policy's privileged groups.  Inside a user namespace the ids
+ * are the namespace's, mapped to the policy's unprivileged host range,
+ * so only 0 is special there. */
+static bool privileged_gid(const struct harden_ctx *c, uint32_t gid)
+{
+	const struct policy *p = c->policy;
+
+	if (gid == 0)
+		return !p->allow_root;
+	if (harden_has_namespace(c->spec->linux_, NS_USER))
+		return false;
+	for (size_t i = 0; i < p->n_privileged_gids; i++)
+		if (p->privileged_gids[i] == gid)
+			return true;
+	return false;
+}
+
 /* Supplementary groups go, unless the policy keeps them; even then the
- * root group only stays when root itself is allowed. */
+ * privileged ones go. */
 static void harden_groups(struct harden_ctx *c, struct spec_user *u)
 {
 	const struct policy *p = c->policy;
@@ -232,23 +258,26 @@ static void harden_groups(struct harden_ctx *c, struct spec_user *u)
 		return;
 	}
 	for (size_t i = 0; i < u->n_additional_gids; i++)
-		if (p->allow_root || u->additional_gids[i] != 0)
+		if (!privileged_gid(c, u->additional_gids[i]))
 			u->additional_gids[n++] = u->additional_gids[i];
 	if (n == u->n_additional_gids)
 		return;
 	u->n_additional_gids = n;
 	applied = gids_string(c, u->additional_gids, n);
 	harden_record(c, ".process.user.additionalGids", asked, applied,
-		      "default");
+		      "default: privileged host groups "
+		      "(policy: user.privilegedGroups)");
 }
 
-/* uid or gid 0 becomes the policy's; a non-zero one from config.json is
- * kept, since the image chose it and it is not root. */
+/* uid 0 becomes the policy's, and so does a privileged primary gid; a
+ * non-zero uid from config.json is kept, since the image chose it and it
+ * is not root: with every host path opened without links and checked,
+ * nothing of the host's is in reach through it. */
 int harden_user(struct harden_ctx *c, struct error **err)
 {
 	const struct policy *p = c->policy;
 	struct spec_process *pr = c->spec->process;
-	_cleanup_free_ char *uid = NULL, *gid = NULL;
+	_cleanup_free_ char *uid = NULL, *gid = NULL, *asked = NULL;
 
 	if (!pr)
 		return 0;
@@ -259,12 +288,16 @@ int harden_user(struct harden_ctx *c, struct error **err)
 		    c, ".process.user.uid", "0", uid,
 		    HARDEN_WHY(p->uid == c->defaults->uid, "user.uid"));
 	}
-	if (!p->allow_root && pr->user.gid == 0) {
+	if (privileged_gid(c, pr->user.gid) && pr->user.gid != p->gid) {
+		asked = harden_fmt(c, "%u", pr->user.gid);
 		pr->user.gid = p->gid;
 		gid = harden_fmt(c, "%u", p->gid);
 		harden_record(
-		    c, ".process.user.gid", "0", gid,
-		    HARDEN_WHY(p->gid == c->defaults->gid, "user.gid"));
+		    c, ".process.user.gid", asked, gid,
+		    strcmp(asked ? asked : "", "0") == 0
+			? HARDEN_WHY(p->gid == c->defaults->gid, "user.gid")
+			: "default: a privileged host group "
+			  "(policy: user.privilegedGroups)");
 	}
 	harden_groups(c, &pr->user);
 	return 0;
@@ -323,12 +356,27 @@ int harden_capabilities(struct harden_ctx *c, struct error **err)
 /* ---- syscalls -------------------------------------------------------- */
 
 /* config.json's filter stays as written: the runtime loads the baseline
- * on top of it, so a call must pass both. */
+ * on top of it, so a call must pass both.  Its listenerPath (a unix
+ * socket on the host that would receive the filter's notifications) goes:
+ * corral answers no SCMP_ACT_NOTIFY for a program outside the container. */
 int harden_syscalls(struct harden_ctx *c, struct error **err)
 {
 	const struct policy *p = c->policy;
 	struct sandbox *sb = &c->h->sandbox;
+	struct spec_linux *lx = c->spec->linux_;
+	struct spec_seccomp *sc = lx ? lx->seccomp : NULL;
 
+	if (sc && sc->listener_path) {
+		_cleanup_free_ char *asked =
+		    harden_safe(sc->listener_path, 200);
+
+		harden_record(c, ".linux.seccomp.listenerPath",
+			      asked ? asked : "?", "dropped",
+			      "default: no notification leaves the "
+			      "container");
+		free(sc->listener_path);
+		sc->listener_path = NULL;
+	}
 	for (size_t i = 0; i < p->n_syscalls_allow; i++)
 		if (!harden_strv_push(&sb->syscalls_allow,
 				      &sb->n_syscalls_allow,

@@ -326,12 +326,20 @@ int json_u64(yajl_val v, const struct jpath *p, uint64_t *out,
 
 /* ---- object members -------------------------------------------------- */
 
+#ifdef JSON_TRACE_KEYS
+/* The field-rule test's build only: every key the parser looks up. */
+void json_trace_key(const struct jpath *p, const char *key);
+#endif
+
 int json_member(yajl_val obj, const struct jpath *p, const char *key,
 		yajl_val *out, struct error **err)
 {
 	yajl_val found = NULL;
 	bool seen = false;
 
+#ifdef JSON_TRACE_KEYS
+	json_trace_key(p, key);
+#endif
 	for (size_t i = 0; i < obj->u.object.len; i++) {
 		if (strcmp(obj->u.object.keys[i], key) != 0)
 			continue;

@@ -44,6 +44,8 @@ static void emit_state_object(yajl_gen gen, const struct spec_state *s,
 					json_str(gen, spec_hook_kind_names[k]);
 			yajl_gen_array_close(gen);
 		}
+		if (s->permissive)
+			json_key_bool(gen, "permissive", true);
 		yajl_gen_map_close(gen);
 	}
 	yajl_gen_map_close(gen);
@@ -185,6 +187,8 @@ static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
 	if (parse_hooks(json_get(json_get(root, "corral"), "hooks"), s, err) <
 	    0)
 		return -1;
+	s->permissive =
+	    YAJL_IS_TRUE(json_get(json_get(root, "corral"), "permissive"));
 	return parse_annotations(json_get(root, "annotations"), s, err);
 }
 

@@ -32,6 +32,10 @@ struct spec_state {
 	 * in a state.json without the record. */
 	bool hooks_known;
 	unsigned hooks;
+	/* Created under a permissive policy: its hooks' paths are followed
+	 * through symbolic links, as config.json wrote them (a hardened
+	 * container's hooks are the policy's and never are). */
+	bool permissive;
 };
 
 enum spec_state_view {

@@ -201,7 +201,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		say("policy rejected", NULL);
 		goto out;
 	}
-	if (harden(config, policy, &h, &err) < 0) {
+	if (harden(config, policy, NULL, &h, &err) < 0) {
 		say("harden failed", err ? err->msg : NULL);
 		fuzz_rejected(err, "harden");
 	} else {

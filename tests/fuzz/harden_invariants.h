@@ -335,8 +335,26 @@ static inline const char *hinv_limits(const struct hinv_case *k)
 			(__int128)p->cpu_quota * period)
 			return "cpu wider than the policy";
 	}
-	if (k->h->sandbox.role == ROLE_POD_SANDBOX)
-		return wall ? "a wall clock on a pod sandbox" : NULL;
+	/* A pod sandbox: no wall clock unless an annotation asks for one,
+	 * and limits that leave a pause process nothing else to do. */
+	if (k->h->sandbox.role == ROLE_POD_SANDBOX) {
+		const struct spec_cpu *cpu = e->cpu;
+
+		if (!em->limit.set || em->limit.v <= 0 ||
+		    em->limit.v > (INT64_C(16) << 20))
+			return "a pod sandbox with more than 16 MiB";
+		if (!e->pids_limit.set || e->pids_limit.v <= 0 ||
+		    e->pids_limit.v > 2)
+			return "a pod sandbox with more than 2 pids";
+		if (!cpu || !cpu->quota.set || cpu->quota.v <= 0 ||
+		    !cpu->period.set || cpu->period.v <= 0 ||
+		    (__int128)cpu->quota.v * 100000 >
+			(__int128)5000 * cpu->period.v)
+			return "a pod sandbox with more than 0.05 CPU";
+		return wall != timeout ? "a pod sandbox's wall clock is not "
+					 "its annotation's"
+				       : NULL;
+	}
 	if ((p->wall_clock && (!wall || wall > p->wall_clock)) ||
 	    (timeout && (!wall || wall > timeout)))
 		return "wall clock wider than policy or annotation";
@@ -570,7 +588,7 @@ static inline const char *hinv_idempotent(const struct hinv_case *k,
 	const char *why = NULL;
 
 	*detail = NULL;
-	if (harden(k->h->spec, k->policy, &h2, &err) < 0) {
+	if (harden(k->h->spec, k->policy, NULL, &h2, &err) < 0) {
 		*detail = err && err->msg ? strdup(err->msg) : NULL;
 		error_free(err);
 		return "the effective spec does not harden again";

@@ -141,7 +141,7 @@ static inline struct hardened *harden_ok(const struct spec *s,
 		return NULL;
 	if (!policy && policy_default(&def, &err) < 0)
 		return NULL;
-	if (harden(s, policy ? policy : def, &h, &err) < 0) {
+	if (harden(s, policy ? policy : def, NULL, &h, &err) < 0) {
 		printf("# harden: %s\n", err->msg);
 		unit_failed_checks++;
 		h = NULL;
@@ -158,7 +158,7 @@ static inline char *harden_error(const struct spec *s,
 	struct hardened *h = NULL;
 	char *msg;
 
-	if (harden(s, policy, &h, &err) == 0) {
+	if (harden(s, policy, NULL, &h, &err) == 0) {
 		hardened_free(h);
 		return strdup("(hardened)");
 	}

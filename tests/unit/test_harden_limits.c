@@ -147,6 +147,8 @@ TEST(annotations_under_a_policy_without_limits)
 	spec_free(s);
 }
 
+/* Being marked a pod sandbox buys no wall clock, and only limits that
+ * leave a pause process nothing else to do. */
 TEST(pod_sandboxes_have_no_wall_clock)
 {
 	struct spec *cri = fixture("cri_sandbox.json");
@@ -161,9 +163,14 @@ TEST(pod_sandboxes_have_no_wall_clock)
 	CHECK(h && h->sandbox.role == ROLE_POD_SANDBOX && !h->sandbox.wall_clock);
 	CHECK_CHANGE(h, "sandbox.wallClock", "absent", "none",
 		     "role: pod sandbox");
-	/* every other restriction stays */
+	/* every other restriction stays, and the limits are a pause's */
 	CHECK(h && h->spec->process->caps->n_bounding == 0);
-	CHECK(res(h) && res(h)->memory->limit.v == 512 * MiB);
+	CHECK(res(h) && res(h)->memory->limit.v == 16 * MiB);
+	CHECK(res(h) && res(h)->pids_limit.v == 2);
+	CHECK(res(h) && res(h)->cpu && res(h)->cpu->quota.v == 5000 &&
+	      res(h)->cpu->period.v == 100000);
+	CHECK_CHANGE(h, ".linux.resources.pids.limit", "absent", "2",
+		     "role: pod sandbox");
 	CHECK(ho && ho->sandbox.role == ROLE_POD_SANDBOX);
 	CHECK(hi && hi->sandbox.role == ROLE_POD_SANDBOX && !hi->sandbox.wall_clock);
 	CHECK(ha && ha->sandbox.role == ROLE_WORKLOAD && ha->sandbox.wall_clock);
@@ -175,6 +182,31 @@ TEST(pod_sandboxes_have_no_wall_clock)
 	spec_free(crio);
 	spec_free(infra);
 	spec_free(app);
+}
+
+/* An annotation's wall clock applies to a pod sandbox too: it is asked
+ * for, and only narrows. */
+TEST(pod_sandbox_wall_clock_from_the_annotation)
+{
+	struct spec *s = config("\"io.kubernetes.cri.container-type\": "
+				"\"sandbox\", \"run.corral.timeout\": \"3\"",
+				"");
+	struct spec *small = config(
+	    "\"io.kubernetes.cri.container-type\": \"sandbox\", "
+	    "\"run.corral.pids\": \"1\", \"run.corral.memory\": \"4MiB\"",
+	    "\"resources\": {\"cpu\": {\"quota\": 1000, \"period\": 100000}}");
+	struct hardened *h = harden_ok(s, NULL), *hs = harden_ok(small, NULL);
+
+	CHECK(h && h->sandbox.role == ROLE_POD_SANDBOX &&
+	      h->sandbox.wall_clock == 3);
+	/* smaller limits of the config or an annotation stay */
+	CHECK(res(hs) && res(hs)->pids_limit.v == 1);
+	CHECK(res(hs) && res(hs)->memory->limit.v == 4 * MiB);
+	CHECK(res(hs) && res(hs)->cpu->quota.v == 1000);
+	hardened_free(h);
+	hardened_free(hs);
+	spec_free(s);
+	spec_free(small);
 }
 
 /* ---- memory, pids, cpu ----------------------------------------------- */
