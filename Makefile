@@ -68,6 +68,21 @@ build/tests/test_seccomp: tests/unit/test_seccomp.c tests/unit/unit.h \
 	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \
 		$(filter %.o,$^) $(PKG_LIBS)
 
+# The field-rule test links a build of spec/ whose JSON reader reports
+# every key it looks up (tests/unit/test_fields.c says why).
+TRACE_SPEC_OBJ := $(SPEC_SRC:%.c=build/trace/%.o)
+build/trace/spec/%.o: spec/%.c $(wildcard spec/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (traced)"
+	@$(CC) $(CFLAGS) -DJSON_TRACE_KEYS -c -o $@ $<
+
+build/tests/test_fields: tests/unit/test_fields.c tests/unit/unit.h \
+		tests/unit/fixture.h $(TRACE_SPEC_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(TRACE_SPEC_OBJ) \
+		$(PKG_LIBS)
+
 # The cgroup unit tests and the integration tests' driver link the cgroup
 # module alone; the unit tests run it on fake trees (cg_fake_kernel).
 CGROUP_OBJ := $(patsubst %.c,build/%.o,$(wildcard runtime/cgroup*.c)) \

@@ -2,9 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -19,8 +22,36 @@ static int pidfd_open_(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-/* In the forked child: stdin from the pipe, a clean signal state, exec. */
-static void exec_hook(const struct spec_hook *hook, int stdin_fd)
+/* The hook's program, opened once: without following links (unless
+ * follow_links), a regular file.  Not O_CLOEXEC: a script's interpreter
+ * reads it through /dev/fd/N after execveat(). */
+static int open_program(const char *path, bool follow_links, struct error **err)
+{
+	struct open_how how = {
+	    .flags = O_PATH,
+	    .resolve = RESOLVE_NO_MAGICLINKS |
+		       (follow_links ? 0 : RESOLVE_NO_SYMLINKS),
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	struct stat st;
+
+	if (fd < 0 && errno == ELOOP)
+		return error_set(err, ELOOP,
+				 "%s: a symbolic link is on the way (not "
+				 "followed)",
+				 path);
+	if (fd < 0)
+		return error_errno(err, "%s", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return error_set(err, EACCES, "%s: not a regular file", path);
+	}
+	return fd;
+}
+
+/* In the forked child: stdin from the pipe, a clean signal state, exec
+ * of the opened program. */
+static void exec_hook(const struct spec_hook *hook, int program, int stdin_fd)
 {
 	char *argv_default[] = {hook->path, NULL};
 	char *const *argv = hook->n_args ? hook->args : argv_default;
@@ -31,7 +62,8 @@ static void exec_hook(const struct spec_hook *hook, int stdin_fd)
 	signal(SIGPIPE, SIG_DFL);
 	if (dup2(stdin_fd, STDIN_FILENO) < 0)
 		_exit(127);
-	execve(hook->path, argv, hook->env ? hook->env : empty_env);
+	syscall(SYS_execveat, program, "", argv,
+		hook->env ? hook->env : empty_env, AT_EMPTY_PATH);
 	_exit(127);
 }
 
@@ -88,13 +120,18 @@ static int wait_hook(pid_t pid, int timeout_s, bool *timed_out)
 }
 
 static int run_one(const struct spec_hook *hook, const char *name, size_t i,
-		   const char *state_json, struct error **err)
+		   const char *state_json, bool follow_links,
+		   struct error **err)
 {
+	_cleanup_close_ int program =
+	    open_program(hook->path, follow_links, err);
 	int pipefd[2];
 	bool timed_out;
 	pid_t pid;
 	int status;
 
+	if (program < 0)
+		return error_wrap(err, "hook %s[%zu]", name, i);
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return error_errno(err, "hook %s[%zu] %s: pipe", name, i,
 				   hook->path);
@@ -107,7 +144,7 @@ static int run_one(const struct spec_hook *hook, const char *name, size_t i,
 	}
 	if (pid == 0) {
 		close(pipefd[1]);
-		exec_hook(hook, pipefd[0]);
+		exec_hook(hook, program, pipefd[0]);
 	}
 	close(pipefd[0]);
 	write_state(pipefd[1], state_json);
@@ -130,11 +167,11 @@ static int run_one(const struct spec_hook *hook, const char *name, size_t i,
 }
 
 int hooks_run(const struct spec_hook_list *list, enum spec_hook_kind kind,
-	      const char *state_json, struct error **err)
+	      const char *state_json, bool follow_links, struct error **err)
 {
 	for (size_t i = 0; i < list->n; i++)
 		if (run_one(&list->hooks[i], spec_hook_kind_names[kind], i,
-			    state_json, err) < 0)
+			    state_json, follow_links, err) < 0)
 			return -1;
 	return 0;
 }

@@ -6,21 +6,38 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
 
+#include "fsutil.h"
+#include "hostpath.h"
 #include "util.h"
 
+/* The socket is found once, without following a link, must be a socket,
+ * and is connected to through that very inode (/proc/self/fd/N): the
+ * pty master goes to whoever listens there, so a link swapped in could
+ * send it elsewhere. */
 int console_connect(const char *path, struct error **err)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	_cleanup_close_ int node = -1;
+	char p[FD_PATH_MAX];
+	struct stat st;
 	int fd;
 
-	if (strlen(path) >= sizeof(addr.sun_path))
-		return error_set(err, ENAMETOOLONG,
-				 "console socket %s: path too long", path);
-	memcpy(addr.sun_path, path, strlen(path) + 1);
+	node = path[0] == '/'
+		   ? hostpath_open(path, O_PATH, "console socket", err)
+		   : hostpath_open_at(AT_FDCWD, ".", path, false, O_PATH,
+				      "console socket", err);
+	if (node < 0)
+		return -1;
+	if (fstat(node, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return error_set(err, ENOTSOCK,
+				 "console socket %s: not a socket", path);
+	fd_path(node, p);
+	memcpy(addr.sun_path, p, strlen(p) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return error_errno(err, "console socket %s", path);

@@ -75,7 +75,7 @@ static void run_hooks_warn(const struct container_dir *dir,
 	for (size_t i = 0; i < spec->hooks[kind].n; i++) {
 		struct spec_hook_list one = {&spec->hooks[kind].hooks[i], 1};
 
-		if (hooks_run(&one, kind, json, &err) < 0) {
+		if (hooks_run(&one, kind, json, st->permissive, &err) < 0) {
 			log_warn("%s", err->msg);
 			error_free(err);
 			err = NULL;

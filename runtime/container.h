@@ -10,6 +10,7 @@
 #include "cgroup.h"
 #include "container_dir.h"
 #include "error.h"
+#include "hostpath.h"
 
 struct create_opts {
 	const char *root;
@@ -22,6 +23,13 @@ struct create_opts {
 	 * directories `corral sandbox` lends its default root. */
 	const char *const *extra_ro_sources;
 	size_t n_extra_ro_sources;
+	/* `corral sandbox --rootfs DIR`: the caller's own root filesystem,
+	 * allowed as root.path exactly. */
+	const char *own_rootfs;
+	/* Bind sources the caller opened itself (the workspace): a bind of
+	 * exactly that source is made from the descriptor, not the path. */
+	const struct preopened_source *preopened;
+	size_t n_preopened;
 	bool no_pivot;
 	bool no_new_keyring;
 	int preserve_fds;

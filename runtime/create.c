@@ -23,6 +23,8 @@
 #include "fsutil.h"
 #include "harden.h"
 #include "hooks.h"
+#include "hostpath.h"
+#include "mount_sources.h"
 #include "init.h"
 #include "log.h"
 #include "namespace.h"
@@ -36,8 +38,13 @@
 /* What create builds before the clone and releases after. */
 struct create_ctx {
 	const struct create_opts *o;
-	char *bundle;
-	char *rootfs;
+	char *bundle;  /* the caller's, made absolute */
+	int bundle_fd; /* O_PATH */
+	/* The root and the bind sources, opened as harden() said and cloned
+	 * for the child to attach; sources.rootfs is the root's path. */
+	struct mount_sources sources;
+	char *mountpoint;      /* the state directory: where the child's root is
+				  attached (mount_prepare_root) */
 	struct spec *config;   /* config.json as written */
 	struct policy *policy; /* kept in the state dir for exec */
 	struct hardened *hardened;
@@ -58,10 +65,13 @@ struct create_ctx {
 	pid_t pid;
 };
 
+/* The bundle directory is the caller's (an engine's) choice; what is in
+ * it is not: config.json must be a regular file in it, not a link to one
+ * of the host's. */
 static int load_bundle(struct create_ctx *c, struct error **err)
 {
-	_cleanup_free_ char *json = NULL, *rootfs = NULL;
-	_cleanup_close_ int bfd = -1;
+	_cleanup_free_ char *json = NULL;
+	_cleanup_close_ int cfd = -1;
 	struct stat st;
 	size_t len;
 
@@ -69,10 +79,18 @@ static int load_bundle(struct create_ctx *c, struct error **err)
 	if (!c->bundle)
 		return error_errno(err, "bundle %s",
 				   c->o->bundle ? c->o->bundle : ".");
-	bfd = open(c->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (bfd < 0)
+	c->bundle_fd = open(c->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->bundle_fd < 0)
 		return error_errno(err, "bundle %s", c->bundle);
-	if (read_file_at(bfd, "config.json", &json, &len, err) < 0)
+	cfd = hostpath_open_at(c->bundle_fd, c->bundle, "config.json", false,
+			       O_RDONLY, "bundle file", err);
+	if (cfd < 0)
+		return -1;
+	if (fstat(cfd, &st) < 0 || !S_ISREG(st.st_mode))
+		return error_set(err, EINVAL,
+				 "bundle %s: config.json is not a regular file",
+				 c->bundle);
+	if (read_fd(cfd, "config.json", &json, &len, err) < 0)
 		return error_wrap(err, "bundle %s", c->bundle);
 	if (spec_parse(json, len, &c->config, err) < 0)
 		return error_wrap(err, "config.json");
@@ -80,19 +98,6 @@ static int load_bundle(struct create_ctx *c, struct error **err)
 		return error_set(err, EINVAL, "config.json: .process: missing");
 	if (!c->config->root)
 		return error_set(err, EINVAL, "config.json: .root: missing");
-	if (c->config->root->path[0] == '/')
-		rootfs = strdup(c->config->root->path);
-	else if (asprintf(&rootfs, "%s/%s", c->bundle, c->config->root->path) <
-		 0)
-		rootfs = NULL;
-	if (!rootfs)
-		return error_set(err, ENOMEM, "out of memory");
-	c->rootfs = realpath(rootfs, NULL);
-	if (!c->rootfs || stat(c->rootfs, &st) < 0)
-		return error_errno(err, "rootfs %s", rootfs);
-	if (!S_ISDIR(st.st_mode))
-		return error_set(err, ENOTDIR, "rootfs %s: not a directory",
-				 rootfs);
 	return 0;
 }
 
@@ -173,7 +178,10 @@ static int harden_config(struct create_ctx *c, struct error **err)
 		if (policy_allow_mount(c->policy, c->o->extra_ro_sources[i],
 				       false, err) < 0)
 			return -1;
-	if (harden(c->config, c->policy, &c->hardened, err) < 0)
+	if (c->o->own_rootfs &&
+	    policy_allow_root(c->policy, c->o->own_rootfs, err) < 0)
+		return -1;
+	if (harden(c->config, c->policy, c->bundle, &c->hardened, err) < 0)
 		return error_wrap(err, "config.json");
 	c->spec = c->hardened->spec;
 	return 0;
@@ -277,13 +285,17 @@ static int make_cgroup(struct create_ctx *c, struct error **err)
 static int prepare(struct create_ctx *c, struct error **err)
 {
 	int nlisten = listen_fds();
+	char p[FD_PATH_MAX];
 
 	if (state_validate_id(c->o->id, err) < 0 ||
 	    reserve_fds(c->o->preserve_fds + nlisten, err) < 0 ||
-	    load_bundle(c, err) < 0 || harden_config(c, err) < 0)
+	    load_bundle(c, err) < 0 || harden_config(c, err) < 0 ||
+	    mount_sources_open(c->hardened, c->bundle, c->bundle_fd,
+			       c->o->preopened, c->o->n_preopened, &c->sources,
+			       err) < 0)
 		return -1;
-	if (ns_plan_make(c->spec, c->hardened->sandbox.enforced, &c->ns, err) <
-		0 ||
+	if (ns_plan_make(c->spec, c->hardened->sandbox.enforced, c->o->root,
+			 &c->ns, err) < 0 ||
 	    check_spec(c, err) < 0 || build_env(c, nlisten, err) < 0 ||
 	    compile_filters(c, err) < 0)
 		return -1;
@@ -296,6 +308,10 @@ static int prepare(struct create_ctx *c, struct error **err)
 	    state_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
 	    save_config(c, err) < 0)
 		return -1;
+	fd_path(c->dir.dirfd, p);
+	c->mountpoint = realpath(p, NULL);
+	if (!c->mountpoint)
+		return error_errno(err, "state directory");
 	/* clone3 starts the child in its cgroup2 directory, which must exist
 	 * by then; with v1 hierarchies only, the child moves itself (after
 	 * GO) and the cgroup is made while it makes its namespaces. */
@@ -318,12 +334,13 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 	    .status = status,
 	    .pid = c->pid,
 	    .bundle = c->bundle,
-	    .rootfs = c->rootfs,
+	    .rootfs = c->sources.rootfs,
 	    .created = created,
 	    .annotations = c->spec->annotations,
 	    .n_annotations = c->spec->n_annotations,
 	    .cgroup = c->cgroup ? c->cgroup->path : NULL,
 	    .hooks_known = true,
+	    .permissive = !c->hardened->sandbox.enforced,
 	};
 	for (int k = 0; k < HOOK_KIND_COUNT; k++)
 		if (c->spec->hooks[k].n > 0)
@@ -335,6 +352,7 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 static int supervise_setup(struct create_ctx *c, struct error **err)
 {
 	_cleanup_free_ char *state_json = NULL;
+	bool enforced = c->hardened->sandbox.enforced;
 	char created[64];
 	struct spec_state st;
 
@@ -370,9 +388,10 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 			return error_set(err, EPROTO,
 					 "sync: unexpected message");
 		if (hooks_run(&c->spec->hooks[HOOK_PRESTART], HOOK_PRESTART,
-			      state_json, err) < 0 ||
+			      state_json, !enforced, err) < 0 ||
 		    hooks_run(&c->spec->hooks[HOOK_CREATE_RUNTIME],
-			      HOOK_CREATE_RUNTIME, state_json, err) < 0 ||
+			      HOOK_CREATE_RUNTIME, state_json, !enforced,
+			      err) < 0 ||
 		    sync_send(c->sync[0], SYNC_HOOKS_DONE, NULL, 0, err) < 0)
 			return -1;
 	}
@@ -395,8 +414,8 @@ static int spawn(struct create_ctx *c, struct error **err)
 {
 	struct init_config cfg = {
 	    .spec = c->spec,
-	    .bundle = c->bundle,
-	    .rootfs = c->rootfs,
+	    .sources = &c->sources,
+	    .mountpoint = c->mountpoint,
 	    .ns = &c->ns,
 	    .sync_fd = c->sync[1],
 	    .fifo_fd = c->fifo_fd,
@@ -477,6 +496,10 @@ static void ctx_release(struct create_ctx *c, bool failed)
 		close(c->fifo_fd);
 	if (c->console_fd >= 0)
 		close(c->console_fd);
+	if (c->bundle_fd >= 0)
+		close(c->bundle_fd);
+	mount_sources_release(&c->sources);
+	free(c->mountpoint);
 	ns_plan_release(&c->ns);
 	seccomp_program_free(&c->seccomp);
 	seccomp_program_free(&c->baseline);
@@ -486,7 +509,6 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	hardened_free(c->hardened);
 	policy_free(c->policy);
 	free(c->bundle);
-	free(c->rootfs);
 }
 
 int container_create(const struct create_opts *o, pid_t *pid,
@@ -497,6 +519,8 @@ int container_create(const struct create_opts *o, pid_t *pid,
 	    .dir = {-1, -1},
 	    .fifo_fd = -1,
 	    .console_fd = -1,
+	    .bundle_fd = -1,
+	    .sources = {.root = -1},
 	    .sync = {-1, -1},
 	};
 	int r;

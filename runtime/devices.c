@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "hostpath.h"
 #include "util.h"
 
 static const struct spec_device standard[] = {
@@ -43,12 +44,16 @@ static mode_t node_type(char type)
 	}
 }
 
-/* Inside a user namespace mknod is refused: bind the host's node instead. */
-static int bind_host_node(int parent, const char *name, const char *path,
-			  struct error **err)
+/* Inside a user namespace mknod is refused: bind the host's node instead,
+ * opened without following links and only if it is the device asked
+ * for (its type and numbers). */
+static int bind_host_node(int parent, const char *name,
+			  const struct spec_device *d, struct error **err)
 {
 	_cleanup_close_ int target = -1, src = -1;
 	char sp[FD_PATH_MAX], tp[FD_PATH_MAX];
+	const char *path = d->path;
+	struct stat st;
 	int f = openat(parent, name,
 		       O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
 
@@ -56,9 +61,18 @@ static int bind_host_node(int parent, const char *name, const char *path,
 		return error_errno(err, "device %s", path);
 	close(f);
 	target = openat(parent, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-	src = open(path, O_PATH | O_CLOEXEC);
-	if (target < 0 || src < 0)
+	if (target < 0)
 		return error_errno(err, "device %s", path);
+	src = hostpath_open(path, O_PATH, "device", err);
+	if (src < 0)
+		return -1;
+	if (fstat(src, &st) < 0 ||
+	    (st.st_mode & S_IFMT) != node_type(d->type) ||
+	    st.st_rdev != makedev((unsigned)d->major, (unsigned)d->minor))
+		return error_set(
+		    err, EPERM,
+		    "device %s: the host's node is not %c %lld:%lld", path,
+		    d->type, (long long)d->major, (long long)d->minor);
 	fd_path(src, sp);
 	fd_path(target, tp);
 	if (mount(sp, tp, NULL, MS_BIND, NULL) < 0)
@@ -93,7 +107,7 @@ static int make_node(int rootfd, const struct spec_device *d,
 		    makedev((unsigned)d->major, (unsigned)d->minor)) < 0) {
 		if (errno != EPERM)
 			return error_errno(err, "mknod %s", d->path);
-		return bind_host_node(parent, name, d->path, err);
+		return bind_host_node(parent, name, d, err);
 	}
 	if (fchownat(parent, name, d->uid.set ? (uid_t)d->uid.v : 0,
 		     d->gid.set ? (gid_t)d->gid.v : 0, AT_SYMLINK_NOFOLLOW) < 0)

@@ -37,6 +37,7 @@
 #include "fsutil.h"
 #include "harden.h"
 #include "log.h"
+#include "policy_file.h"
 #include "process.h"
 #include "seccomp.h"
 #include "sync.h"
@@ -139,7 +140,7 @@ static int load_stored(struct exec_ctx *c, struct error **err)
 	/* Fail closed: without the policy of create there is no sandbox to
 	 * apply, and the host's current one may be wider. */
 	if (read_file_at(c->dir.dirfd, POLICY_FILE, &policy, &plen, err) < 0 ||
-	    policy_parse(policy, plen, &c->policy, err) < 0)
+	    policy_load_text(policy, plen, &c->policy, err) < 0)
 		return error_wrap(err, "stored " POLICY_FILE);
 	return 0;
 }

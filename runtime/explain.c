@@ -18,6 +18,7 @@ static int explain_bundle(const char *bundle, const char *policy_path,
 			  bool json, char **out, struct error **err)
 {
 	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *abs_bundle = realpath(bundle, NULL);
 	_cleanup_close_ int bfd =
 	    open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct policy *policy = NULL;
@@ -26,7 +27,7 @@ static int explain_bundle(const char *bundle, const char *policy_path,
 	size_t len;
 	int r = -1;
 
-	if (bfd < 0)
+	if (bfd < 0 || !abs_bundle)
 		return error_errno(err, "bundle %s", bundle);
 	if (read_file_at(bfd, "config.json", &text, &len, err) < 0)
 		return error_wrap(err, "bundle %s", bundle);
@@ -36,7 +37,7 @@ static int explain_bundle(const char *bundle, const char *policy_path,
 	}
 	if (policy_load(policy_path, &policy, err) < 0)
 		goto out;
-	if (harden(config, policy, &h, err) < 0) {
+	if (harden(config, policy, abs_bundle, &h, err) < 0) {
 		error_wrap(err, "config.json");
 		goto out;
 	}

@@ -20,11 +20,18 @@ int read_file_at(int dirfd, const char *path, char **out, size_t *len,
 		 struct error **err)
 {
 	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	_cleanup_free_ char *buf = NULL;
-	size_t size = 0, cap = 0;
 
 	if (fd < 0)
 		return error_errno(err, "open %s", path);
+	return read_fd(fd, path, out, len, err);
+}
+
+int read_fd(int fd, const char *path, char **out, size_t *len,
+	    struct error **err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0, cap = 0;
+
 	for (;;) {
 		ssize_t n;
 
@@ -160,11 +167,12 @@ void now_rfc3339(char *buf, size_t len)
 	snprintf(buf, len, "%s.%09ldZ", base, ts.tv_nsec);
 }
 
-int open_in_root(int rootfd, const char *path, int flags, struct error **err)
+static int open_rooted(int rootfd, const char *path, int flags,
+		       uint64_t resolve, struct error **err)
 {
 	struct open_how how = {
 	    .flags = (uint64_t)(flags | O_CLOEXEC),
-	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | resolve,
 	};
 	int fd;
 
@@ -173,9 +181,25 @@ int open_in_root(int rootfd, const char *path, int flags, struct error **err)
 	if (!*path)
 		path = ".";
 	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	if (fd < 0 && errno == ELOOP && (resolve & RESOLVE_NO_SYMLINKS))
+		return error_set(err, ELOOP,
+				 "/%s in the rootfs: a symbolic link is on the "
+				 "way",
+				 path);
 	if (fd < 0)
 		return error_errno(err, "open %s in rootfs", path);
 	return fd;
+}
+
+int open_in_root(int rootfd, const char *path, int flags, struct error **err)
+{
+	return open_rooted(rootfd, path, flags, 0, err);
+}
+
+int open_in_root_nolinks(int rootfd, const char *path, int flags,
+			 struct error **err)
+{
+	return open_rooted(rootfd, path, flags, RESOLVE_NO_SYMLINKS, err);
 }
 
 void fd_path(int fd, char buf[FD_PATH_MAX])

@@ -9,9 +9,12 @@
 
 #include "error.h"
 
-/* Read a whole file (at most 64 MiB) into a NUL-terminated buffer. */
+/* Read a whole file (at most 64 MiB) into a NUL-terminated buffer;
+ * read_fd() reads an open one (`path` names it in errors). */
 int read_file_at(int dirfd, const char *path, char **out, size_t *len,
 		 struct error **err);
+int read_fd(int fd, const char *path, char **out, size_t *len,
+	    struct error **err);
 
 /* Write `data` to DIR/NAME through a temporary file and rename(2), so a
  * reader sees the old content or the new, never a part.  No fsync: the
@@ -36,6 +39,9 @@ void now_rfc3339(char *buf, size_t len);
 /* Open PATH inside the tree at rootfd, resolving symlinks as if rootfd
  * were "/" (openat2 RESOLVE_IN_ROOT, no magic links). */
 int open_in_root(int rootfd, const char *path, int flags, struct error **err);
+/* The same, failing on any symbolic link on the way. */
+int open_in_root_nolinks(int rootfd, const char *path, int flags,
+			 struct error **err);
 
 /* Create PATH (and its parents) inside the tree at rootfd as a directory
  * or, with `file`, as an empty regular file; existing entries are kept. */

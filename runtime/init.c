@@ -88,9 +88,8 @@ static int setup(const struct init_config *c, char **state_json,
 		return -1;
 	if (c->sandbox->loopback_only && netns_loopback_up(err) < 0)
 		return -1;
-	if (chdir(c->bundle) < 0)
-		return error_errno(err, "chdir %s", c->bundle);
-	rootfd = mount_prepare_root(spec, c->rootfs, c->sandbox, err);
+	rootfd = mount_prepare_root(spec, c->sources, c->mountpoint, c->sandbox,
+				    err);
 	if (rootfd < 0)
 		return -1;
 	if (!userns && sync_expect(c->sync_fd, SYNC_GO, state_json, err) < 0)
@@ -100,16 +99,17 @@ static int setup(const struct init_config *c, char **state_json,
 	if ((c->ns->clone_flags & CLONE_NEWCGROUP) &&
 	    unshare(CLONE_NEWCGROUP) < 0)
 		return error_errno(err, "new cgroup namespace");
-	if (mount_prepare_rest(rootfd, spec, err) < 0)
+	if (mount_prepare_rest(rootfd, spec, c->sources, err) < 0)
 		return -1;
 	if (has_hooks(spec, HOOK_PRESTART, HOOK_CREATE_RUNTIME) &&
 	    (sync_send(c->sync_fd, SYNC_HOOKS, NULL, 0, err) < 0 ||
 	     sync_expect(c->sync_fd, SYNC_HOOKS_DONE, NULL, err) < 0))
 		return -1;
 	if (hooks_run(&spec->hooks[HOOK_CREATE_CONTAINER],
-		      HOOK_CREATE_CONTAINER, *state_json, err) < 0)
+		      HOOK_CREATE_CONTAINER, *state_json, !c->sandbox->enforced,
+		      err) < 0)
 		return -1;
-	if (mount_pivot_root(c->rootfs, c->no_pivot, err) < 0 ||
+	if (mount_pivot_root(rootfd, c->no_pivot, err) < 0 ||
 	    process_set_sysctls(spec->linux_, err) < 0 ||
 	    mount_finish(spec, err) < 0)
 		return -1;
@@ -161,7 +161,8 @@ static int wait_for_start(const struct init_config *c, const char *state_json,
 		return error_errno(err, "open exec fifo");
 	close(c->fifo_fd);
 	r = hooks_run(&c->spec->hooks[HOOK_START_CONTAINER],
-		      HOOK_START_CONTAINER, state_json, err);
+		      HOOK_START_CONTAINER, state_json, !c->sandbox->enforced,
+		      err);
 	if (r < 0) {
 		write_all(fd, "1", 1);
 		write_all(fd, (*err)->msg, strlen((*err)->msg));

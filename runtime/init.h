@@ -8,14 +8,16 @@
 #include "caps.h"
 #include "cgroup.h"
 #include "harden.h"
+#include "mount_sources.h"
 #include "namespace.h"
 #include "seccomp.h"
 #include "spec.h"
 
 struct init_config {
 	const struct spec *spec;
-	const char *bundle; /* absolute; relative bind sources resolve here */
-	const char *rootfs; /* absolute host path */
+	/* The root and the bind sources, cloned by the parent. */
+	const struct mount_sources *sources;
+	const char *mountpoint; /* where the root is attached before pivot */
 	const struct ns_plan *ns;
 	int sync_fd;
 	int fifo_fd;	/* O_PATH fd of ROOT/ID/exec.fifo */

@@ -21,11 +21,6 @@
 #include "scratch.h"
 #include "util.h"
 
-#define PROPAGATION_MASK (MS_SHARED | MS_SLAVE | MS_PRIVATE | MS_UNBINDABLE)
-#define BIND_REMOUNT_FLAGS                                                     \
-	(MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME |           \
-	 MS_NODIRATIME | MS_RELATIME | MS_STRICTATIME)
-
 static void flags_free(struct spec_mount_flags *f)
 {
 	free(f->data);
@@ -70,34 +65,6 @@ static int bind_remount(int fd, unsigned long flags, const char *dst,
 	return error_errno(err, "remount %s", dst);
 }
 
-/* A remount changes only the top mount of an rbind: whatever the host
- * has mounted below the source would stay writable, suid and dev.  The
- * restrictions (never their removal) are applied to the whole tree. */
-static int restrict_submounts(int fd, unsigned long flags, const char *dst,
-			      struct error **err)
-{
-	static const struct {
-		unsigned long ms;
-		uint64_t attr;
-	} map[] = {
-	    {MS_RDONLY, MOUNT_ATTR_RDONLY},
-	    {MS_NOSUID, MOUNT_ATTR_NOSUID},
-	    {MS_NODEV, MOUNT_ATTR_NODEV},
-	    {MS_NOEXEC, MOUNT_ATTR_NOEXEC},
-	};
-	struct mount_attr attr = {0};
-
-	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
-		if (flags & map[i].ms)
-			attr.attr_set |= map[i].attr;
-	if (!attr.attr_set)
-		return 0;
-	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
-		    &attr, sizeof(attr)) < 0)
-		return error_errno(err, "restrict the mounts below %s", dst);
-	return 0;
-}
-
 static int set_propagation_and_attrs(int fd, const struct spec_mount_flags *f,
 				     const char *dst, struct error **err)
 {
@@ -118,43 +85,42 @@ static int set_propagation_and_attrs(int fd, const struct spec_mount_flags *f,
 	return 0;
 }
 
-static int mount_bind(int rootfd, const struct spec_mount *m,
-		      const struct spec_mount_flags *f, struct error **err)
+/* A bind is the detached clone the parent made of its source, already
+ * restricted (mount_sources.c): here it is only attached on its target
+ * in the rootfs. */
+static int mount_bind(int rootfd, size_t index, const struct spec_mount *m,
+		      const struct mount_sources *sources, struct error **err)
 {
-	_cleanup_close_ int src = -1, target = -1, mounted = -1;
-	char sp[FD_PATH_MAX], tp[FD_PATH_MAX];
-	struct stat st;
+	_cleanup_close_ int target = -1;
 
-	if (!m->source)
-		return error_set(err, EINVAL, "bind mount %s: no source",
+	if (index >= sources->n || sources->binds[index] < 0)
+		return error_set(err, EINVAL, "bind mount %s: no source opened",
 				 m->destination);
-	/* The source is a host path chosen by whoever wrote config.json. */
-	src = open(m->source, O_PATH | O_CLOEXEC);
-	if (src < 0 || fstat(src, &st) < 0)
-		return error_errno(err, "bind mount source %s", m->source);
-	if (mkdir_in_root(rootfd, m->destination, !S_ISDIR(st.st_mode), err) <
-	    0)
+	if (mkdir_in_root(rootfd, m->destination, !sources->is_dir[index],
+			  err) < 0)
 		return -1;
 	target = open_in_root(rootfd, m->destination, O_PATH, err);
 	if (target < 0)
 		return -1;
-	fd_path(src, sp);
-	fd_path(target, tp);
-	if (mount(sp, tp, NULL, MS_BIND | (f->flags & MS_REC), NULL) < 0)
+	if (syscall(SYS_move_mount, sources->binds[index], "", target, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return error_errno(err, "bind %s on %s", m->source,
 				   m->destination);
-	/* Re-open: the old fd names the directory under the new mount. */
-	mounted = open_in_root(rootfd, m->destination, O_PATH, err);
-	if (mounted < 0)
-		return -1;
-	if ((f->flags & BIND_REMOUNT_FLAGS) &&
-	    bind_remount(mounted, f->flags & BIND_REMOUNT_FLAGS, m->destination,
-			 err) < 0)
-		return -1;
-	if ((f->flags & MS_REC) &&
-	    restrict_submounts(mounted, f->flags, m->destination, err) < 0)
-		return -1;
-	return set_propagation_and_attrs(mounted, f, m->destination, err);
+	return 0;
+}
+
+/* The kernel's own filesystems are only mounted where nothing in the
+ * image redirects them: a /proc that is a link elsewhere would take the
+ * masks' paths with it. */
+static bool kernel_fs(const char *type)
+{
+	static const char *const types[] = {"proc",   "sysfs",	"devpts",
+					    "mqueue", "cgroup", "cgroup2"};
+
+	for (size_t i = 0; type && i < ARRAY_SIZE(types); i++)
+		if (strcmp(types[i], type) == 0)
+			return true;
+	return false;
 }
 
 static int mount_fs(int rootfd, const char *dst, const char *source,
@@ -166,9 +132,12 @@ static int mount_fs(int rootfd, const char *dst, const char *source,
 
 	if (mkdir_in_root(rootfd, dst, false, err) < 0)
 		return -1;
-	target = open_in_root(rootfd, dst, O_PATH | O_DIRECTORY, err);
+	target =
+	    kernel_fs(type)
+		? open_in_root_nolinks(rootfd, dst, O_PATH | O_DIRECTORY, err)
+		: open_in_root(rootfd, dst, O_PATH | O_DIRECTORY, err);
 	if (target < 0)
-		return -1;
+		return error_wrap(err, "mount %s", type);
 	fd_path(target, tp);
 	if (mount(source ? source : type, tp, type, flags, data) < 0)
 		return error_errno(err, "mount %s on %s", type, dst);
@@ -282,7 +251,8 @@ static int mount_cgroup(int rootfd, const struct spec_mount *m,
 	return 0;
 }
 
-static int mount_one(int rootfd, const struct spec_mount *m, struct error **err)
+static int mount_one(int rootfd, size_t index, const struct spec_mount *m,
+		     const struct mount_sources *sources, struct error **err)
 {
 	struct spec_mount_flags f;
 	const char *type = m->type ? m->type : "none";
@@ -291,7 +261,7 @@ static int mount_one(int rootfd, const struct spec_mount *m, struct error **err)
 	if (spec_mount_options_parse(m->options, m->n_options, &f, err) < 0)
 		return error_wrap(err, "mount %s", m->destination);
 	if (f.bind || strcmp(type, "bind") == 0) {
-		r = mount_bind(rootfd, m, &f, err);
+		r = mount_bind(rootfd, index, m, sources, err);
 	} else if (strcmp(type, "cgroup") == 0 ||
 		   strcmp(type, "cgroup2") == 0) {
 		r = mount_cgroup(rootfd, m, &f, err);
@@ -337,6 +307,24 @@ static bool has_mount_at(const struct spec *spec, const char *dst)
 	return false;
 }
 
+/* The new root (the overlay, or the rootfs clone) must be attached in
+ * this mount namespace for pivot_root.  Where is of no consequence: the
+ * mount point is only covered, and detached with the rest of the host's
+ * tree after pivot_root; it is corral's own state directory, which no
+ * bundle can name. */
+static int attach_root(int rootfd, const char *mountpoint, struct error **err)
+{
+	_cleanup_close_ int mp =
+	    open(mountpoint, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (mp < 0)
+		return error_errno(err, "root mount point %s", mountpoint);
+	if (syscall(SYS_move_mount, rootfd, "", mp, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return error_errno(err, "attach the root");
+	return 0;
+}
+
 /* Strict mode: "/" stays read-only and the scratch is a tmpfs on /tmp. */
 static int mount_strict_tmp(int rootfd, uint64_t size, struct error **err)
 {
@@ -348,8 +336,10 @@ static int mount_strict_tmp(int rootfd, uint64_t size, struct error **err)
 			data, err);
 }
 
-int mount_prepare_root(const struct spec *spec, const char *rootfs,
-		       const struct sandbox *sandbox, struct error **err)
+int mount_prepare_root(const struct spec *spec,
+		       const struct mount_sources *sources,
+		       const char *mountpoint, const struct sandbox *sandbox,
+		       struct error **err)
 {
 	const char *prop_name =
 	    spec->linux_ ? spec->linux_->rootfs_propagation : NULL;
@@ -368,15 +358,16 @@ int mount_prepare_root(const struct spec *spec, const char *rootfs,
 	if (mount(NULL, "/", NULL, prop, NULL) < 0)
 		return error_errno(err, "make / %s",
 				   prop_name ? prop_name : "rslave");
-	if (sandbox->enforced) {
-		if (scratch_mount_root(rootfs, sandbox->scratch_size, err) < 0)
-			return -1;
-	} else if (mount(rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0) {
-		return error_errno(err, "bind rootfs %s", rootfs);
-	}
-	rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rootfd =
+	    sandbox->enforced
+		? scratch_mount_root(sources->root, sandbox->scratch_size, err)
+		: fcntl(sources->root, F_DUPFD_CLOEXEC, 3);
 	if (rootfd < 0)
-		return error_errno(err, "open rootfs %s", rootfs);
+		return sandbox->enforced ? -1 : error_errno(err, "rootfs");
+	if (attach_root(rootfd, mountpoint, err) < 0) {
+		close(rootfd);
+		return -1;
+	}
 	if (sandbox->enforced && sandbox->rootfs == POLICY_ROOTFS_STRICT &&
 	    !has_mount_at(spec, "/tmp") &&
 	    mount_strict_tmp(rootfd, sandbox->scratch_size, err) < 0)
@@ -388,31 +379,33 @@ int mount_prepare_root(const struct spec *spec, const char *rootfs,
 	return take_fd(&rootfd);
 }
 
-int mount_prepare_rest(int rootfd, const struct spec *spec, struct error **err)
+int mount_prepare_rest(int rootfd, const struct spec *spec,
+		       const struct mount_sources *sources, struct error **err)
 {
 	for (size_t i = 0; i < spec->n_mounts; i++)
-		if (mount_one(rootfd, &spec->mounts[i], err) < 0)
+		if (mount_one(rootfd, i, &spec->mounts[i], sources, err) < 0)
 			return -1;
 	return devices_setup(rootfd, spec, err);
 }
 
-int mount_pivot_root(const char *rootfs, bool no_pivot, struct error **err)
+int mount_pivot_root(int rootfd, bool no_pivot, struct error **err)
 {
-	_cleanup_close_ int oldroot = -1, newroot = -1;
+	_cleanup_close_ int oldroot = -1;
+	char p[FD_PATH_MAX];
 
+	fd_path(rootfd, p);
 	if (no_pivot) {
-		if (chdir(rootfs) < 0 ||
-		    mount(rootfs, "/", NULL, MS_MOVE, NULL) < 0 ||
-		    chroot(".") < 0 || chdir("/") < 0)
+		if (fchdir(rootfd) < 0 ||
+		    mount(p, "/", NULL, MS_MOVE, NULL) < 0 || chroot(".") < 0 ||
+		    chdir("/") < 0)
 			return error_errno(err, "move rootfs to /");
 		return 0;
 	}
 	oldroot = open("/", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-	newroot = open(rootfs, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-	if (oldroot < 0 || newroot < 0)
+	if (oldroot < 0)
 		return error_errno(err, "pivot_root: open");
-	if (fchdir(newroot) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
-		return error_errno(err, "pivot_root %s", rootfs);
+	if (fchdir(rootfd) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
+		return error_errno(err, "pivot_root");
 	/* The old root now sits on top of the new one: detach it, first
 	 * making it a slave so the unmount cannot propagate to the host. */
 	if (fchdir(oldroot) < 0 ||

@@ -8,22 +8,27 @@
 
 #include "error.h"
 #include "harden.h"
+#include "mount_sources.h"
 #include "spec.h"
 
 /* Before pivot_root, in two steps.  mount_prepare_root: make the host's
- * mounts slaves so nothing propagates back, make the root (under the
- * sandbox the scratch overlay, otherwise a bind of the rootfs onto
- * itself) with corral's own /tmp and /dev; returns an O_PATH fd of the
- * root, or -1.  mount_prepare_rest: config.json's mounts inside it
- * (cgroup mounts among them: the process must be in its cgroup and
- * cgroup namespace by then) and the devices. */
-int mount_prepare_root(const struct spec *spec, const char *rootfs,
-		       const struct sandbox *sandbox, struct error **err);
-int mount_prepare_rest(int rootfd, const struct spec *spec, struct error **err);
+ * mounts slaves so nothing propagates back, make the root from the
+ * parent's clone of the rootfs (under the sandbox the scratch overlay
+ * over it, otherwise the clone itself) attached on `mountpoint`, with
+ * corral's own /tmp and /dev; returns an fd of the new root mount, or -1.
+ * mount_prepare_rest: config.json's mounts inside it (cgroup mounts among
+ * them: the process must be in its cgroup and cgroup namespace by then)
+ * and the devices; binds attach the parent's clones. */
+int mount_prepare_root(const struct spec *spec,
+		       const struct mount_sources *sources,
+		       const char *mountpoint, const struct sandbox *sandbox,
+		       struct error **err);
+int mount_prepare_rest(int rootfd, const struct spec *spec,
+		       const struct mount_sources *sources, struct error **err);
 
-/* Switch root to the rootfs (pivot_root, or MS_MOVE + chroot with
+/* Switch root to the new root mount (pivot_root, or MS_MOVE + chroot with
  * no_pivot) and detach the host's tree. */
-int mount_pivot_root(const char *rootfs, bool no_pivot, struct error **err);
+int mount_pivot_root(int rootfd, bool no_pivot, struct error **err);
 
 /* After pivot_root: mask paths, make paths and, if asked, "/" read-only,
  * and apply rootfsPropagation. */

@@ -11,8 +11,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "container_dir.h"
 #include "fsutil.h"
+#include "harden.h"
 #include "util.h"
+
+/* The annotations by which engines name a container's pod sandbox:
+ * containerd's CRI, CRI-O's and podman's (which writes CRI-O's). */
+static const char *const pod_sandbox_keys[] = {
+    "io.kubernetes.cri.sandbox-id",
+    "io.kubernetes.cri-o.SandboxID",
+};
 
 static const unsigned long ns_flags[NS_TYPE_COUNT] = {
     [NS_PID] = CLONE_NEWPID,	   [NS_NETWORK] = CLONE_NEWNET,
@@ -33,25 +42,67 @@ static bool same_ns(const struct stat *a, const char *path)
 	       a->st_ino == b.st_ino;
 }
 
+/* The names of namespace types under /proc/PID/ns. */
+static const char *const proc_ns_name[NS_TYPE_COUNT] = {
+    [NS_PID] = "pid",	    [NS_NETWORK] = "net", [NS_MOUNT] = "mnt",
+    [NS_IPC] = "ipc",	    [NS_UTS] = "uts",	  [NS_USER] = "user",
+    [NS_CGROUP] = "cgroup", [NS_TIME] = "time",
+};
+
 static bool is_host_ns(int fd, enum spec_ns_type type)
 {
-	static const char *const proc_names[NS_TYPE_COUNT] = {
-	    [NS_PID] = "pid",	    [NS_NETWORK] = "net", [NS_MOUNT] = "mnt",
-	    [NS_IPC] = "ipc",	    [NS_UTS] = "uts",	  [NS_USER] = "user",
-	    [NS_CGROUP] = "cgroup", [NS_TIME] = "time",
-	};
 	char self[64], init[64];
 	struct stat st;
 
-	snprintf(self, sizeof(self), "/proc/self/ns/%s", proc_names[type]);
-	snprintf(init, sizeof(init), "/proc/1/ns/%s", proc_names[type]);
+	snprintf(self, sizeof(self), "/proc/self/ns/%s", proc_ns_name[type]);
+	snprintf(init, sizeof(init), "/proc/1/ns/%s", proc_ns_name[type]);
 	if (fstat(fd, &st) < 0)
 		return true; /* cannot tell: treat as the host's */
 	return same_ns(&st, self) || same_ns(&st, init);
 }
 
-int ns_plan_make(const struct spec *spec, bool sandboxed, struct ns_plan *plan,
-		 struct error **err)
+static const char *pod_sandbox_id(const struct spec *spec)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(pod_sandbox_keys); i++)
+		for (size_t j = 0; j < spec->n_annotations; j++)
+			if (strcmp(spec->annotations[j].key,
+				   pod_sandbox_keys[i]) == 0)
+				return spec->annotations[j].value;
+	return NULL;
+}
+
+/* Whether fd is the namespace of type `name` of the running init of
+ * container `id` in root: the pid is pinned with a pidfd and checked
+ * against the recorded start time before its namespace is looked at. */
+static bool is_pod_ns(const char *root, const char *id, const char *name,
+		      int fd)
+{
+	struct container_dir dir = {-1, -1};
+	struct spec_state *st = NULL;
+	_cleanup_close_ int pidfd = -1;
+	struct stat want, have;
+	char path[64];
+	uint64_t start;
+	bool ok = false;
+
+	if (!id || !root || state_validate_id(id, NULL) < 0 ||
+	    state_dir_open(root, id, &dir, NULL) < 0)
+		return false;
+	if (state_load(&dir, &st, NULL) == 0 &&
+	    strcmp(state_status(&dir, st), "running") == 0 &&
+	    (pidfd = pidfd_open_(st->pid)) >= 0 &&
+	    proc_stat(st->pid, &start, NULL) == 0 && start == st->start_time) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", st->pid, name);
+		ok = stat(path, &want) == 0 && fstat(fd, &have) == 0 &&
+		     want.st_dev == have.st_dev && want.st_ino == have.st_ino;
+	}
+	spec_state_free(st);
+	state_dir_close(&dir);
+	return ok;
+}
+
+int ns_plan_make(const struct spec *spec, bool sandboxed, const char *root,
+		 struct ns_plan *plan, struct error **err)
 {
 	const struct spec_linux *l = spec->linux_;
 	bool seen[NS_TYPE_COUNT] = {false};
@@ -91,6 +142,21 @@ int ns_plan_make(const struct spec *spec, bool sandboxed, struct ns_plan *plan,
 			return error_set(err, EPERM,
 					 "%s namespace %s is the host's: "
 					 "refusing to join it",
+					 name, ns->path);
+		}
+		/* Another container's pid or ipc namespace would hand over
+		 * its processes and shared memory; only the pod's own
+		 * sandbox is meant to be shared.  A network path is the
+		 * policy's (network "config": CNI's, no container's). */
+		if (sandboxed && ns->type != NS_NETWORK &&
+		    !is_pod_ns(root, pod_sandbox_id(spec),
+			       proc_ns_name[ns->type],
+			       plan->join_fds[ns->type])) {
+			ns_plan_release(plan);
+			return error_set(err, EPERM,
+					 "%s namespace %s is not this "
+					 "container's pod sandbox's: refusing "
+					 "to join it",
 					 name, ns->path);
 		}
 	}

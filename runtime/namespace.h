@@ -15,10 +15,14 @@ struct ns_plan {
 };
 
 /* Work out the clone flags and open the namespace paths to join.  Checks
- * that a mount namespace is new (the rootfs is set up inside it) and, under
- * the sandbox, that no path names one of the host's namespaces. */
-int ns_plan_make(const struct spec *spec, bool sandboxed, struct ns_plan *plan,
-		 struct error **err);
+ * that a mount namespace is new (the rootfs is set up inside it) and,
+ * under the sandbox, that no path names one of the host's namespaces and
+ * that a pid, ipc or uts path is the namespace of the container's own pod
+ * sandbox: the container the pod annotation names in the same state root
+ * (`root`), which must be running, and whose init holds exactly that
+ * namespace. */
+int ns_plan_make(const struct spec *spec, bool sandboxed, const char *root,
+		 struct ns_plan *plan, struct error **err);
 void ns_plan_release(struct ns_plan *plan);
 
 /* Parent, before clone: join the pid namespace by path, which only moves

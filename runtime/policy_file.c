@@ -2,11 +2,56 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fsutil.h"
 #include "util.h"
+
+/* A group's id from the host's /etc/group (not NSS: a directory service
+ * is not where the host's own privileged groups live, and a runtime
+ * should not load NSS modules). */
+static bool group_from_file(const char *name, uint32_t *gid)
+{
+	_cleanup_fclose_ FILE *f = fopen("/etc/group", "re");
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0, n = strlen(name);
+	bool found = false;
+
+	while (f && !found && getline(&line, &cap, f) > 0) {
+		char *p, *end;
+		unsigned long id;
+
+		if (strncmp(line, name, n) != 0 || line[n] != ':')
+			continue;
+		p = strchr(line + n + 1, ':'); /* past the password */
+		if (!p)
+			continue;
+		errno = 0;
+		id = strtoul(p + 1, &end, 10);
+		if (errno || end == p + 1 || *end != ':' || id >= UINT32_MAX)
+			continue;
+		*gid = (uint32_t)id;
+		found = true;
+	}
+	return found;
+}
+
+int policy_load_text(const char *json, size_t len, struct policy **out,
+		     struct error **err)
+{
+	struct policy *p = NULL;
+
+	if (policy_parse(json, len, &p, err) < 0)
+		return -1;
+	if (policy_resolve_groups(p, group_from_file, err) < 0) {
+		policy_free(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
 
 int policy_load(const char *path, struct policy **out, struct error **err)
 {
@@ -16,12 +61,19 @@ int policy_load(const char *path, struct policy **out, struct error **err)
 	size_t len;
 
 	if (read_file_at(AT_FDCWD, file, &json, &len, &read_err) < 0) {
-		if (!path && read_err->code == ENOENT)
-			return policy_default(out, err);
-		return error_set(err, read_err->code, "policy: %s",
-				 read_err->msg);
+		if (path || read_err->code != ENOENT)
+			return error_set(err, read_err->code, "policy: %s",
+					 read_err->msg);
+		if (policy_default(out, err) < 0)
+			return -1;
+		if (policy_resolve_groups(*out, group_from_file, err) < 0) {
+			policy_free(*out);
+			*out = NULL;
+			return -1;
+		}
+		return 0;
 	}
-	if (policy_parse(json, len, out, err) < 0)
+	if (policy_load_text(json, len, out, err) < 0)
 		return error_wrap(err, "policy %s", file);
 	return 0;
 }
@@ -35,10 +87,31 @@ int policy_allow_mount(struct policy *p, const char *source, bool rw,
 	if (!grown)
 		return error_set(err, ENOMEM, "out of memory");
 	p->mounts = grown;
-	grown[p->n_mounts].source = strdup(source);
-	grown[p->n_mounts].rw = rw;
+	grown[p->n_mounts] =
+	    (struct policy_mount){.source = strdup(source), .rw = rw};
 	if (!grown[p->n_mounts].source)
 		return error_set(err, ENOMEM, "out of memory");
 	p->n_mounts++;
+	return 0;
+}
+
+int policy_allow_root(struct policy *p, const char *dir, struct error **err)
+{
+	char **grown;
+
+	if (policy_system_dir(dir))
+		return error_set(err, EPERM,
+				 "rootfs %s: a system directory is not a root "
+				 "filesystem",
+				 dir);
+	grown = realloc(p->root_dirs, (p->n_root_dirs + 2) * sizeof(*grown));
+	if (!grown)
+		return error_set(err, ENOMEM, "out of memory");
+	p->root_dirs = grown;
+	grown[p->n_root_dirs] = strdup(dir);
+	grown[p->n_root_dirs + 1] = NULL;
+	if (!grown[p->n_root_dirs])
+		return error_set(err, ENOMEM, "out of memory");
+	p->n_root_dirs++;
 	return 0;
 }

@@ -1,19 +1,31 @@
-/* Loading the host's policy file. */
+/* Loading the host's policy file, and what of it depends on the host: the
+ * ids of the privileged groups it names. */
 #ifndef CORRAL_POLICY_FILE_H
 #define CORRAL_POLICY_FILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "error.h"
 #include "policy.h"
 
 /* Read `path`, or /etc/corral/policy.json when path is NULL; a missing
  * default file means the built-in defaults, a missing named file is an
- * error.  Errors name the file and the JSON path. */
+ * error.  Errors name the file and the JSON path.  The privileged groups
+ * are resolved through the host's /etc/group. */
 int policy_load(const char *path, struct policy **out, struct error **err);
+
+/* The policy a container was created under (its state directory's copy),
+ * resolved the same way. */
+int policy_load_text(const char *json, size_t len, struct policy **out,
+		     struct error **err);
 
 /* Add a bind-mount source to the policy's allowlist. */
 int policy_allow_mount(struct policy *p, const char *source, bool rw,
 		       struct error **err);
+
+/* Allow DIR itself as root.path: `corral sandbox --rootfs DIR`, the
+ * caller's own choice.  DIR must not be a system directory. */
+int policy_allow_root(struct policy *p, const char *dir, struct error **err);
 
 #endif

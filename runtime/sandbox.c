@@ -13,6 +13,7 @@
 
 #include "container.h"
 #include "fsutil.h"
+#include "hostpath.h"
 #include "spec.h"
 #include "util.h"
 
@@ -148,14 +149,20 @@ static int set_annotation(struct spec *s, const char *key, const char *value,
 }
 
 /* --workspace DIR: asked for read-write at /workspace.  Like every bind,
- * it is mounted only if the policy's mounts allowlist holds DIR. */
-static int add_workspace(struct spec *s, const char *dir, struct error **err)
+ * it is mounted only if the policy's mounts allowlist holds DIR.  The
+ * caller's path is made absolute once (links in what the caller typed
+ * are the caller's), then opened once without following links: a
+ * directory swapped for a link in between (by another sandbox that can
+ * write the parent) fails the open, and create mounts this descriptor,
+ * never the path. */
+static int open_workspace(const char *dir, char **abs, int *fd,
+			  struct error **err)
 {
-	_cleanup_free_ char *abs = realpath(dir, NULL);
-
-	if (!abs)
+	*abs = realpath(dir, NULL);
+	if (!*abs)
 		return error_errno(err, "workspace %s", dir);
-	return add_bind(s, abs, "/workspace", true, err);
+	*fd = hostpath_open(*abs, O_PATH | O_DIRECTORY, "workspace", err);
+	return *fd < 0 ? -1 : 0;
 }
 
 /* The environment of the caller, as an engine would pass it on, with HOME
@@ -191,6 +198,7 @@ static int ask_host_network(struct spec *s)
  * is what the policy allows, and a permissive policy shows the difference
  * honestly. */
 static int make_config(const struct sandbox_opts *o, int bundle,
+		       const char *rootfs, const char *workspace,
 		       struct error **err)
 {
 	_cleanup_free_ char *json = NULL;
@@ -215,12 +223,13 @@ static int make_config(const struct sandbox_opts *o, int bundle,
 	s->process->cwd = strdup("/tmp");
 	s->root->readonly = false; /* writes land in the scratch overlay */
 	free(s->root->path);
-	s->root->path = strdup(o->rootfs ? o->rootfs : "rootfs");
+	s->root->path = strdup(rootfs ? rootfs : "rootfs");
 	if (!s->process->cwd || !s->root->path)
 		goto oom;
 	if ((!o->rootfs && (make_rootfs(bundle, s, err) < 0 ||
 			    add_bind(s, "/etc", "/etc", false, err) < 0)) ||
-	    (o->workspace && add_workspace(s, o->workspace, err) < 0) ||
+	    (workspace &&
+	     add_bind(s, workspace, "/workspace", true, err) < 0) ||
 	    set_annotation(s, "run.corral.timeout", o->timeout, err) < 0 ||
 	    set_annotation(s, "run.corral.memory", o->memory, err) < 0 ||
 	    spec_emit(s, &json, NULL, err) < 0 ||
@@ -246,10 +255,18 @@ static int remove_entry(const char *path, const struct stat *st, int flag,
 int sandbox_run(const struct sandbox_opts *o, int *status, struct error **err)
 {
 	char id[64], bundle_path[PATH_MAX];
-	_cleanup_close_ int bundle = -1;
+	_cleanup_close_ int bundle = -1, workspace_fd = -1;
+	_cleanup_free_ char *rootfs = NULL, *workspace = NULL;
+	struct preopened_source preopened;
 	struct create_opts co;
 	int r = -1;
 
+	if (o->rootfs && !(rootfs = realpath(o->rootfs, NULL)))
+		return error_errno(err, "rootfs %s", o->rootfs);
+	if (o->workspace &&
+	    open_workspace(o->workspace, &workspace, &workspace_fd, err) < 0)
+		return -1;
+	preopened = (struct preopened_source){workspace, workspace_fd};
 	snprintf(id, sizeof(id), "sandbox-%d", (int)getpid());
 	if (mkdir(o->root, 0700) < 0 && errno != EEXIST)
 		return error_errno(err, "state root %s", o->root);
@@ -263,7 +280,7 @@ int sandbox_run(const struct sandbox_opts *o, int *status, struct error **err)
 		error_errno(err, "sandbox bundle %s", bundle_path);
 		goto out;
 	}
-	if (make_config(o, bundle, err) < 0)
+	if (make_config(o, bundle, rootfs, workspace, err) < 0)
 		goto out;
 	co = (struct create_opts){
 	    .root = o->root,
@@ -272,6 +289,9 @@ int sandbox_run(const struct sandbox_opts *o, int *status, struct error **err)
 	    .policy = o->policy,
 	    .extra_ro_sources = o->rootfs ? NULL : host_dirs,
 	    .n_extra_ro_sources = o->rootfs ? 0 : ARRAY_SIZE(host_dirs),
+	    .own_rootfs = rootfs,
+	    .preopened = workspace ? &preopened : NULL,
+	    .n_preopened = workspace ? 1 : 0,
 	};
 	r = container_run(&co, false, status, err);
 out:

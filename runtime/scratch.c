@@ -62,9 +62,9 @@ static int scratch_tmpfs(const struct stat *root, uint64_t size,
 	return take_fd(&mnt);
 }
 
-int scratch_mount_root(const char *rootfs, uint64_t size, struct error **err)
+int scratch_mount_root(int lower_fd, uint64_t size, struct error **err)
 {
-	_cleanup_close_ int lowerfd = -1, tmp = -1, fs = -1, ovl = -1;
+	_cleanup_close_ int tmp = -1, fs = -1, ovl = -1;
 	char upper[FD_PATH_MAX + 8], work[FD_PATH_MAX + 8], p[FD_PATH_MAX];
 	char lower[FD_PATH_MAX];
 	struct stat st;
@@ -72,10 +72,9 @@ int scratch_mount_root(const char *rootfs, uint64_t size, struct error **err)
 	/* The layers are named by fd: the container's mountinfo then shows
 	 * /proc/self/fd/N rather than host paths, and a rootfs path holding
 	 * overlayfs's separators (":" or ",") needs no escaping. */
-	lowerfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (lowerfd < 0 || fstat(lowerfd, &st) < 0)
-		return error_errno(err, "rootfs %s", rootfs);
-	fd_path(lowerfd, lower);
+	if (fstat(lower_fd, &st) < 0)
+		return error_errno(err, "rootfs");
+	fd_path(lower_fd, lower);
 	tmp = scratch_tmpfs(&st, size, err);
 	if (tmp < 0)
 		return -1;
@@ -95,8 +94,5 @@ int scratch_mount_root(const char *rootfs, uint64_t size, struct error **err)
 	ovl = make_mount(fs, MOUNT_ATTR_NODEV, "scratch overlay", err);
 	if (ovl < 0)
 		return -1;
-	if (syscall(SYS_move_mount, ovl, "", AT_FDCWD, rootfs,
-		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		return error_errno(err, "attach scratch overlay on %s", rootfs);
-	return 0;
+	return take_fd(&ovl);
 }

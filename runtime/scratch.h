@@ -10,7 +10,9 @@
 
 #include "error.h"
 
-/* Child, in its new mount namespace: mount the overlay on top of rootfs. */
-int scratch_mount_root(const char *rootfs, uint64_t size, struct error **err);
+/* Child, in its new mount namespace: an overlay whose lower layer is
+ * lower_fd (a detached clone of the rootfs); returns its mount fd, not
+ * yet attached anywhere, or -1. */
+int scratch_mount_root(int lower_fd, uint64_t size, struct error **err);
 
 #endif

@@ -413,15 +413,25 @@ EOF
 	[ ! -e "$ROOTFS/written" ]
 }
 
-@test "roles: a pod sandbox container has no wall clock, and explain says so" {
+@test "roles: a pod sandbox container has no wall clock, and only a pause's limits" {
 	write_policy '{ "limits": { "wallClock": 1 } }'
 	update_config '.annotations["io.kubernetes.cri.container-type"] = "sandbox"'
 	run --separate-stderr corral "${CORRAL_FLAGS[@]}" explain --bundle "$BUNDLE"
 	assert_success
 	assert_line --regexp '^ *time +wall clock +no limit \(role: pod sandbox\)'
-	run_in_container sh -c 'sleep 2; echo outlived'
+	assert_line --regexp '^ *pids +limit +2 processes'
+	assert_line --regexp '^ *memory +limit +16 MiB'
+	# the pause outlives the policy's wall clock ...
+	run_in_container sleep 2
 	assert_success
-	assert_output outlived
+	# ... but cannot do more than pause: the supervisor and one process
+	run_in_container sh -c 'sleep 0; echo forked'
+	refute_output forked
+	# an annotation's wall clock does apply to it
+	update_config '.annotations["run.corral.timeout"] = "1"'
+	run_in_container sleep 3
+	assert_failure 137
+	update_config 'del(.annotations["run.corral.timeout"])'
 
 	# the same container as an ordinary workload does die at 1s
 	update_config '.annotations["io.kubernetes.cri.container-type"] = "container"'

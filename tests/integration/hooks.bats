@@ -1,7 +1,20 @@
 #!/usr/bin/env bats
-# OCI lifecycle hooks: order, the state on stdin, failures and timeouts.
+# OCI lifecycle hooks: order, the state on stdin, failures and timeouts,
+# and which of config.json's hooks the sandbox lets run (only those the
+# policy's hooks.allow names, with their exact arguments).
 
 load helpers
+
+# Every corral call of this file runs under $POLICY: a sandbox policy
+# whose hooks.allow add_hook extends, or the permissive one where a test
+# needs a startContainer hook (the sandbox never runs those).
+corral() {
+	"$CORRAL" --root "$ROOT" --policy "$POLICY" "$@" 3>&-
+}
+
+permissive() {
+	POLICY="$REPO_ROOT/config-examples/policy/permissive.json"
+}
 
 setup_file() {
 	corral_setup_file
@@ -37,6 +50,8 @@ setup() {
 		echo "$1 $status $id"
 	EOF
 	chmod 0755 "$ROOTFS/bin/start-hook"
+	POLICY="$BATS_TEST_TMPDIR/policy.json"
+	echo '{"hooks": {"allow": []}}' >"$POLICY"
 }
 
 teardown() {
@@ -44,7 +59,8 @@ teardown() {
 }
 
 # add_hook KIND PATH [ARG] [TIMEOUT]: append a hook to .hooks.KIND; its
-# argv is PATH ARG.
+# argv is PATH ARG.  The sandbox policy (unless the test went permissive)
+# allows exactly that path and argv.
 add_hook() {
 	local kind="$1" path="$2" arg="${3:-$1}" timeout="${4:-}"
 	update_config '.hooks[$kind] += [{ path: $path, args: [$path, $arg],
@@ -52,6 +68,10 @@ add_hook() {
 		+ (if $timeout == "" then {} else { timeout: ($timeout | tonumber) } end)]' \
 		--arg kind "$kind" --arg path "$path" --arg arg "$arg" \
 		--arg timeout "$timeout"
+	[ "$POLICY" != "$BATS_TEST_TMPDIR/policy.json" ] && return
+	jq --arg path "$path" --arg arg "$arg" \
+		'.hooks.allow += [{path: $path, args: [$path, $arg]}]' \
+		"$POLICY" >"$POLICY.new" && mv "$POLICY.new" "$POLICY"
 }
 
 # A hook script in the test's directory: add_script NAME BODY.
@@ -61,6 +81,7 @@ add_script() {
 }
 
 @test "hooks of all six kinds run in order with the state on stdin" {
+	permissive
 	set_args true
 	for kind in prestart createRuntime createContainer poststart poststop; do
 		add_hook "$kind" "$HOST_HOOK"
@@ -104,6 +125,7 @@ poststop stopped $ID"
 @test "poststart runs after the startContainer hooks" {
 	# runtime-spec: poststart is called after the user-specified process
 	# is executed, which is after the startContainer hooks.
+	permissive
 	set_args true
 	cat >"$ROOTFS/bin/slow-start-hook" <<-'EOF'
 		#!/bin/sh
@@ -186,6 +208,7 @@ poststart running $ID"
 @test "a failing startContainer hook fails start, and the workload never runs" {
 	# runtime-spec: if a startContainer hook fails, the runtime MUST
 	# generate an error and stop the container.
+	permissive
 	set_args sh -c 'echo must-not-run'
 	printf '#!/bin/sh\nexit 1\n' >"$ROOTFS/bin/fail-hook"
 	chmod 0755 "$ROOTFS/bin/fail-hook"
@@ -246,5 +269,66 @@ poststart running $ID"
 	assert_line --index 0 "prestart creating $ID"
 	assert_line --index 1 "poststart running $ID"
 	assert_line --index 2 "poststop stopped $ID"
+	assert_no_leftovers "$ID"
+}
+
+# ---- what the sandbox lets run ----------------------------------------
+
+@test "sandbox: only the policy's hooks run, with their exact argv and corral's PATH" {
+	set_args true
+	add_script env-hook "env >'$BATS_TEST_TMPDIR/hook-env'; echo \"\$1\" >>'$LOG'"
+	for kind in prestart createRuntime createContainer poststart poststop; do
+		add_hook "$kind" "$HOST_HOOK"
+	done
+	add_hook prestart "$BATS_TEST_TMPDIR/env-hook" env
+	update_config '.hooks.prestart[-1].env += ["LD_PRELOAD=/tmp/evil.so", "SECRET=1"]'
+	# not allowed: another argv for an allowed path, an unlisted path, and
+	# a startContainer hook (the policy may not name one either)
+	update_config '.hooks.poststart += [{path: $p, args: [$p, "other"]}]' \
+		--arg p "$HOST_HOOK"
+	add_script unlisted 'echo UNLISTED >>'"'$LOG'"
+	update_config '.hooks.createRuntime += [{path: $p}]' \
+		--arg p "$BATS_TEST_TMPDIR/unlisted"
+	update_config '.hooks.startContainer = [{path: "/bin/start-hook", args: ["/bin/start-hook", "startContainer"]}]'
+	jq '.hooks.allow += [{path: "/bin/start-hook", args: ["/bin/start-hook", "startContainer"]}]' \
+		"$POLICY" >"$POLICY.new" && mv "$POLICY.new" "$POLICY"
+
+	run corral explain --bundle "$BUNDLE"
+	assert_success
+	assert_output --partial ".hooks.createRuntime[1]"
+	assert_output --partial ".hooks.startContainer[0]"
+	assert_output --partial ".hooks.poststart[1]"
+	assert_output --partial ".hooks.prestart[1].env"
+
+	create_container "$ID" || fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+	track_pid "$(container_pid "$ID")"
+	run corral start "$ID"
+	assert_success
+	wait_for_status "$ID" stopped
+	run corral delete "$ID"
+	assert_success
+	run cat "$LOG"
+	assert_equal "$output" "prestart creating $ID
+env
+createRuntime creating $ID
+createContainer creating $ID
+poststart running $ID
+poststop stopped $ID"
+	run cat "$BATS_TEST_TMPDIR/hook-env"
+	refute_output --partial LD_PRELOAD
+	refute_output --partial SECRET
+	assert_line "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+}
+
+@test "sandbox: an allowed hook path that is a symbolic link is refused, naming it" {
+	set_args true
+	ln -s "$HOST_HOOK" "$BATS_TEST_TMPDIR/link-hook"
+	add_hook prestart "$BATS_TEST_TMPDIR/link-hook"
+
+	run --separate-stderr corral create --bundle "$BUNDLE" "$ID"
+	assert_error_line
+	[[ "$stderr" == *link-hook*"symbolic link"* ]] || fail "$stderr"
+	run cat "$LOG"
+	assert_output ""
 	assert_no_leftovers "$ID"
 }

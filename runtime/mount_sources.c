@@ -1,0 +1,267 @@
+#include "mount_sources.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "mount_options.h"
+#include "util.h"
+
+/* ---- the root filesystem --------------------------------------------- */
+
+/* Where harden() placed the root (in the bundle, below an engine
+ * directory, or the caller's own), with no link on the way; under a
+ * permissive policy wherever root.path leads, as runc does. */
+static int open_root(const struct hardened *h, const char *bundle,
+		     int bundle_fd, struct error **err)
+{
+	const char *path = h->spec->root->path;
+	_cleanup_close_ int dir = -1;
+	int fd;
+
+	if (!h->sandbox.enforced) {
+		fd = openat(bundle_fd, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return error_errno(err, "rootfs %s", path);
+		return fd;
+	}
+	if (!h->root_beneath)
+		return hostpath_open_at(bundle_fd, bundle, h->root_path, false,
+					O_PATH | O_DIRECTORY, "rootfs", err);
+	dir =
+	    hostpath_open(h->root_beneath, O_PATH | O_DIRECTORY, "rootfs", err);
+	if (dir < 0)
+		return -1;
+	return hostpath_open_at(dir, h->root_beneath, h->root_path, false,
+				O_PATH | O_DIRECTORY, "rootfs", err);
+}
+
+/* A detached clone of the mounts at and below fd. */
+static int clone_tree(int fd, bool recursive, const char *what,
+		      struct error **err)
+{
+	int tree =
+	    (int)syscall(SYS_open_tree, fd, "",
+			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+			     (recursive ? AT_RECURSIVE : 0));
+
+	if (tree < 0)
+		return error_errno(err, "%s: clone", what);
+	return tree;
+}
+
+static int clone_root(const struct hardened *h, const char *bundle,
+		      int bundle_fd, struct mount_sources *s,
+		      struct error **err)
+{
+	_cleanup_close_ int fd = open_root(h, bundle, bundle_fd, err);
+	char p[FD_PATH_MAX];
+
+	if (fd < 0)
+		return -1;
+	fd_path(fd, p);
+	s->rootfs = realpath(p, NULL);
+	if (!s->rootfs)
+		return error_errno(err, "rootfs %s", h->spec->root->path);
+	s->root = clone_tree(fd, true, "rootfs", err);
+	return s->root < 0 ? -1 : 0;
+}
+
+/* ---- bind sources ---------------------------------------------------- */
+
+static int preopened_fd(const struct spec_mount *m,
+			const struct preopened_source *pre, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(pre[i].source, m->source) == 0)
+			return fcntl(pre[i].fd, F_DUPFD_CLOEXEC, 3);
+	return -1;
+}
+
+/* The source of a bind, opened once and checked on what was opened:
+ * below the entry that allowed it, without a link on the way (unless
+ * the entry follows links, and then only below itself), and a regular
+ * file when it is an engine's file.  Under a permissive policy it is
+ * config.json's path as written, links and all (relative to the
+ * bundle). */
+static int open_bind_source(const struct spec_mount *m,
+			    const struct harden_bind *b, int bundle_fd,
+			    const struct preopened_source *pre, size_t n_pre,
+			    struct error **err)
+{
+	_cleanup_close_ int fd = preopened_fd(m, pre, n_pre);
+	struct stat st;
+
+	if (b->kind == BIND_AS_WRITTEN) {
+		if (fd < 0)
+			fd = openat(bundle_fd, m->source, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return error_errno(err, "bind mount source %s",
+					   m->source);
+		return take_fd(&fd);
+	}
+	if (!b->entry)
+		return error_set(err, EPERM,
+				 "bind mount source %s: not in the bundle or "
+				 "an engine directory",
+				 m->source);
+	if (fd < 0)
+		fd = hostpath_open_beneath(b->entry, m->source, b->follow_links,
+					   O_PATH, "bind mount source", err);
+	if (fd < 0 || hostpath_check_under(fd, b->entry, m->source, err) < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		return error_errno(err, "bind mount source %s", m->source);
+	if (b->kind == BIND_ENGINE_FILE && !S_ISREG(st.st_mode))
+		return error_set(err, EPERM,
+				 "bind mount source %s: the engine's file for "
+				 "%s must be a regular file",
+				 m->source, m->destination);
+	return take_fd(&fd);
+}
+
+/* MS_* flags as mount_setattr(2) attributes.  Under the sandbox they are
+ * only ever set, so a bind keeps every restriction its host mount has. */
+static void bind_attrs(const struct spec_mount_flags *f, bool enforced,
+		       struct mount_attr *attr)
+{
+	static const struct {
+		unsigned long ms;
+		uint64_t attr;
+	} map[] = {
+	    {MS_RDONLY, MOUNT_ATTR_RDONLY},
+	    {MS_NOSUID, MOUNT_ATTR_NOSUID},
+	    {MS_NODEV, MOUNT_ATTR_NODEV},
+	    {MS_NOEXEC, MOUNT_ATTR_NOEXEC},
+	    {MS_NODIRATIME, MOUNT_ATTR_NODIRATIME},
+	};
+
+	*attr = (struct mount_attr){.attr_set = f->attr_set,
+				    .attr_clr = enforced ? 0 : f->attr_clr};
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (f->flags & map[i].ms)
+			attr->attr_set |= map[i].attr;
+	attr->attr_clr &= ~attr->attr_set;
+	/* one atime mode: clear the field, set the mode */
+	if (f->flags & (MS_NOATIME | MS_STRICTATIME | MS_RELATIME)) {
+		attr->attr_clr |= MOUNT_ATTR__ATIME;
+		attr->attr_set &= ~(uint64_t)MOUNT_ATTR__ATIME;
+		attr->attr_set |= (f->flags & MS_NOATIME) ? MOUNT_ATTR_NOATIME
+				  : (f->flags & MS_STRICTATIME)
+				      ? MOUNT_ATTR_STRICTATIME
+				      : MOUNT_ATTR_RELATIME;
+	}
+}
+
+/* Restrict a detached clone as config.json's options (as hardened) say,
+ * before it is attached anywhere. */
+static int restrict_clone(int tree, const struct spec_mount_flags *f,
+			  bool enforced, const char *dst, struct error **err)
+{
+	unsigned int at =
+	    AT_EMPTY_PATH | ((f->flags & MS_REC) ? AT_RECURSIVE : 0);
+	struct mount_attr attr;
+
+	bind_attrs(f, enforced, &attr);
+	if ((attr.attr_set || attr.attr_clr) &&
+	    syscall(SYS_mount_setattr, tree, "", at, &attr, sizeof(attr)) < 0)
+		return error_errno(err, "bind mount %s: set its flags", dst);
+	if (f->propagation) {
+		struct mount_attr prop = {.propagation =
+					      f->propagation & ~MS_REC};
+
+		at = AT_EMPTY_PATH |
+		     ((f->propagation & MS_REC) ? AT_RECURSIVE : 0);
+		if (syscall(SYS_mount_setattr, tree, "", at, &prop,
+			    sizeof(prop)) < 0)
+			return error_errno(
+			    err, "bind mount %s: set its propagation", dst);
+	}
+	return 0;
+}
+
+static int clone_bind(const struct hardened *h, const struct harden_bind *b,
+		      int bundle_fd, const struct preopened_source *pre,
+		      size_t n_pre, struct mount_sources *s, struct error **err)
+{
+	const struct spec_mount *m = &h->spec->mounts[b->mount];
+	_cleanup_close_ int src = -1, tree = -1;
+	struct spec_mount_flags f;
+	struct stat st;
+	int r = -1;
+
+	if (!m->source)
+		return error_set(err, EINVAL, "bind mount %s: no source",
+				 m->destination);
+	if (spec_mount_options_parse(m->options, m->n_options, &f, err) < 0)
+		return error_wrap(err, "mount %s", m->destination);
+	src = open_bind_source(m, b, bundle_fd, pre, n_pre, err);
+	if (src < 0)
+		goto out;
+	if (fstat(src, &st) < 0) {
+		error_errno(err, "bind mount source %s", m->source);
+		goto out;
+	}
+	tree = clone_tree(src, f.flags & MS_REC, m->source, err);
+	if (tree < 0 || restrict_clone(tree, &f, h->sandbox.enforced,
+				       m->destination, err) < 0)
+		goto out;
+	s->is_dir[b->mount] = S_ISDIR(st.st_mode);
+	s->binds[b->mount] = take_fd(&tree);
+	r = 0;
+out:
+	free(f.data);
+	return r;
+}
+
+/* ---- the whole set --------------------------------------------------- */
+
+int mount_sources_open(const struct hardened *h, const char *bundle,
+		       int bundle_fd, const struct preopened_source *preopened,
+		       size_t n_preopened, struct mount_sources *out,
+		       struct error **err)
+{
+	size_t n = h->spec->n_mounts;
+
+	*out = (struct mount_sources){.root = -1, .n = n};
+	out->binds = malloc((n ? n : 1) * sizeof(*out->binds));
+	out->is_dir = calloc(n ? n : 1, sizeof(*out->is_dir));
+	if (!out->binds || !out->is_dir) {
+		mount_sources_release(out);
+		return error_set(err, ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		out->binds[i] = -1;
+	if (clone_root(h, bundle, bundle_fd, out, err) < 0)
+		goto fail;
+	for (size_t i = 0; i < h->n_binds; i++)
+		if (h->binds[i].mount < n &&
+		    clone_bind(h, &h->binds[i], bundle_fd, preopened,
+			       n_preopened, out, err) < 0)
+			goto fail;
+	return 0;
+fail:
+	mount_sources_release(out);
+	return -1;
+}
+
+void mount_sources_release(struct mount_sources *s)
+{
+	if (s->root >= 0)
+		close(s->root);
+	for (size_t i = 0; s->binds && i < s->n; i++)
+		if (s->binds[i] >= 0)
+			close(s->binds[i]);
+	free(s->binds);
+	free(s->is_dir);
+	free(s->rootfs);
+	*s = (struct mount_sources){.root = -1};
+}

@@ -1,0 +1,47 @@
+/* The parent's half of the container's mounts: every host path they come
+ * from (the root filesystem, each bind's source) is opened once, as
+ * harden() said, checked on what was opened, and cloned into a detached
+ * mount (open_tree(OPEN_TREE_CLONE)) restricted before anything can see
+ * it (mount_setattr).  The child, in its new mount namespace, only
+ * attaches these clones (move_mount): it walks no host path.
+ *
+ * This is where corral touches host paths chosen by a bundle's author,
+ * as root.  What makes each step safe:
+ * - a path is walked once, with openat2(RESOLVE_NO_SYMLINKS |
+ *   RESOLVE_NO_MAGICLINKS) from "/" or RESOLVE_BENEATH from the
+ *   directory the rule names, so neither a link nor a rename race can
+ *   lead it elsewhere, and what was opened is checked again by its path;
+ * - a clone is of exactly the opened descriptor, and attaching it is the
+ *   only thing done with it;
+ * - restrictions (ro, nosuid, nodev, noexec) are only ever set on a
+ *   clone under the sandbox, never cleared, so a bind keeps every
+ *   restriction its host mount has.
+ */
+#ifndef CORRAL_MOUNT_SOURCES_H
+#define CORRAL_MOUNT_SOURCES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "harden.h"
+#include "hostpath.h"
+
+struct mount_sources {
+	int root;     /* detached clone of the root filesystem */
+	char *rootfs; /* its path, for state.json */
+	int *binds;   /* per mount of the effective spec: a clone, or -1 */
+	bool *is_dir; /* per mount: the bind's source is a directory */
+	size_t n;
+};
+
+/* Open and clone every host source of h's effective spec.  bundle_fd and
+ * bundle are the bundle directory (a relative root.path is in it);
+ * preopened are sources the caller opened itself. */
+int mount_sources_open(const struct hardened *h, const char *bundle,
+		       int bundle_fd, const struct preopened_source *preopened,
+		       size_t n_preopened, struct mount_sources *out,
+		       struct error **err);
+void mount_sources_release(struct mount_sources *s);
+
+#endif
