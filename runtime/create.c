@@ -453,6 +453,11 @@ static int spawn(struct create_ctx *c, struct error **err)
 		state_dir_close(&c->dir);
 		close(c->sync[0]);
 		closep(&cgroup_fd);
+		/* Host directories: an fd left open would be a way out for
+		 * a cwd of /proc/self/fd/N (CVE-2024-21626). */
+		closep(&c->bundle_fd);
+		for (size_t i = 0; i < c->o->n_preopened; i++)
+			close(c->o->preopened[i].fd);
 		cfg.in_cgroup2 = c->in_cgroup;
 		_exit(init_run(&cfg));
 	}

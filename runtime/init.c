@@ -101,6 +101,7 @@ static int setup(const struct init_config *c, char **state_json,
 		return error_errno(err, "new cgroup namespace");
 	if (mount_prepare_rest(rootfd, spec, c->sources, err) < 0)
 		return -1;
+	mount_sources_close(c->sources);
 	if (has_hooks(spec, HOOK_PRESTART, HOOK_CREATE_RUNTIME) &&
 	    (sync_send(c->sync_fd, SYNC_HOOKS, NULL, 0, err) < 0 ||
 	     sync_expect(c->sync_fd, SYNC_HOOKS_DONE, NULL, err) < 0))

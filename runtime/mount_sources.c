@@ -72,7 +72,19 @@ static int clone_root(const struct hardened *h, const char *bundle,
 	if (!s->rootfs)
 		return error_errno(err, "rootfs %s", h->spec->root->path);
 	s->root = clone_tree(fd, true, "rootfs", err);
-	return s->root < 0 ? -1 : 0;
+	if (s->root < 0)
+		return -1;
+	/* Under the sandbox the clone is the overlay's lower layer, which is
+	 * only read: read-only, so nothing that reaches it can write the
+	 * image. */
+	if (h->sandbox.enforced) {
+		struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+
+		if (syscall(SYS_mount_setattr, s->root, "",
+			    AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0)
+			return error_errno(err, "rootfs: make it read-only");
+	}
+	return 0;
 }
 
 /* ---- bind sources ---------------------------------------------------- */
@@ -251,6 +263,15 @@ int mount_sources_open(const struct hardened *h, const char *bundle,
 fail:
 	mount_sources_release(out);
 	return -1;
+}
+
+void mount_sources_close(const struct mount_sources *s)
+{
+	if (s->root >= 0)
+		close(s->root);
+	for (size_t i = 0; i < s->n; i++)
+		if (s->binds[i] >= 0)
+			close(s->binds[i]);
 }
 
 void mount_sources_release(struct mount_sources *s)

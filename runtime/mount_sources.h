@@ -44,4 +44,8 @@ int mount_sources_open(const struct hardened *h, const char *bundle,
 		       struct error **err);
 void mount_sources_release(struct mount_sources *s);
 
+/* Child: close the clones once they are attached, so that no process of
+ * the container holds a descriptor of a host mount. */
+void mount_sources_close(const struct mount_sources *s);
+
 #endif
