@@ -128,6 +128,9 @@ struct harden_field {
 extern const struct harden_field harden_fields[];
 extern const size_t harden_n_fields;
 
+/* The table for `corral explain --fields`, as text or JSON. */
+int explain_fields(bool json, char **out, struct error **err);
+
 /* `corral explain`: what the container can reach and every change, for a
  * person (text) or a program (JSON). */
 int explain_text(const struct hardened *h, char **out, struct error **err);

@@ -10,6 +10,13 @@
  */
 #include "harden.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "json_tidy.h"
 #include "util.h"
 
 const struct harden_field harden_fields[] = {
@@ -211,3 +218,41 @@ const struct harden_field harden_fields[] = {
 };
 
 const size_t harden_n_fields = ARRAY_SIZE(harden_fields);
+
+/* `corral explain --fields`: the table, as text (one field a line) or as
+ * JSON (an array of {field, decision, rule}). */
+int explain_fields(bool json, char **out, struct error **err)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+	yajl_gen g;
+
+	if (json) {
+		g = json_gen_new(1);
+		if (!g)
+			return error_set(err, ENOMEM, "out of memory");
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < harden_n_fields; i++) {
+			yajl_gen_map_open(g);
+			json_key_str(g, "field", harden_fields[i].path);
+			json_key_str(g, "decision", harden_fields[i].decision);
+			json_key_str(g, "rule", harden_fields[i].rule);
+			yajl_gen_map_close(g);
+		}
+		yajl_gen_array_close(g);
+		return json_tidy_finish(g, out, err);
+	}
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < harden_n_fields; i++)
+		fprintf(f, "%-48s %-26s %s\n", harden_fields[i].path,
+			harden_fields[i].decision, harden_fields[i].rule);
+	if (fclose(f) != 0) {
+		free(buf);
+		return error_set(err, ENOMEM, "out of memory");
+	}
+	*out = buf;
+	return 0;
+}

@@ -94,9 +94,11 @@ static int read_annotation(const struct spec *s,
 /* ---- the wall clock -------------------------------------------------- */
 
 /* A pod's infrastructure container holds the pod's namespaces: killing
- * it at the policy's deadline would kill the pod, so it has none unless
- * an annotation asks for one.  Being marked as one buys nothing else:
- * its limits leave a pause process room to pause and no more. */
+ * it at a deadline would kill the pod (and the kubelet could not restart
+ * its containers), so it has none, even when a pod annotation (which
+ * reaches it as it reaches every container of the pod) asks for one.
+ * Being marked as one buys nothing else: its limits leave a pause
+ * process room to pause and no more. */
 #define POD_SANDBOX_PIDS 2
 #define POD_SANDBOX_MEMORY (INT64_C(16) << 20)
 #define POD_SANDBOX_CPU_QUOTA 5000 /* per CPU_PERIOD_DEFAULT: 0.05 CPU */
@@ -126,8 +128,11 @@ int harden_time(struct harden_ctx *c, struct error **err)
 		return -1;
 	if (a.value && !a.none && (wall == 0 || a.amount < wall))
 		wall = a.amount;
-	if (pod_sandbox(c) && wall && !(a.value && !a.none)) {
-		harden_record(c, "sandbox.wallClock", "absent", "none",
+	if (pod_sandbox(c) && wall) {
+		_cleanup_free_ char *asked =
+		    a.value ? harden_safe(a.value, 64) : strdup("absent");
+
+		harden_record(c, "sandbox.wallClock", asked, "none",
 			      ROLE_REASON);
 		wall = 0;
 	}

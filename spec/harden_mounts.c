@@ -12,6 +12,7 @@
  * host is in hardened->binds: it opens every source without following a
  * symbolic link and checks what it opened against the same entry.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,8 +287,6 @@ static const char *bad_destination(const struct spec_mount *m, int kfs)
 {
 	const char *d = m->destination;
 
-	if (!harden_clean_path(d))
-		return "default: destination is not a clean absolute path";
 	if (strcmp(d, "/") == 0)
 		return "default: nothing is mounted over the root";
 	if (kfs >= 0 && strcmp(d, kernel_fs[kfs].destination) != 0)
@@ -532,12 +531,64 @@ static void harden_propagation(struct harden_ctx *c)
 		c->oom = true;
 }
 
+/* A destination must say plainly where it is: ".." or a relative path
+ * leaves the reader (and every prefix check) guessing, so it is refused;
+ * "//", "/./" and a trailing "/" are only spelling, and are tidied. */
+static int check_destination(struct harden_ctx *c, struct spec_mount *m,
+			     size_t i, struct error **err)
+{
+	const char *d = m->destination;
+	_cleanup_free_ char *safe = NULL, *field = NULL, *clean = NULL;
+	size_t n = 0;
+
+	if (harden_clean_path(d))
+		return 0;
+	safe = harden_safe(d, 200);
+	clean = malloc(strlen(d) + 2);
+	if (!safe || !clean)
+		return error_set(err, ENOMEM, "out of memory");
+	for (const char *p = d; *p;) {
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		len = strcspn(p, "/");
+		if (len == 2 && p[0] == '.' && p[1] == '.')
+			return error_set(err, EINVAL,
+					 ".mounts[%zu].destination: %s: \"..\" "
+					 "not allowed",
+					 i, safe);
+		if (len > 0 && !(len == 1 && p[0] == '.')) {
+			clean[n++] = '/';
+			memcpy(clean + n, p, len);
+			n += len;
+		}
+		p += len;
+	}
+	if (d[0] != '/')
+		return error_set(err, EINVAL,
+				 ".mounts[%zu].destination: %s: not an "
+				 "absolute path",
+				 i, safe);
+	if (n == 0)
+		clean[n++] = '/';
+	clean[n] = '\0';
+	field = harden_fmt(c, ".mounts[%zu].destination", i);
+	harden_record(c, field, safe, clean, "default: the same path, tidied");
+	free(m->destination);
+	m->destination = steal_pointer(&clean);
+	return 0;
+}
+
 int harden_mounts(struct harden_ctx *c, struct error **err)
 {
 	struct spec *s = c->spec;
 	bool seen[N_KERNEL_FS] = {false};
 	size_t n = 0;
 
+	for (size_t i = 0; i < s->n_mounts; i++)
+		if (check_destination(c, &s->mounts[i], i, err) < 0)
+			return -1;
 	harden_propagation(c);
 	for (size_t i = 0; i < s->n_mounts; i++) {
 		if (harden_mount(c, &s->mounts[i], seen))

@@ -335,8 +335,8 @@ static inline const char *hinv_limits(const struct hinv_case *k)
 			(__int128)p->cpu_quota * period)
 			return "cpu wider than the policy";
 	}
-	/* A pod sandbox: no wall clock unless an annotation asks for one,
-	 * and limits that leave a pause process nothing else to do. */
+	/* A pod sandbox: no wall clock, and limits that leave a pause
+	 * process nothing else to do. */
 	if (k->h->sandbox.role == ROLE_POD_SANDBOX) {
 		const struct spec_cpu *cpu = e->cpu;
 
@@ -351,9 +351,7 @@ static inline const char *hinv_limits(const struct hinv_case *k)
 		    (__int128)cpu->quota.v * 100000 >
 			(__int128)5000 * cpu->period.v)
 			return "a pod sandbox with more than 0.05 CPU";
-		return wall != timeout ? "a pod sandbox's wall clock is not "
-					 "its annotation's"
-				       : NULL;
+		return wall ? "a wall clock on a pod sandbox" : NULL;
 	}
 	if ((p->wall_clock && (!wall || wall > p->wall_clock)) ||
 	    (timeout && (!wall || wall > timeout)))

@@ -184,9 +184,9 @@ TEST(pod_sandboxes_have_no_wall_clock)
 	spec_free(app);
 }
 
-/* An annotation's wall clock applies to a pod sandbox too: it is asked
- * for, and only narrows. */
-TEST(pod_sandbox_wall_clock_from_the_annotation)
+/* A pod annotation reaches the pod's sandbox too, whose wall clock stays
+ * off (it would take the pod down); smaller limits still apply. */
+TEST(pod_sandbox_ignores_a_timeout_annotation)
 {
 	struct spec *s = config("\"io.kubernetes.cri.container-type\": "
 				"\"sandbox\", \"run.corral.timeout\": \"3\"",
@@ -198,7 +198,8 @@ TEST(pod_sandbox_wall_clock_from_the_annotation)
 	struct hardened *h = harden_ok(s, NULL), *hs = harden_ok(small, NULL);
 
 	CHECK(h && h->sandbox.role == ROLE_POD_SANDBOX &&
-	      h->sandbox.wall_clock == 3);
+	      h->sandbox.wall_clock == 0);
+	CHECK_CHANGE(h, "sandbox.wallClock", "3", "none", "role: pod sandbox");
 	/* smaller limits of the config or an annotation stay */
 	CHECK(res(hs) && res(hs)->pids_limit.v == 1);
 	CHECK(res(hs) && res(hs)->memory->limit.v == 4 * MiB);

@@ -522,10 +522,7 @@ static void check_limits(const struct origin *o)
 	     (__int128)e->cpu->quota.v * o->policy->cpu_period >
 		 (__int128)o->policy->cpu_quota * e->cpu->period.v))
 		fail(o, "cpu wider than the policy");
-	if (o->h->sandbox.role == ROLE_POD_SANDBOX
-		? wall != (timeout && strcmp(timeout, "none") != 0
-			       ? (uint64_t)strtoll(timeout, NULL, 10)
-			       : 0)
+	if (o->h->sandbox.role == ROLE_POD_SANDBOX ? wall != 0
 	    : (o->policy->wall_clock && (!wall || wall > o->policy->wall_clock)) ||
 		  (timeout && wall > (uint64_t)strtoll(timeout, NULL, 10)))
 		fail(o, "wall clock wider");
