@@ -11,6 +11,7 @@
 #include "container.h"
 #include "exec.h"
 #include "fsutil.h"
+#include "harden.h"
 #include "sandbox.h"
 #include "signals.h"
 #include "spec.h"
@@ -319,16 +320,19 @@ int cmd_explain(const struct global *g, int argc, char **argv,
 	    {"bundle", required_argument, NULL, 'b'},
 	    {"policy", required_argument, NULL, 'p'},
 	    {"format", required_argument, NULL, 'f'},
+	    {"fields", no_argument, NULL, 'F'},
 	    {0},
 	};
 	_cleanup_free_ char *out = NULL;
 	const char *bundle = NULL, *policy = g->policy;
-	bool json = false;
+	bool json = false, fields = false;
 	int c;
 
 	optind = 0;
 	while ((c = next_opt(argc, argv, "+:b:f:", longopts, err)) != -1) {
-		if (c == 'b') {
+		if (c == 'F') {
+			fields = true;
+		} else if (c == 'b') {
 			bundle = optarg;
 		} else if (c == 'p') {
 			policy = optarg;
@@ -344,8 +348,17 @@ int cmd_explain(const struct global *g, int argc, char **argv,
 			return 1;
 		}
 	}
+	if (fields) {
+		if (want_args(argc, argv, 0, 0, "--fields [--format text|json]",
+			      err) < 0 ||
+		    explain_fields(json, &out, err) < 0)
+			return 1;
+		fputs(out, stdout);
+		return 0;
+	}
 	if (want_args(argc, argv, bundle ? 0 : 1, bundle ? 0 : 1,
-		      "[--policy F] [--format text|json] (--bundle DIR | ID)",
+		      "[--policy F] [--format text|json] (--bundle DIR | ID "
+		      "| --fields)",
 		      err) < 0 ||
 	    container_explain(g->root, bundle ? NULL : argv[optind], bundle,
 			      policy, json, &out, err) < 0)

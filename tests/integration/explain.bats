@@ -185,3 +185,20 @@ explain() {
 	assert_error_line
 	[[ "$stderr" == *nowhere* ]] || fail "$stderr"
 }
+
+@test "explain --fields lists every field of config.json with its rule" {
+	run corral explain --fields
+	assert_success
+	assert_line --regexp '^\.process\.user\.uid +kept or replaced +0 becomes'
+	assert_line --regexp '^\.hooks\.\* +dropped or kept +only hooks.allow'
+	run corral explain --fields --format json
+	assert_success
+	assert_equal "$(jq -r '.[] | select(.field == ".root.path") | .decision' <<<"$output")" \
+		"kept or refused"
+	# the same table as docs/threat-model.md's
+	jq -r '.[] | "| `\(.field)` | \(.decision) |"' <<<"$output" |
+		while IFS= read -r row; do
+			grep -qF -- "$row" "$REPO_ROOT/docs/threat-model.md" ||
+				fail "docs/threat-model.md lacks $row"
+		done
+}
