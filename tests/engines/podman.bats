@@ -60,6 +60,12 @@ setup() {
 	STATE_DIRS="$BATS_TEST_TMPDIR/state-dirs"
 	: >"$STATE_DIRS"
 	ROOTFS="$BATS_TEST_TMPDIR/rootfs"
+	# `podman run --rootfs DIR` puts DIR in root.path, which corral takes
+	# only below an engine directory: this test's own is added to the
+	# default list (--runtime-flag passes --policy to every corral call).
+	POLICY="$BATS_TEST_TMPDIR/policy.json"
+	jq --arg d "$BATS_TEST_TMPDIR" '{engineDirs: (.engineDirs + [$d])}' \
+		"$REPO_ROOT/config-examples/policy/default.json" >"$POLICY"
 	mkdir -p "$ROOTFS/bin"
 	cp /bin/busybox "$ROOTFS/bin/"
 	for a in sh echo cat id; do ln -s busybox "$ROOTFS/bin/$a"; done
@@ -78,7 +84,7 @@ teardown() {
 }
 
 pm() {
-	podman --runtime "$CORRAL" "$@" 3>&-
+	podman --runtime "$CORRAL" --runtime-flag "policy=$POLICY" "$@" 3>&-
 }
 
 # podman_run [PODMAN OPTIONS] -- COMMAND...: run --rm with --rootfs.
@@ -206,6 +212,17 @@ assert_sandboxed() {
 	run podman_run -t -- /bin/sh -c 'test -t 0 && echo tty; exit 5' </dev/null
 	assert_equal "$status" 5
 	assert_output --partial "tty"
+}
+
+@test "podman run --rootfs outside the engine directories is refused, naming engineDirs" {
+	run --separate-stderr podman --runtime "$CORRAL" run --rm --name "$NAME" \
+		--network none --rootfs "$ROOTFS" /bin/echo ran 3>&-
+	assert_failure
+	refute_output --partial ran
+	[[ "$stderr" == *".root.path: $ROOTFS is neither in the bundle nor below an engine directory (policy: engineDirs)"* ]] ||
+		fail "unexpected error: $stderr"
+	run podman container exists "$NAME" 3>&-
+	assert_failure
 }
 
 @test "podman run of an imported image: the workload is sandboxed" {

@@ -311,7 +311,12 @@ run_podman() {
 	before="$(tree_sum "$rootfs")"
 	start_listeners
 	HOST_HOSTNAME="$(hostname)"
-	timeout -k 5 "$CLIENT_TIMEOUT" podman --runtime "$CORRAL" run --rm \
+	jq --arg d "$BATS_FILE_TMPDIR" '{engineDirs: (.engineDirs + [$d])}' \
+		"$REPO_ROOT/config-examples/policy/default.json" \
+		>"$BATS_FILE_TMPDIR/policy.json"
+	# --rootfs: root.path is taken only below an engine directory
+	timeout -k 5 "$CLIENT_TIMEOUT" podman --runtime "$CORRAL" \
+		--runtime-flag "policy=$BATS_FILE_TMPDIR/policy.json" run --rm \
 		--name "$CT_NAME" --network none --annotation "$WALL_CLOCK" \
 		--privileged --user 0:0 --ulimit nofile=4096:4096 \
 		--ulimit nproc=4096:4096 -e SECRET_TOKEN="$SECRET_VALUE" \

@@ -101,9 +101,23 @@ write_cni_conf() {
 	CONF
 }
 
+# The BinaryName containerd runs: corral with a policy whose engineDirs
+# also hold this containerd's own root (the default list has
+# /var/lib/containerd), where the CRI plugin keeps each pod's /etc/hosts,
+# /etc/hostname and /etc/resolv.conf.
+write_runtime_wrapper() {
+	jq --arg d "$CRI_WORK/root" '{engineDirs: (.engineDirs + [$d])}' \
+		"$CRI_EXAMPLES/policy/default.json" >"$CRI_WORK/policy.json" ||
+		return 1
+	printf '#!/bin/sh\nexec %q --policy %q "$@"\n' "$CRI_CORRAL" \
+		"$CRI_WORK/policy.json" >"$CRI_WORK/corral-runtime" &&
+		chmod 0755 "$CRI_WORK/corral-runtime"
+}
+
 render_containerd_config() {
 	local cri='plugins."io.containerd.grpc.v1.cri"'
 	local corral="$cri.containerd.runtimes.corral.options"
+	write_runtime_wrapper || return 1
 	"$CRI_PYTHON" "$CRI_DIR/render_config.py" \
 		"$CRI_EXAMPLES/containerd/config.toml" "$CRI_WORK/config.toml" \
 		"root=$CRI_WORK/root" \
@@ -113,7 +127,7 @@ render_containerd_config() {
 		"$cri.sandbox_image=$CRI_PAUSE_IMAGE" \
 		"$cri.cni.bin_dir=$CRI_CNI_BIN" \
 		"$cri.cni.conf_dir=$CRI_WORK/cni" \
-		"$corral.BinaryName=$CRI_CORRAL" \
+		"$corral.BinaryName=$CRI_WORK/corral-runtime" \
 		"$corral.Root=$CRI_CORRAL_ROOT"
 }
 
