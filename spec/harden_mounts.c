@@ -338,11 +338,10 @@ static struct verdict judge(const struct harden_ctx *c,
 	return (struct verdict){true, &none, "default"};
 }
 
-/* Whether an option is on the list for the mount's kind. */
-static bool option_allowed(const struct spec_mount *m, const char *o)
+/* Whether an option is on the list for a mount of this kind ("bind", or
+ * the filesystem type). */
+static bool option_allowed(const char *kind, const char *o)
 {
-	const char *kind = is_bind(m) ? "bind" : m->type;
-
 	if (harden_strv_has((char *const *)common_options,
 			    ARRAY_SIZE(common_options), o))
 		return true;
@@ -385,12 +384,14 @@ static bool has_size(const struct spec_mount *m)
 static bool rewrite_options(struct harden_ctx *c, struct spec_mount *m,
 			    const struct option_rule *r, const char *size)
 {
+	/* the kind is read before the loop frees any of the options */
+	const char *kind = is_bind(m) ? "bind" : m->type;
 	size_t n = 0, before = m->n_options;
 	bool changed = false;
 
 	for (size_t i = 0; i < m->n_options; i++) {
 		if (listed(r->remove, ARRAY_SIZE(r->remove), m->options[i]) ||
-		    !option_allowed(m, m->options[i])) {
+		    !option_allowed(kind, m->options[i])) {
 			free(m->options[i]);
 			changed = true;
 		} else {

@@ -260,6 +260,120 @@ static inline bool hinv_same(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+/* A destination as the rule tidies it ("//a/./b/" is "/a/b"), written
+ * into out (at least as long as d plus 2). */
+static inline void hinv_tidy(const char *d, char *out)
+{
+	size_t n = 0;
+
+	for (const char *p = d; *p;) {
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		len = strcspn(p, "/");
+		if (len > 0 && !(len == 1 && p[0] == '.')) {
+			out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p += len;
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+}
+
+static inline bool hinv_same_dest(const char *e, const char *c)
+{
+	char *t = c ? (char *)malloc(strlen(c) + 2) : NULL;
+	bool same;
+
+	if (!t)
+		return hinv_same(e, c);
+	hinv_tidy(c, t);
+	same = hinv_same(e, c) || hinv_same(e, t);
+	free(t);
+	return same;
+}
+
+/* The kernel's filesystems once each, only at their own places; nothing
+ * else under /proc or /sys, nothing over "/", no remount. */
+static inline const char *hinv_places(const struct spec *e)
+{
+	static const char *const types[] = {"proc",   "sysfs",	"devpts",
+					    "mqueue", "cgroup", "cgroup2"};
+	static const char *const places[] = {
+	    "/proc",	   "/sys",	     "/dev/pts",
+	    "/dev/mqueue", "/sys/fs/cgroup", "/sys/fs/cgroup"};
+	int count[6] = {0};
+
+	for (size_t i = 0; i < e->n_mounts; i++) {
+		const struct spec_mount *m = &e->mounts[i];
+		int t = -1;
+
+		if (hinv_has(m->options, m->n_options, "remount"))
+			return "a remount kept";
+		if (strcmp(m->destination, "/") == 0)
+			return "a mount over the root";
+		for (int j = 0; !hinv_is_bind(m) && m->type && j < 6; j++)
+			if (strcmp(m->type, types[j]) == 0)
+				t = j;
+		if (t >= 0 && strcmp(m->destination, places[t]) != 0)
+			return "a kernel filesystem away from its place";
+		if (t >= 0 && ++count[t >= 4 ? 4 : t] > 1)
+			return "a kernel filesystem twice";
+		if (t < 0 &&
+		    ((strncmp(m->destination, "/proc", 5) == 0 &&
+		      (!m->destination[5] || m->destination[5] == '/')) ||
+		     (strncmp(m->destination, "/sys", 4) == 0 &&
+		      (!m->destination[4] || m->destination[4] == '/'))))
+			return "a mount under /proc or /sys";
+	}
+	return NULL;
+}
+
+/* Hooks only as the policy names them, never startContainer; user
+ * namespaces only into the policy's host range. */
+static inline const char *hinv_host(const struct hinv_case *k)
+{
+	const struct spec *e = k->h->spec;
+	const struct policy *p = k->policy;
+	const struct spec_linux *lx = e->linux_;
+
+	if (e->hooks[HOOK_START_CONTAINER].n)
+		return "a startContainer hook kept";
+	for (int kind = 0; kind < HOOK_KIND_COUNT; kind++)
+		for (size_t i = 0; i < e->hooks[kind].n; i++) {
+			const struct spec_hook *h = &e->hooks[kind].hooks[i];
+			bool ok = false;
+
+			for (size_t j = 0; j < p->n_hooks && !ok; j++)
+				ok = strcmp(p->hooks[j].path, h->path) == 0;
+			if (!ok)
+				return "a hook the policy does not name";
+			if (h->n_env != 1 ||
+			    strncmp(h->env[0], "PATH=", 5) != 0)
+				return "a hook with config.json's environment";
+		}
+	for (size_t i = 0; lx && i < lx->n_namespaces; i++)
+		if (lx->namespaces[i].type == NS_USER && !p->id_map.set)
+			return "a user namespace without user.idMap";
+	for (int u = 0; lx && u < 2; u++) {
+		const struct spec_id_mapping *m =
+		    u ? lx->gid_mappings : lx->uid_mappings;
+		size_t n = u ? lx->n_gid_mappings : lx->n_uid_mappings;
+
+		for (size_t i = 0; i < n; i++)
+			if (!p->id_map.set ||
+			    m[i].host_id < p->id_map.host_id ||
+			    (uint64_t)m[i].host_id + m[i].size >
+				(uint64_t)p->id_map.host_id + p->id_map.size)
+				return "an id mapping outside user.idMap";
+	}
+	return hinv_places(e);
+}
+
 static inline const char *hinv_mounts(const struct hinv_case *k)
 {
 	const struct spec *c = k->config, *e = k->h->spec;
@@ -270,8 +384,8 @@ static inline const char *hinv_mounts(const struct hinv_case *k)
 		const char *why;
 
 		for (size_t j = 0; j < c->n_mounts && !found; j++)
-			found = hinv_same(m->destination,
-					  c->mounts[j].destination) &&
+			found = hinv_same_dest(m->destination,
+					       c->mounts[j].destination) &&
 				((hinv_same(m->type, c->mounts[j].type) &&
 				  hinv_same(m->source, c->mounts[j].source)) ||
 				 (strcmp(m->destination, "/dev/shm") == 0 &&
@@ -541,7 +655,8 @@ static inline const char *hinv_settings(const struct hinv_case *k)
 static inline const char *hinv_never_wider(const struct hinv_case *k)
 {
 	const char *(*const checks[])(const struct hinv_case *) = {
-	    hinv_settings, hinv_process, hinv_mounts, hinv_kernel, hinv_limits};
+	    hinv_settings, hinv_process, hinv_mounts,
+	    hinv_kernel,   hinv_limits,	 hinv_host};
 
 	if (k->policy->mode == POLICY_PERMISSIVE)
 		return k->h->sandbox.enforced ? "enforced under permissive"
