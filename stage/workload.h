@@ -1,33 +1,22 @@
 /* The sandbox of a process that runs the container's code, applied by the
  * process itself right before it execs: the container's workload (forked
  * by the supervisor) and every `exec`'d process go through this one
- * function, so the two cannot drift apart. */
+ * function, in the stage, so the two cannot drift apart. */
 #ifndef CORRAL_WORKLOAD_H
 #define CORRAL_WORKLOAD_H
 
-#include <stdbool.h>
-
-#include "caps.h"
 #include "error.h"
-#include "seccomp.h"
-#include "spec.h"
-
-struct workload {
-	const struct spec_process *process; /* the effective process */
-	char **env;			    /* the process environment */
-	struct caps_masks caps; /* process->caps, resolved in the parent */
-	bool enforced; /* the sandbox is on (not a permissive policy) */
-	int keep_fds;  /* fds 3 .. 3+keep_fds-1 are passed on */
-	const struct seccomp_program *seccomp;	/* config.json's, or NULL */
-	const struct seccomp_program *baseline; /* corral's, or NULL */
-};
+#include "params.h"
 
 /* In order: SIGPIPE back to its default, chdir to the process's cwd
- * (inside the container), drop the bounding set, load the filters (before
- * the user switch without no_new_privs), lock the securebits, switch
- * user, set capabilities, no_new_privs, umask, pass the kept fds and
- * close the rest on exec, load the filters (with no_new_privs), exec.
- * Returns only on failure. */
-int workload_exec(const struct workload *w, struct error **err);
+ * (inside the container), drop the bounding set, lock the securebits,
+ * switch user, set capabilities, no_new_privs, umask, pass the kept fds
+ * and close the rest on exec, the LSM labels, find args[0] on PATH; then
+ * corral's baseline filter and config.json's, the last thing before the
+ * execve, so that no call of the stage's own needs config.json to allow
+ * it.  Without no_new_privs the filters can only be loaded while still
+ * privileged: then both go right after the bounding set, and must allow
+ * what follows.  Returns only on failure. */
+int workload_exec(const struct stage_params *p, struct error **err);
 
 #endif
