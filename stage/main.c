@@ -37,6 +37,15 @@ static void say_error(const struct error *e)
 	write_all(STDERR_FILENO, "\n", 1);
 }
 
+/* Run as /proc/self/exe from inside a container (or any other way): it
+ * names what was run, as an exec error would. */
+static int not_started(const char *argv0, struct error **err)
+{
+	return error_set(err, EINVAL, "%.256s: the stage was not started by "
+				      "corral: nothing to run",
+			 argv0 ? argv0 : "stage");
+}
+
 /* The parameters from the fd named by argv[1], which is closed after. */
 static int read_params(int argc, char **argv, struct stage_params *p,
 		       struct error **err)
@@ -52,18 +61,18 @@ static int read_params(int argc, char **argv, struct stage_params *p,
 				   .cgroup_procs_fd = -1,
 				   .cgroup_kill_fd = -1};
 	if (argc != 2)
-		return error_set(err, EINVAL, "stage: not started by corral");
+		return not_started(argv[0], err);
 	errno = 0;
 	n = strtol(argv[1], &end, 10);
 	if (errno || *end || end == argv[1] || n < 3 || n > 1 << 20)
-		return error_set(err, EINVAL, "stage: not started by corral");
+		return not_started(argv[0], err);
 	fd = (int)n;
 	/* /proc/PID/cmdline is then just the name, as for corral-init
 	 * before the exec. */
 	memset(argv[1], 0, strlen(argv[1]));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
 	    st.st_size > STAGE_PARAMS_MAX)
-		return error_set(err, EINVAL, "stage: no parameters");
+		return not_started(argv[0], err);
 	buf = malloc((size_t)st.st_size);
 	if (!buf)
 		return error_set(err, ENOMEM, "stage: out of memory");

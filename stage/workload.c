@@ -257,7 +257,9 @@ int workload_exec(const struct stage_params *p, struct error **err)
 	signal(SIGPIPE, SIG_DFL);
 	if (chdir(p->cwd) < 0)
 		return error_errno(err, "chdir %s", p->cwd);
-	if (drop_bounding(p, err) < 0)
+	umask(p->has_umask ? (mode_t)p->umask : 022);
+	if (drop_bounding(p, err) < 0 || pass_fds(p->keep_fds, err) < 0 ||
+	    set_lsm_labels(p, err) < 0)
 		return -1;
 	if (!nnp && load_filters(p, err) < 0)
 		return -1;
@@ -266,9 +268,7 @@ int workload_exec(const struct stage_params *p, struct error **err)
 		return -1;
 	if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return error_errno(err, "set no_new_privs");
-	umask(p->has_umask ? (mode_t)p->umask : 022);
-	if (pass_fds(p->keep_fds, err) < 0 || set_lsm_labels(p, err) < 0 ||
-	    find_program(p->args[0], p->env, program, err) < 0)
+	if (find_program(p->args[0], p->env, program, err) < 0)
 		return -1;
 	if (nnp && load_filters(p, err) < 0)
 		return -1;
