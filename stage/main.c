@@ -41,8 +41,9 @@ static void say_error(const struct error *e)
  * names what was run, as an exec error would. */
 static int not_started(const char *argv0, struct error **err)
 {
-	return error_set(err, EINVAL, "%.256s: the stage was not started by "
-				      "corral: nothing to run",
+	return error_set(err, EINVAL,
+			 "%.256s: the stage was not started by "
+			 "corral: nothing to run",
 			 argv0 ? argv0 : "stage");
 }
 
