@@ -9,7 +9,7 @@ CFLAGS ?= -O2 -g
 # override: `make CFLAGS=...` (make sanitize) adds to these, never drops them
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_FORTIFY_SOURCE=2 -D_GNU_SOURCE -fstack-protector-strong -fPIE \
-	-DCORRAL_VERSION='"$(VERSION)"' -Ispec -Ihooks $(PKG_CFLAGS)
+	-DCORRAL_VERSION='"$(VERSION)"' -Ispec -Ihooks -Istage $(PKG_CFLAGS)
 override LDFLAGS += -pie -Wl,-z,relro,-z,now
 
 SPEC_SRC := $(wildcard spec/*.c)
@@ -18,6 +18,7 @@ RUNTIME_SRC := $(wildcard runtime/*.c)
 SPEC_OBJ := $(SPEC_SRC:%.c=build/%.o)
 HOOKS_OBJ := $(HOOKS_SRC:%.c=build/%.o)
 RUNTIME_OBJ := $(RUNTIME_SRC:%.c=build/%.o)
+STAGE_SRC := $(wildcard stage/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
@@ -25,9 +26,79 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=build/helpers/%)
 
 all: corral
 
-corral: $(RUNTIME_OBJ) $(HOOKS_OBJ) $(SPEC_OBJ) build/gen/seccomp_filters.o
+corral: $(RUNTIME_OBJ) $(HOOKS_OBJ) $(SPEC_OBJ) build/gen/seccomp_filters.o \
+		build/stage/params.o build/runtime/stage_blob.o
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The stage (stage/main.c): the static program the container's processes
+# become before they run its code, carried inside corral as bytes
+# (runtime/stage_blob.S).  Static, so that after pivot_root it loads no
+# library from the container's rootfs (the link fails if it has a program
+# interpreter); position-independent, for ASLR; stripped, as its bytes are
+# written to a memfd for every container; never sanitized (ASan needs its
+# dynamic runtime).  Built against musl when it is installed (tests/deps
+# installs musl-tools): 65 KB against glibc's 750, which each container
+# writes, maps and execs.  Its objects carry -MMD dependencies, so a change
+# to any header it includes rebuilds it and, through the blob, corral.
+STAGE_DIR := build/static-stage
+STAGE_OBJ := $(patsubst %.c,$(STAGE_DIR)/%.o,$(STAGE_SRC) spec/error.c \
+	spec/hook_kinds.c hooks/hooks.c runtime/sync.c runtime/forward.c \
+	runtime/fsutil.c) $(STAGE_DIR)/gen/seccomp_filters.o
+STAGE_BIN := $(STAGE_DIR)/corral-stage
+TRIPLET := $(shell $(CC) -dumpmachine)
+MUSL_LIBDIR := /usr/lib/$(TRIPLET:-gnu=-musl)
+STAGE_LIBC := $(if $(and $(wildcard $(MUSL_LIBDIR)/rcrt1.o),\
+	$(shell command -v musl-gcc 2>/dev/null)),musl,glibc)
+STAGE_CFLAGS = $(filter-out -fsanitize=% -I/usr/include,$(CFLAGS)) \
+	-iquote runtime -ffunction-sections -fdata-sections -MMD -MP
+STAGE_LDFLAGS := -static-pie -s -Wl,--gc-sections -Wl,-z,relro,-z,now
+ifeq ($(STAGE_LIBC),musl)
+# musl's headers without the kernel's: linux/ and asm/ come from the
+# host's, looked up after musl's own.
+STAGE_CC := musl-gcc
+STAGE_CFLAGS += -idirafter $(STAGE_DIR)/include
+STAGE_LINK = $(CC) -nostdlib -nostartfiles $(STAGE_LDFLAGS) \
+	-Wl,--no-dynamic-linker -o $@ $(MUSL_LIBDIR)/rcrt1.o \
+	$(MUSL_LIBDIR)/crti.o $^ $(MUSL_LIBDIR)/libc.a \
+	$(shell $(CC) -print-libgcc-file-name) $(MUSL_LIBDIR)/crtn.o
+else
+STAGE_CC := $(CC)
+STAGE_LINK = $(CC) $(STAGE_LDFLAGS) -o $@ $^
+endif
+
+$(STAGE_DIR)/include:
+	@mkdir -p $@
+	@ln -sfn /usr/include/linux $@/linux
+	@ln -sfn /usr/include/asm-generic $@/asm-generic
+	@ln -sfn /usr/include/$(TRIPLET)/asm $@/asm
+
+$(STAGE_DIR)/%.o: %.c | $(STAGE_DIR)/include
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (stage, $(STAGE_LIBC))"
+	@$(STAGE_CC) $(STAGE_CFLAGS) -c -o $@ $<
+
+$(STAGE_DIR)/gen/seccomp_filters.o: build/gen/seccomp_filters.c \
+		| $(STAGE_DIR)/include
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (stage, $(STAGE_LIBC))"
+	@$(STAGE_CC) $(STAGE_CFLAGS) -c -o $@ $<
+
+$(STAGE_BIN): $(STAGE_OBJ)
+	@echo "  LD      $@ ($(STAGE_LIBC))"
+	@$(STAGE_LINK)
+	@if readelf -lW $@ | grep -q INTERP; then \
+		echo "$@: has a program interpreter"; rm -f $@; exit 1; fi
+
+build/runtime/stage_blob.o: runtime/stage_blob.S $(STAGE_BIN)
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(CC) -c -DSTAGE_BIN='"$(STAGE_BIN)"' -o $@ $<
+
+-include $(STAGE_OBJ:.o=.d)
+
+stage: $(STAGE_BIN)
+	@size $(STAGE_BIN); ls -l $(STAGE_BIN)
 
 # corral's fixed seccomp filters, compiled once at build time
 # (runtime/seccomp_prebuilt.c says why).
@@ -43,11 +114,11 @@ build/gen/seccomp_filters.c: build/seccomp_gen
 	@echo "  GEN     $@"
 	@$< >$@.tmp && mv $@.tmp $@
 
-build/gen/seccomp_filters.o: build/gen/seccomp_filters.c runtime/seccomp.h
+build/gen/seccomp_filters.o: build/gen/seccomp_filters.c runtime/seccomp_prebuilt.h
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -iquote runtime -c -o $@ $<
 
-build/%.o: %.c $(wildcard spec/*.h hooks/*.h runtime/*.h)
+build/%.o: %.c $(wildcard spec/*.h hooks/*.h runtime/*.h stage/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -c -o $@ $<
@@ -82,6 +153,14 @@ build/tests/test_fields: tests/unit/test_fields.c tests/unit/unit.h \
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(TRACE_SPEC_OBJ) \
 		$(PKG_LIBS)
+
+# The stage's parameter format, encoded and decoded in one process.
+build/tests/test_stage_params: tests/unit/test_stage_params.c \
+		tests/unit/unit.h build/stage/params.o $(SPEC_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
+		$(filter %.o,$^) $(PKG_LIBS)
 
 # The cgroup unit tests and the integration tests' driver link the cgroup
 # module alone; the unit tests run it on fake trees (cg_fake_kernel).
@@ -134,11 +213,14 @@ install: corral
 deps:
 	@tests/deps
 
+FORMAT_FILES = $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) $(STAGE_SRC) spec/*.h \
+	hooks/*.h runtime/*.h stage/*.h tools/*.c tests/fuzz/*.[ch]
+
 format:
-	clang-format -i $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h tools/*.c tests/fuzz/*.[ch]
+	clang-format -i $(FORMAT_FILES)
 
 format-check:
-	clang-format --dry-run --Werror $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) spec/*.h hooks/*.h runtime/*.h tools/*.c tests/fuzz/*.[ch]
+	clang-format --dry-run --Werror $(FORMAT_FILES)
 
 # make demo POLICY=config-examples/policy/permissive.json shows what leaks
 demo: corral
@@ -181,4 +263,4 @@ bench: corral
 	@tests/bench/run
 
 .PHONY: all unit helpers check sanitize install deps format format-check demo clean \
-	bench fuzz fuzz-run
+	bench fuzz fuzz-run stage

@@ -1,9 +1,6 @@
 #include "caps.h"
 
-#include <errno.h>
-#include <stdbool.h>
 #include <sys/capability.h>
-#include <sys/prctl.h>
 
 #include "log.h"
 #include "util.h"
@@ -25,73 +22,34 @@ static uint64_t resolve_set(char **names, size_t n, const char *set)
 	return mask;
 }
 
+/* The capabilities this kernel has: a name libcap knows and the kernel
+ * does not is left out, as the kernel would (the stage raises ambient
+ * ones one by one, and that would fail). */
+static uint64_t kernel_caps(void)
+{
+	int n = (int)cap_max_bits();
+
+	return n > 0 && n < 64 ? (1ULL << n) - 1 : ~0ULL;
+}
+
 void caps_resolve(const struct spec_caps *caps, struct caps_masks *out)
 {
+	uint64_t known = kernel_caps();
+
 	*out = (struct caps_masks){0};
 	if (!caps)
 		return;
 	out->bounding =
-	    resolve_set(caps->bounding, caps->n_bounding, "bounding");
+	    resolve_set(caps->bounding, caps->n_bounding, "bounding") & known;
 	out->effective =
-	    resolve_set(caps->effective, caps->n_effective, "effective");
+	    resolve_set(caps->effective, caps->n_effective, "effective") &
+	    known;
 	out->inheritable =
-	    resolve_set(caps->inheritable, caps->n_inheritable, "inheritable");
+	    resolve_set(caps->inheritable, caps->n_inheritable, "inheritable") &
+	    known;
 	out->permitted =
-	    resolve_set(caps->permitted, caps->n_permitted, "permitted");
-	out->ambient = resolve_set(caps->ambient, caps->n_ambient, "ambient");
-}
-
-static int last_cap(void)
-{
-	int n = (int)cap_max_bits();
-
-	return n > 0 && n <= 64 ? n - 1 : CAP_LAST_CAP;
-}
-
-int caps_drop_bounding(const struct caps_masks *m, struct error **err)
-{
-	for (int c = 0; c <= last_cap(); c++) {
-		if (m->bounding & (1ULL << c))
-			continue;
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-			return error_errno(
-			    err, "drop capability %d from the bounding set", c);
-	}
-	return 0;
-}
-
-int caps_apply(const struct caps_masks *m, struct error **err)
-{
-	cap_t caps = cap_init();
-	int r = 0;
-
-	if (!caps)
-		return error_errno(err, "capabilities");
-	for (int c = 0; c <= last_cap(); c++) {
-		cap_value_t v = c;
-
-		if (m->effective & (1ULL << c))
-			cap_set_flag(caps, CAP_EFFECTIVE, 1, &v, CAP_SET);
-		if (m->permitted & (1ULL << c))
-			cap_set_flag(caps, CAP_PERMITTED, 1, &v, CAP_SET);
-		if (m->inheritable & (1ULL << c))
-			cap_set_flag(caps, CAP_INHERITABLE, 1, &v, CAP_SET);
-	}
-	if (cap_set_proc(caps) < 0)
-		r = error_errno(err, "set capabilities");
-	cap_free(caps);
-	if (r < 0)
-		return r;
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
-		return error_errno(err, "clear ambient capabilities");
-	/* The kernel holds an ambient capability only while it is also
-	 * permitted and inheritable; others are left out, as runc and crun
-	 * do (`runc spec` lists ambient ones without an inheritable set). */
-	for (int c = 0; c <= last_cap(); c++)
-		if ((m->ambient & m->permitted & m->inheritable &
-		     (1ULL << c)) &&
-		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0)
-			return error_errno(err, "raise ambient capability %d",
-					   c);
-	return 0;
+	    resolve_set(caps->permitted, caps->n_permitted, "permitted") &
+	    known;
+	out->ambient =
+	    resolve_set(caps->ambient, caps->n_ambient, "ambient") & known;
 }

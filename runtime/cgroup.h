@@ -83,6 +83,21 @@ int cgroup_enter(const struct cgroup *cg, pid_t pid, struct error **err);
 int cgroup_enter_self(const struct cgroup *cg, bool in_cgroup2,
 		      struct error **err);
 
+/* What the container's supervisor keeps to kill its own cgroup when it is
+ * not PID 1 (stage/reaper.h): the cgroup2 hierarchy's cgroup.procs
+ * (read-only) and cgroup.kill (write-only, -1 where the kernel has none
+ * or it cannot be opened), or on a v1-only host a v1 cgroup.procs, which
+ * keeps its listing while open (`reopen`: the reader reopens it through
+ * /proc/self/fd for each one).  Called inside the cgroup, before
+ * pivot_root; the fds are O_CLOEXEC.  Fails when no cgroup.procs opens:
+ * the container could not be killed at its end. */
+struct cgroup_reaper_fds {
+	int procs, kill;
+	bool reopen;
+};
+int cgroup_open_reaper(const struct cgroup *cg, struct cgroup_reaper_fds *out,
+		       struct error **err);
+
 /* Kill every process in the cgroup: cgroup.kill on v2 (when the kernel has
  * it), otherwise freeze, SIGKILL every pid in cgroup.procs, thaw; then wait
  * (bounded) until cgroup.procs is empty. */

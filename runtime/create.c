@@ -53,8 +53,7 @@ struct create_ctx {
 	struct ns_plan ns;
 	struct seccomp_program seccomp; /* config.json's filter */
 	bool has_seccomp;
-	struct seccomp_program baseline;   /* corral's, under the sandbox */
-	struct seccomp_program supervisor; /* PID 1's own */
+	struct seccomp_program baseline; /* corral's, under the sandbox */
 	struct container_dir dir;
 	struct cgroup *cgroup; /* named in prepare, made by make_cgroup */
 	bool cgroup_made;
@@ -202,7 +201,7 @@ static int compile_filters(struct create_ctx *c, struct error **err)
 	    seccomp_baseline_compile(sb->syscalls_allow, sb->n_syscalls_allow,
 				     &c->baseline, err) < 0)
 		return -1;
-	return seccomp_supervisor_compile(&c->supervisor, err);
+	return 0;
 }
 
 /* The effective spec, which later commands read.  It is saved before the
@@ -427,7 +426,6 @@ static int spawn(struct create_ctx *c, struct error **err)
 	    .sandbox = &c->hardened->sandbox,
 	    .seccomp = c->has_seccomp ? &c->seccomp : NULL,
 	    .baseline = c->hardened->sandbox.enforced ? &c->baseline : NULL,
-	    .supervisor = &c->supervisor,
 	    .cgroup = c->cgroup,
 	};
 
@@ -508,7 +506,6 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	ns_plan_release(&c->ns);
 	seccomp_program_free(&c->seccomp);
 	seccomp_program_free(&c->baseline);
-	seccomp_program_free(&c->supervisor);
 	strv_free(c->env);
 	spec_free(c->config);
 	hardened_free(c->hardened);

@@ -4,9 +4,10 @@
  * the workload's, compiles the seccomp filters, opens the container's
  * namespaces through its init, joins the pid namespace and forks.  The
  * child is put in the container's cgroup before it runs a step, joins the
- * other namespaces, sets up its console and limits, and goes through the
- * workload's own sandbox step (workload_exec) to exec.  Errors of the
- * child travel back over a sync socket, as create's do.
+ * other namespaces, sets up its console and limits, and becomes the
+ * stage (runtime/stage.h), which applies the workload's own sandbox and
+ * execs.  Errors of the child and of the stage travel back over a sync
+ * socket, as create's do.
  *
  * The child stays a child of this process: detached, it passes to the
  * caller's subreaper (conmon, the containerd shim) when this one exits. */
@@ -41,8 +42,8 @@
 #include "process.h"
 #include "seccomp.h"
 #include "sync.h"
+#include "stage.h"
 #include "util.h"
-#include "workload.h"
 
 /* The container's namespaces, in the order the child joins them: the
  * cgroup namespace once the parent has put it in the container's cgroup,
@@ -83,7 +84,7 @@ struct exec_ctx {
 	struct sandbox sandbox;	      /* sandbox.json */
 	struct policy *policy;	      /* policy.json */
 	struct spec_process *process; /* the hardened process */
-	struct workload workload;
+	struct caps_masks caps;
 	struct seccomp_program seccomp;	 /* config.json's filter */
 	struct seccomp_program baseline; /* corral's, under the sandbox */
 	struct cgroup *cgroup;
@@ -355,19 +356,14 @@ static int compile_filters(struct exec_ctx *c, struct error **err)
 	const struct spec_linux *l = c->config->linux_;
 	const struct sandbox *sb = &c->sandbox;
 
-	if (l && l->seccomp) {
-		if (seccomp_compile_cached(c->o->root, l->seccomp, &c->seccomp,
-					   err) < 0)
-			return -1;
-		c->workload.seccomp = &c->seccomp;
-	}
-	if (sb->enforced) {
-		if (seccomp_baseline_compile(sb->syscalls_allow,
-					     sb->n_syscalls_allow, &c->baseline,
-					     err) < 0)
-			return -1;
-		c->workload.baseline = &c->baseline;
-	}
+	if (l && l->seccomp &&
+	    seccomp_compile_cached(c->o->root, l->seccomp, &c->seccomp, err) <
+		0)
+		return -1;
+	if (sb->enforced &&
+	    seccomp_baseline_compile(sb->syscalls_allow, sb->n_syscalls_allow,
+				     &c->baseline, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -434,13 +430,7 @@ static int prepare(struct exec_ctx *c, struct error **err)
 	    open_running(c, err) < 0 || load_stored(c, err) < 0 ||
 	    build_process(c, err) < 0)
 		return -1;
-	c->workload = (struct workload){
-	    .process = c->process,
-	    .env = c->process->env,
-	    .enforced = c->sandbox.enforced,
-	    .keep_fds = c->o->preserve_fds,
-	};
-	caps_resolve(c->process->caps, &c->workload.caps);
+	caps_resolve(c->process->caps, &c->caps);
 	if (compile_filters(c, err) < 0 || open_cgroup(c, err) < 0 ||
 	    open_namespaces(c, err) < 0)
 		return -1;
@@ -454,7 +444,7 @@ static int prepare(struct exec_ctx *c, struct error **err)
 
 /* ---- the child -------------------------------------------------------- */
 
-/* Everything between the fork and the workload's own sandbox step.  Runs
+/* Everything between the fork and the stage.  Runs
  * as the runtime (root), not dumpable (set before the fork), in the
  * container's pid namespace and cgroup. */
 static int child_setup(const struct exec_ctx *c, struct error **err)
@@ -500,6 +490,20 @@ static int child_setup(const struct exec_ctx *c, struct error **err)
 	return 0;
 }
 
+/* The stage applies the sandbox and execs; it reports its errors over
+ * the sync socket too, which the workload's exec closes. */
+static void become_stage(const struct exec_ctx *c, struct error **err)
+{
+	struct stage_params p = {.mode = STAGE_EXEC};
+
+	stage_params_process(&p, c->process, c->process->env, &c->caps,
+			     c->sandbox.enforced, c->o->preserve_fds,
+			     c->sandbox.enforced ? &c->baseline : NULL,
+			     &c->seccomp);
+	p.sync_fd = c->sync[1];
+	stage_exec(&p, err);
+}
+
 static int exec_child(const struct exec_ctx *c)
 {
 	_cleanup_error_ struct error *err = NULL;
@@ -510,7 +514,7 @@ static int exec_child(const struct exec_ctx *c)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		error_errno(&err, "set parent death signal");
 	else if (child_setup(c, &err) == 0)
-		workload_exec(&c->workload, &err);
+		become_stage(c, &err);
 	if (err)
 		sync_send(c->sync[1], SYNC_ERROR, err->msg, strlen(err->msg),
 			  NULL);

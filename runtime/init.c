@@ -1,7 +1,9 @@
-/* The child side of create and start.  Until the parent commits the state
- * it reports errors over the sync socket and dies with the parent
- * (PR_SET_PDEATHSIG); after that it waits on the exec fifo, and errors go
- * to the container's stderr. */
+/* The child side of create.  It sets the container up, reporting errors
+ * over the sync socket and dying with the parent (PR_SET_PDEATHSIG), and
+ * then, still before the container is "created", becomes the stage
+ * (runtime/stage.h): the stage finishes the sync protocol, waits on the
+ * exec fifo for `start` and supervises the workload, so that by the time
+ * anything of the container's runs, no process of it is corral's binary. */
 #include "init.h"
 
 #include <errno.h>
@@ -22,10 +24,9 @@
 #include "hooks.h"
 #include "mount.h"
 #include "process.h"
-#include "supervisor.h"
+#include "stage.h"
 #include "sync.h"
 #include "util.h"
-#include "workload.h"
 
 static bool has_hooks(const struct spec *spec, enum spec_hook_kind a,
 		      enum spec_hook_kind b)
@@ -53,7 +54,7 @@ static int become_ns_root(const struct init_config *c, struct error **err)
 	return 0;
 }
 
-/* Everything up to the point where the container is "created".
+/* Everything up to the last step before the container is "created".
  *
  * Without a user namespace the steps up to the root and its scratch
  * overlay (the network namespace among them) need nothing from the
@@ -61,9 +62,12 @@ static int become_ns_root(const struct init_config *c, struct error **err)
  * says the cgroup is there: this process moves itself in
  * (cgroup_enter_self), then makes its cgroup namespace and config.json's
  * mounts (cgroup mounts among them).  With a user namespace the parent
- * has moved it before GO, which also carries the id maps. */
+ * has moved it before GO, which also carries the id maps.  In a pid
+ * namespace it joined, the supervisor is not PID 1: it gets the files it
+ * needs to kill its cgroup itself, opened here while the host's cgroupfs
+ * is still in reach. */
 static int setup(const struct init_config *c, char **state_json,
-		 struct error **err)
+		 struct cgroup_reaper_fds *reaper, struct error **err)
 {
 	_cleanup_close_ int rootfd = -1;
 	const struct spec *spec = c->spec;
@@ -96,6 +100,9 @@ static int setup(const struct init_config *c, char **state_json,
 		return -1;
 	if (!userns && cgroup_enter_self(c->cgroup, c->in_cgroup2, err) < 0)
 		return error_wrap(err, "cgroup");
+	if (c->ns->join_fds[NS_PID] >= 0 &&
+	    cgroup_open_reaper(c->cgroup, reaper, err) < 0)
+		return error_wrap(err, "cgroup");
 	if ((c->ns->clone_flags & CLONE_NEWCGROUP) &&
 	    unshare(CLONE_NEWCGROUP) < 0)
 		return error_errno(err, "new cgroup namespace");
@@ -127,104 +134,48 @@ static int setup(const struct init_config *c, char **state_json,
 	    process_set_oom_score_adj(spec->process, err) < 0 ||
 	    process_set_personality(spec->linux_, err) < 0)
 		return -1;
-	free(*state_json);
-	*state_json = NULL;
-	if (sync_send(c->sync_fd, SYNC_READY, NULL, 0, err) < 0 ||
-	    sync_expect(c->sync_fd, SYNC_COMMIT, state_json, err) < 0)
-		return -1;
-	/* The parent waits for this answer before it exits: were it to exit
-	 * first, the death signal would still be armed and kill us. */
-	if (prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
-		return error_errno(err, "clear parent death signal");
-	if (sync_send(c->sync_fd, SYNC_COMMITTED, NULL, 0, err) < 0)
-		return -1;
-	close(c->sync_fd);
 	return 0;
 }
 
-/* Block until `start` opens the fifo for reading, run the startContainer
- * hooks, and tell `start` how that went: "0", or "1" and the error, which
- * start reports as its own.  The fifo was opened O_PATH before pivot_root;
- * it is reopened for writing through /proc/self/fd, as the host path is
- * out of reach. */
-static int wait_for_start(const struct init_config *c, const char *state_json,
-			  struct error **err)
+/* Everything the stage needs, from what create decided. */
+static void fill_params(const struct init_config *c,
+			const struct cgroup_reaper_fds *reaper,
+			struct stage_params *p)
 {
-	_cleanup_close_ int fd = -1;
-	char p[FD_PATH_MAX];
-	int r;
+	const struct spec *spec = c->spec;
 
-	fd_path(c->fifo_fd, p);
-	do
-		fd = open(p, O_WRONLY | O_CLOEXEC);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-		return error_errno(err, "open exec fifo");
-	close(c->fifo_fd);
-	r = hooks_run(&c->spec->hooks[HOOK_START_CONTAINER],
-		      HOOK_START_CONTAINER, state_json, !c->sandbox->enforced,
-		      err);
-	if (r < 0) {
-		write_all(fd, "1", 1);
-		write_all(fd, (*err)->msg, strlen((*err)->msg));
-		return -1;
-	}
-	if (write_all(fd, "0", 1) < 0)
-		return error_errno(err, "write exec fifo");
-	return 0;
-}
-
-/* The workload, forked by the supervisor: its own sandbox, then exec. */
-static int workload_main(void *arg)
-{
-	const struct init_config *c = arg;
-	_cleanup_error_ struct error *err = NULL;
-	struct workload w = {
-	    .process = c->spec->process,
-	    .env = c->env,
-	    .caps = c->caps,
-	    .enforced = c->sandbox->enforced,
-	    .keep_fds = c->keep_fds,
-	    .seccomp = c->seccomp,
-	    .baseline = c->baseline,
-	};
-
-	workload_exec(&w, &err);
-	if (err)
-		fprintf(stderr, "corral: %s\n", err->msg);
-	return 127;
+	*p = (struct stage_params){.mode = STAGE_INIT};
+	stage_params_process(p, spec->process, c->env, &c->caps,
+			     c->sandbox->enforced, c->keep_fds, c->baseline,
+			     c->seccomp);
+	p->dumpable = c->ns->clone_flags & CLONE_NEWUSER;
+	p->wall_clock = c->sandbox->wall_clock;
+	p->sync_fd = c->sync_fd;
+	p->fifo_fd = c->fifo_fd;
+	p->cgroup_procs_fd = reaper->procs;
+	p->cgroup_kill_fd = reaper->kill;
+	p->cgroup_procs_reopen = reaper->reopen;
+	p->start_hooks = spec->hooks[HOOK_START_CONTAINER].hooks;
+	p->n_start_hooks = spec->hooks[HOOK_START_CONTAINER].n;
 }
 
 int init_run(const struct init_config *c)
 {
 	_cleanup_error_ struct error *err = NULL;
 	_cleanup_free_ char *state_json = NULL;
+	struct cgroup_reaper_fds reaper = {-1, -1, false};
+	struct stage_params params;
 	sigset_t none;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	umask(0);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
-	    setup(c, &state_json, &err) < 0) {
-		if (!err)
-			error_errno(&err, "parent death signal");
-		sync_send(c->sync_fd, SYNC_ERROR, err->msg, strlen(err->msg),
-			  NULL);
-		return 1;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		error_errno(&err, "parent death signal");
+	else if (setup(c, &state_json, &reaper, &err) == 0) {
+		fill_params(c, &reaper, &params);
+		stage_exec(&params, &err);
 	}
-	if (wait_for_start(c, state_json, &err) < 0) {
-		fprintf(stderr, "corral: %s\n", err->msg);
-		return 127;
-	}
-	{
-		struct supervisor_config sc = {
-		    .wall_clock = c->sandbox->wall_clock,
-		    .terminal = c->spec->process->terminal,
-		    .uid = c->spec->process->user.uid,
-		    .gid = c->spec->process->user.gid,
-		    .filter = c->supervisor,
-		};
-
-		supervisor_run(&sc, workload_main, (void *)c);
-	}
+	sync_send(c->sync_fd, SYNC_ERROR, err->msg, strlen(err->msg), NULL);
+	return 1;
 }

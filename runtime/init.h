@@ -1,5 +1,5 @@
 /* The container's first process: everything the child does between
- * clone(2) and exec, in order. */
+ * clone(2) and its exec of the stage, in order. */
 #ifndef CORRAL_INIT_H
 #define CORRAL_INIT_H
 
@@ -27,10 +27,9 @@ struct init_config {
 	bool no_new_keyring;
 	char **env; /* the process environment */
 	struct caps_masks caps;
-	const struct sandbox *sandbox;		  /* what harden() decided */
-	const struct seccomp_program *seccomp;	  /* config.json's, or NULL */
-	const struct seccomp_program *baseline;	  /* corral's, or NULL */
-	const struct seccomp_program *supervisor; /* PID 1's own filter */
+	const struct sandbox *sandbox;		/* what harden() decided */
+	const struct seccomp_program *seccomp;	/* config.json's, or NULL */
+	const struct seccomp_program *baseline; /* corral's, or NULL */
 	/* The child joins its cgroup itself (cgroup_enter_self) unless in a
 	 * user namespace, where the parent moves it. */
 	const struct cgroup *cgroup;
@@ -38,9 +37,10 @@ struct init_config {
 };
 
 /* Runs in the cloned child, which becomes the container's PID 1: sets the
- * container up, waits for `start`, then supervises the workload it forks.
- * Does not return on success; otherwise reports the error and returns an
- * exit status. */
+ * container up and execs the stage, which reports "ready", waits for
+ * `start`, then supervises the workload it forks.  Does not return on
+ * success; otherwise reports the error over the sync socket and returns
+ * an exit status. */
 int init_run(const struct init_config *cfg);
 
 #endif

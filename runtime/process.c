@@ -2,24 +2,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
-#include <linux/securebits.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "fsutil.h"
 #include "log.h"
 #include "util.h"
-
-#define DEFAULT_PATH                                                           \
-	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 int process_set_rlimits(const struct spec_process *p, struct error **err)
 {
@@ -87,63 +80,6 @@ int process_set_personality(const struct spec_linux *l, struct error **err)
 	return 0;
 }
 
-int process_switch_user(const struct spec_user *u, struct error **err)
-{
-	/* With locked securebits the switch keeps capabilities already. */
-	bool keep =
-	    !(prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) & SECBIT_NO_SETUID_FIXUP);
-
-	if (keep && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
-		return error_errno(err, "keep capabilities");
-	if (setgroups(u->n_additional_gids, u->additional_gids) < 0)
-		return error_errno(err, "setgroups");
-	if (setresgid(u->gid, u->gid, u->gid) < 0)
-		return error_errno(err, "setgid %u", u->gid);
-	if (setresuid(u->uid, u->uid, u->uid) < 0)
-		return error_errno(err, "setuid %u", u->uid);
-	if (keep && prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
-		return error_errno(err, "keep capabilities");
-	return 0;
-}
-
-static const char *env_path(char *const *env)
-{
-	for (; env && *env; env++)
-		if (strncmp(*env, "PATH=", 5) == 0)
-			return *env + 5;
-	return DEFAULT_PATH;
-}
-
-int process_exec(const struct spec_process *p, char *const *env,
-		 struct error **err)
-{
-	static char *const empty[] = {NULL};
-	char *const *envp = env ? env : empty;
-	const char *path;
-	int saved = ENOENT;
-
-	if (strchr(p->args[0], '/')) {
-		execve(p->args[0], p->args, envp);
-		return error_errno(err, "exec %s", p->args[0]);
-	}
-	path = env_path(envp);
-	while (*path) {
-		const char *end = strchrnul(path, ':');
-		char full[PATH_MAX];
-		int n = snprintf(full, sizeof(full), "%.*s/%s",
-				 (int)(end - path), path, p->args[0]);
-
-		if (end > path && n > 0 && (size_t)n < sizeof(full)) {
-			execve(full, p->args, envp);
-			if (errno != ENOENT && errno != ENOTDIR)
-				saved = errno;
-		}
-		path = *end ? end + 1 : end;
-	}
-	errno = saved;
-	return error_errno(err, "exec %s", p->args[0]);
-}
-
 /* "net.ipv4.ip_forward" -> /proc/sys/net/ipv4/ip_forward, resolved beneath
  * /proc/sys only, so a key cannot name a path outside it. */
 static int write_sysctl(int sysfd, const char *key, const char *value,
@@ -180,38 +116,6 @@ int process_set_sysctls(const struct spec_linux *l, struct error **err)
 		if (write_sysctl(sysfd, l->sysctl[i].key, l->sysctl[i].value,
 				 err) < 0)
 			return -1;
-	return 0;
-}
-
-/* The LSM label the next exec takes.  corral does not load profiles; it
- * asks the kernel for the one config.json names, and a host that cannot
- * apply it (no AppArmor, no SELinux) fails the container rather than run
- * it unconfined. */
-static int set_exec_label(const char *path, const char *fmt, const char *label,
-			  const char *what, struct error **err)
-{
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-	char buf[4096];
-	int n = snprintf(buf, sizeof(buf), fmt, label);
-
-	if (n < 0 || (size_t)n >= sizeof(buf))
-		return error_set(err, EINVAL, "%s %s: too long", what, label);
-	if (fd < 0 || write_all(fd, buf, (size_t)n) < 0)
-		return error_errno(err, "%s %s: cannot be applied", what,
-				   label);
-	return 0;
-}
-
-int process_set_lsm_labels(const struct spec_process *p, struct error **err)
-{
-	if (p->apparmor_profile && *p->apparmor_profile &&
-	    set_exec_label("/proc/self/attr/apparmor/exec", "exec %s",
-			   p->apparmor_profile, "AppArmor profile", err) < 0)
-		return -1;
-	if (p->selinux_label && *p->selinux_label &&
-	    set_exec_label("/proc/self/attr/exec", "%s", p->selinux_label,
-			   "SELinux label", err) < 0)
-		return -1;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "seccomp_prebuilt.h"
 #include "spec.h"
 
 struct seccomp_program {
@@ -44,16 +45,6 @@ int seccomp_baseline_compile(char *const *extra, size_t n_extra,
  * Built and prebuilt as the baseline is. */
 int seccomp_supervisor_build(struct seccomp_program *out, struct error **err);
 int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err);
-
-/* A filter compiled at build time (tools/seccomp_gen.c) for `arch`, the
- * libseccomp native architecture of the build. */
-struct seccomp_prebuilt {
-	uint32_t arch;
-	unsigned short len;
-	const struct sock_filter *filter;
-};
-extern const struct seccomp_prebuilt seccomp_prebuilt_baseline;
-extern const struct seccomp_prebuilt seccomp_prebuilt_supervisor;
 
 /* Shared by the compilers above.  seccomp_add_rule() adds one libseccomp
  * rule (n comparisons, ANDed) and names the call in its error;

@@ -227,7 +227,10 @@ struct fixed_set {
 
 /* clang-format off */
 /* The supervisor only waits, reaps, forwards signals, reads a timer and
- * writes one line. */
+ * writes one line; outside PID 1's place (a joined pid namespace) it
+ * also kills its cgroup through the files corral opened for it: reads
+ * cgroup.procs (on cgroup v1 reopened through /proc/self/fd), pins pids
+ * and signals them, or writes cgroup.kill (stage/reaper.c). */
 static const char *const supervisor_allowed[] = {
 	/* waiting, reaping and forwarding signals */
 	"wait4", "waitid", "kill", "tgkill", "rt_sigaction", "rt_sigprocmask",
@@ -235,6 +238,8 @@ static const char *const supervisor_allowed[] = {
 	/* the timer, and the one line it writes */
 	"clock_gettime", "clock_nanosleep", "nanosleep", "timerfd_create",
 	"timerfd_settime", "ppoll", "poll", "read", "write", "close", "fcntl",
+	/* killing its cgroup */
+	"pread64", "openat", "pidfd_open", "pidfd_send_signal",
 	/* itself */
 	"getpid", "getppid", "brk", "mmap", "munmap", "exit", "exit_group",
 };

@@ -16,15 +16,6 @@
 #include "parse_internal.h"
 #include "util.h"
 
-const char *const spec_hook_kind_names[HOOK_KIND_COUNT] = {
-    [HOOK_PRESTART] = "prestart",
-    [HOOK_CREATE_RUNTIME] = "createRuntime",
-    [HOOK_CREATE_CONTAINER] = "createContainer",
-    [HOOK_START_CONTAINER] = "startContainer",
-    [HOOK_POSTSTART] = "poststart",
-    [HOOK_POSTSTOP] = "poststop",
-};
-
 /* Every resource limit of Linux, by the name runtime-spec uses. */
 static const struct {
 	const char *name;

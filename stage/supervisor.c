@@ -2,27 +2,22 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <linux/capability.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "forward.h"
+#include "fsutil.h"
+#include "seccomp_prebuilt.h"
 #include "util.h"
-
-/* AddressSanitizer's runtime makes system calls of its own that the
- * supervisor's minimal filter does not allow, so sanitizer builds (make
- * sanitize) run the supervisor without it; every other build loads it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SUPERVISOR_FILTER 0
-#else
-#define SUPERVISOR_FILTER 1
-#endif
 
 /* Signals that report a fault in this very process stay unblocked. */
 static const int synchronous[] = {SIGSEGV, SIGBUS,  SIGFPE,
@@ -30,18 +25,7 @@ static const int synchronous[] = {SIGSEGV, SIGBUS,  SIGFPE,
 
 static void say(const char *msg)
 {
-	size_t len = strlen(msg);
-
-	while (len > 0) {
-		ssize_t n = write(STDERR_FILENO, msg, len);
-
-		if (n <= 0 && errno != EINTR)
-			return;
-		if (n > 0) {
-			msg += n;
-			len -= (size_t)n;
-		}
-	}
+	write_all(STDERR_FILENO, msg, strlen(msg));
 }
 
 static __attribute__((noreturn)) void die(const char *what)
@@ -69,24 +53,36 @@ start_workload(const struct supervisor_config *c, int (*workload)(void *),
 	_exit(127);
 }
 
+/* The filter compiled at build time (tools/seccomp_gen.c); the stage is
+ * built for the same architecture as the generator ran on, which the
+ * filter itself checks first (any other kills the process). */
+static int load_own_filter(void)
+{
+	struct sock_fprog prog = {
+	    .len = seccomp_prebuilt_supervisor.len,
+	    .filter = (struct sock_filter *)seccomp_prebuilt_supervisor.filter,
+	};
+
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
 /* Give up everything the supervisor does not need to wait and signal:
  * the workload's ids (enough to signal it), no capabilities, not dumpable,
  * and its own seccomp filter. */
 static void drop_privileges(const struct supervisor_config *c)
 {
-	cap_t none = cap_init();
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct none[2] = {{0}};
 
 	if (setgroups(0, NULL) < 0 || setresgid(c->gid, c->gid, c->gid) < 0 ||
 	    setresuid(c->uid, c->uid, c->uid) < 0)
 		die("drop to the workload's user");
-	if (!none || cap_set_proc(none) < 0)
+	if (syscall(SYS_capset, &hdr, none) < 0)
 		die("drop capabilities");
-	cap_free(none);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die("prctl");
-	if (SUPERVISOR_FILTER && c->filter &&
-	    seccomp_program_load(c->filter, NULL) < 0)
+	if (load_own_filter() < 0)
 		die("load the supervisor's seccomp filter");
 }
 
@@ -104,6 +100,21 @@ static bool time_left(const struct timespec *deadline, struct timespec *left)
 	left->tv_sec = (time_t)(ns / 1000000000LL);
 	left->tv_nsec = (long)(ns % 1000000000LL);
 	return true;
+}
+
+/* The end of the container.  As PID 1, exiting is enough: the kernel
+ * kills the rest of the pid namespace.  Otherwise the rest of the cgroup
+ * dies first; at the deadline through cgroup.kill where there is one,
+ * which takes the supervisor too (its SIGKILL reads as 137, as the exit
+ * would). */
+static __attribute__((noreturn)) void finish(const struct supervisor_config *c,
+					     int status, bool deadline)
+{
+	if (c->reaper && deadline)
+		reaper_kill_all(c->reaper);
+	else if (c->reaper)
+		reaper_kill_others(c->reaper);
+	_exit(status);
 }
 
 static __attribute__((noreturn)) void
@@ -126,7 +137,7 @@ supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
 				 "container killed\n",
 				 (unsigned long long)c->wall_clock);
 			say(line);
-			_exit(137);
+			finish(c, 137, true);
 		}
 		sig = sigtimedwait(set, &info, c->wall_clock ? &left : NULL);
 		if (sig < 0)
@@ -137,7 +148,7 @@ supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
 		}
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
 			if (pid == child)
-				_exit(exit_status(status));
+				finish(c, exit_status(status), false);
 	}
 }
 

@@ -1,7 +1,9 @@
-/* The container's PID 1: corral's own small init.  On `start` it forks the
- * workload, then reaps, forwards signals, and enforces the wall clock.
- * Because it is PID 1 of the pid namespace, when it exits the kernel kills
- * every process left inside, so exiting is how it kills the container. */
+/* The container's PID 1: corral's own small init, run by the stage.  On
+ * `start` it forks the workload, then reaps, forwards signals, and
+ * enforces the wall clock.  As PID 1 of the pid namespace, when it exits
+ * the kernel kills every process left inside, so exiting is how it kills
+ * the container.  In a pid namespace it joined (a pod's), it is not PID 1
+ * and kills the rest of the container's cgroup itself (reaper.h). */
 #ifndef CORRAL_SUPERVISOR_H
 #define CORRAL_SUPERVISOR_H
 
@@ -9,14 +11,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "seccomp.h"
+#include "reaper.h"
 
 struct supervisor_config {
 	uint64_t wall_clock; /* seconds; 0 = none */
 	bool terminal;	     /* the workload gets the terminal's foreground */
 	uid_t uid;	     /* the supervisor drops to the workload's ids */
 	gid_t gid;
-	const struct seccomp_program *filter; /* its own filter, or NULL */
+	const struct reaper *reaper; /* NULL when PID 1 */
 };
 
 /* Fork the workload, which runs `workload(arg)` (expected to exec; if it

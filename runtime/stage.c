@@ -1,0 +1,124 @@
+#include "stage.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "util.h"
+
+/* The stage's ELF image, built from stage/ and included by
+ * runtime/stage_blob.S. */
+extern const char corral_stage_start[];
+extern const char corral_stage_end[];
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+static struct stage_filter filter_of(const struct seccomp_program *s)
+{
+	if (!s || !s->prog.filter)
+		return (struct stage_filter){0};
+	return (struct stage_filter){s->flags, s->prog.len, s->prog.filter};
+}
+
+void stage_params_process(struct stage_params *p,
+			  const struct spec_process *proc, char **env,
+			  const struct caps_masks *caps, bool enforced,
+			  int keep_fds, const struct seccomp_program *baseline,
+			  const struct seccomp_program *seccomp)
+{
+	static char *none[] = {NULL};
+
+	p->args = proc->args;
+	p->n_args = proc->n_args;
+	p->env = env ? env : none;
+	p->n_env = 0;
+	while (p->env[p->n_env])
+		p->n_env++;
+	p->cwd = proc->cwd;
+	p->uid = proc->user.uid;
+	p->gid = proc->user.gid;
+	p->gids = proc->user.additional_gids;
+	p->n_gids = proc->user.n_additional_gids;
+	p->has_umask = proc->user.umask.set;
+	p->umask = (uint32_t)proc->user.umask.v;
+	p->caps[STAGE_CAP_BOUNDING] = caps->bounding;
+	p->caps[STAGE_CAP_EFFECTIVE] = caps->effective;
+	p->caps[STAGE_CAP_INHERITABLE] = caps->inheritable;
+	p->caps[STAGE_CAP_PERMITTED] = caps->permitted;
+	p->caps[STAGE_CAP_AMBIENT] = caps->ambient;
+	p->enforced = enforced;
+	p->no_new_privs = proc->no_new_privileges;
+	p->terminal = proc->terminal;
+	p->keep_fds = keep_fds;
+	p->apparmor_profile = proc->apparmor_profile;
+	p->selinux_label = proc->selinux_label;
+	p->baseline = filter_of(baseline);
+	p->seccomp = filter_of(seccomp);
+}
+
+/* A memfd holding `data`, sealed against every change.  MFD_EXEC says
+ * that it is to be executed (6.3+ warns without it, and a
+ * vm.memfd_noexec of 1 would make it noexec); older kernels refuse the
+ * flag, and then it is made without. */
+static int sealed_memfd(const char *name, const void *data, size_t len,
+			bool exec, struct error **err)
+{
+	unsigned int flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
+	_cleanup_close_ int fd =
+	    memfd_create(name, flags | (exec ? MFD_EXEC : 0));
+
+	if (fd < 0 && exec && errno == EINVAL)
+		fd = memfd_create(name, flags);
+	if (fd < 0)
+		return error_errno(err, "stage: memfd %s", name);
+	if (write_all(fd, data, len) < 0)
+		return error_errno(err, "stage: write %s", name);
+	if (fcntl(fd, F_ADD_SEALS,
+		  F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)
+		return error_errno(err, "stage: seal %s", name);
+	return take_fd(&fd);
+}
+
+static int keep_open(int fd, struct error **err)
+{
+	if (fd >= 0 && fcntl(fd, F_SETFD, 0) < 0)
+		return error_errno(err, "stage: pass fd %d", fd);
+	return 0;
+}
+
+int stage_exec(const struct stage_params *p, struct error **err)
+{
+	static char *const envp[] = {NULL};
+	_cleanup_free_ char *blob = NULL;
+	_cleanup_close_ int image = -1, params = -1;
+	char fd_arg[16];
+	char *argv[] = {"corral-init", fd_arg, NULL};
+	size_t len;
+
+	if (stage_params_encode(p, &blob, &len, err) < 0)
+		return -1;
+	params = sealed_memfd("corral-params", blob, len, false, err);
+	if (params < 0)
+		return -1;
+	image = sealed_memfd("corral-init", corral_stage_start,
+			     (size_t)(corral_stage_end - corral_stage_start),
+			     true, err);
+	if (image < 0)
+		return -1;
+	if (keep_open(params, err) < 0 || keep_open(p->sync_fd, err) < 0 ||
+	    keep_open(p->fifo_fd, err) < 0 ||
+	    keep_open(p->cgroup_procs_fd, err) < 0 ||
+	    keep_open(p->cgroup_kill_fd, err) < 0)
+		return -1;
+	snprintf(fd_arg, sizeof(fd_arg), "%d", params);
+	syscall(SYS_execveat, image, "", argv, envp, AT_EMPTY_PATH);
+	return error_errno(err, "stage: exec");
+}

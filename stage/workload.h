@@ -1,0 +1,24 @@
+/* The sandbox of a process that runs the container's code, applied by the
+ * process itself right before it execs: the container's workload (forked
+ * by the supervisor) and every `exec`'d process go through this one
+ * function, in the stage, so the two cannot drift apart. */
+#ifndef CORRAL_WORKLOAD_H
+#define CORRAL_WORKLOAD_H
+
+#include "error.h"
+#include "params.h"
+
+/* In order: SIGPIPE back to its default, chdir to the process's cwd
+ * (inside the container), umask, drop the bounding set, pass the kept fds
+ * and close the rest on exec, the LSM labels, lock the securebits, switch
+ * user, set capabilities, no_new_privs, find args[0] on PATH (as the
+ * user); then corral's baseline filter and config.json's, the last thing
+ * before the execve, so that no call of the stage's own needs config.json
+ * to allow it.  Without no_new_privs the filters can only be loaded while
+ * still privileged: then both go before the securebits, after every step
+ * that does not depend on the user, and must allow the user switch, the
+ * capabilities and the PATH lookup (stat, access), as runc documents.
+ * Returns only on failure. */
+int workload_exec(const struct stage_params *p, struct error **err);
+
+#endif
