@@ -228,14 +228,29 @@ wait_bg() {
 # directory is the bundle.  -ef compares device and inode through the
 # /proc magic link, which readlink would only show as "/".
 bundle_pids() {
-	local p
+	local p bundle="" rootfs=""
 	[ -n "$MARKER" ] || return 0
+	# Only directories of the test's own: a test that turned $ROOTFS into
+	# a link to / must not make every process on the machine "its".
+	own_dir "$BUNDLE" && bundle="$BUNDLE"
+	own_dir "$ROOTFS" && rootfs="$ROOTFS"
 	for p in /proc/[0-9]*; do
-		if [ -e "$p/root/$MARKER" ] || [ "$p/cwd" -ef "$BUNDLE" ] ||
-			[ "$p/cwd" -ef "$ROOTFS" ]; then
+		if { [ -e "$p/root/$MARKER" ] && ! [ "$p/root" -ef / ]; } ||
+			{ [ -n "$bundle" ] && [ "$p/cwd" -ef "$bundle" ]; } ||
+			{ [ -n "$rootfs" ] && [ "$p/cwd" -ef "$rootfs" ]; }; then
 			echo "${p#/proc/}"
 		fi
 	done
+}
+
+# own_dir PATH: PATH is a real directory (no link) below this test's or
+# this file's temporary directory.
+own_dir() {
+	local real
+	[ -d "$1" ] && [ ! -L "$1" ] || return 1
+	real="$(realpath -e "$1" 2>/dev/null)" || return 1
+	[[ "$real" == "$(realpath "$BATS_TEST_TMPDIR")"/* ||
+		"$real" == "$(realpath "$BATS_FILE_TMPDIR")"/* ]]
 }
 
 # assert_error_line: the last `run --separate-stderr` failed with exactly

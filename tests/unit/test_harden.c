@@ -120,8 +120,12 @@ TEST(time_dropped_mount_path_dropped_duplicates_dropped)
 	CHECK(!ns(h->spec, NS_MOUNT)->path);
 	CHECK_CHANGE(h, ".linux.namespaces[mount]", "/proc/9/ns/mnt", "new",
 		     "default");
-	CHECK_STR(ns(h->spec, NS_USER)->path, "/proc/9/ns/user");
-	CHECK(h->spec->linux_->n_namespaces == 7); /* six + user */
+	/* no user.idMap in the policy: no user namespace */
+	CHECK(!ns(h->spec, NS_USER));
+	CHECK_CHANGE(h, ".linux.namespaces[user]", "/proc/9/ns/user",
+		     "dropped",
+		     "default: no host ids to map it to (policy: user.idMap)");
+	CHECK(h->spec->linux_->n_namespaces == 6);
 out:
 	hardened_free(h);
 	spec_free(s);
@@ -342,10 +346,12 @@ TEST(engine_destinations_need_engine_shaped_sources)
 		 bind("/dev/shm", "/dev/shm", "\"rbind\""),
 		 bind("/dev/termination-log", "/etc/shadow", "\"rbind\""),
 		 bind("/run/secrets", "/run/user/1000/secrets", "\"rbind\""),
-		 bind("/etc/resolv.conf", "/run/x/resolv.conf", "\"rbind\""));
+		 bind("/etc/resolv.conf",
+		      "/run/containers/storage/x/resolv.conf", "\"rbind\""));
 	s = config("", mounts, "", "");
 	h = harden_ok(s, NULL);
-	/* only resolv.conf is kept as a bind; /dev/shm became a tmpfs */
+	/* only resolv.conf is kept as a bind (its name, in an engine
+	 * directory); /dev/shm became a tmpfs */
 	CHECK(h && h->spec->n_mounts == 2 && kept(h, "/etc/resolv.conf"));
 	check_private_shm(h);
 	hardened_free(h);
@@ -490,7 +496,8 @@ TEST(user_policy_keys)
 	CHECK_CHANGE(hu, ".process.user.uid", "0", "1000", "policy: user.uid");
 	CHECK_CHANGE(hu, ".process.user.gid", "0", "65534", "default");
 	CHECK_CHANGE(hg, ".process.user.additionalGids", "[0, 10]", "[10]",
-		     "default");
+		     "default: privileged host groups (policy: "
+		     "user.privilegedGroups)");
 	CHECK(hr && hr->spec->process->user.uid == 0);
 	CHECK(hr && hr->spec->process->user.n_additional_gids == 2);
 	CHECK(!find_change(hr, ".process.user.uid"));
