@@ -1,0 +1,1205 @@
+#!/usr/bin/env bats
+# A hostile bundle under the default policy (and under policies that allow
+# a directory of the test's own): the attacker writes config.json, the
+# rootfs and files under the allowed directory; the policy is the
+# administrator's.  Each test is one attack of issue 12 and its variants,
+# checked against the contract /work/notes/hostile-rules.md (R1-R11):
+# "refused" is one error line and nothing left, "dropped" is a container
+# that runs without the field and an explain that lists the change.
+# Every outcome is checked on the host too: the sentinel tree, the test's
+# own filesystems and listeners, what is left of the container.
+
+# shellcheck disable=SC2016,SC2034,SC2030,SC2031,SC2153,SC2154,SC2317
+# (jq programs and container scripts are single-quoted on purpose; PREFIX
+# and the like are read by faults.bash; output, stderr and status are set
+# by capture and bats' run, MARKER by helpers.bash; the `one` functions
+# are called through check_case, in a subshell of their own on purpose)
+
+load hostile
+
+setup_file() {
+	hostile_setup_file
+}
+
+setup() {
+	hostile_setup
+}
+
+teardown() {
+	hostile_teardown
+}
+
+# ==== R1: user namespaces and id mappings ==================================
+
+# A file of host root's, mode 0600, in the rootfs: the rootfs is the lower
+# layer of the overlay, so this is a host-backed file; only host uid 0
+# reads it.  The same for a group-only file of host gid 0.
+root_only_files() {
+	echo "root only $$" >"$ROOTFS/rootsecret"
+	chmod 0600 "$ROOTFS/rootsecret"
+	echo "root group only $$" >"$ROOTFS/groupsecret"
+	chmod 0040 "$ROOTFS/groupsecret"
+}
+
+# The checks of a workload that must not be host root: the id files it
+# can read, the host sysctl it could write (the very value the host has,
+# $1), the mapping it sees.
+USERNS_CHECKS='
+[ "$(cat /proc/self/uid_map | tr -s " " | sed "s/^ //")" = "0 0 4294967295" ] ||
+	echo "LEAK uid_map $(cat /proc/self/uid_map | tr -s " " | tr "\n" ";")"
+cat /rootsecret >/dev/null 2>&1 && echo "LEAK read a host-root 0600 file"
+cat /groupsecret >/dev/null 2>&1 && echo "LEAK read a host-gid-0 0040 file"
+for p in /proc /p2; do
+	[ -e $p/sys/kernel/core_pattern ] || continue
+	(printf "%s\n" "$1" >$p/sys/kernel/core_pattern) 2>/dev/null &&
+		echo "LEAK wrote $p/sys/kernel/core_pattern"
+done'
+
+@test "userns: uid/gid maps with host 0 in a later entry are dropped: not host root, no host file or sysctl (default policy)" {
+	root_only_files
+	core="$(cat /proc/sys/kernel/core_pattern)"
+	update_config '.linux.namespaces += [{type: "user"}] |
+		.linux.uidMappings = [{containerID: 0, hostID: 100000, size: 65534},
+			{containerID: 65534, hostID: 0, size: 1}] |
+		.linux.gidMappings = .linux.uidMappings |
+		.mounts += [{destination: "/p2", type: "proc", source: "proc"}]'
+	workload "$USERNS_CHECKS"'
+echo READY
+sleep 30' "$core"
+	create_container "$ID" || fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+	pid="$(container_pid "$ID")"
+	track_pid "$pid"
+	corral start "$ID" || fail "start failed"
+	wait_for_file "$BATS_TEST_TMPDIR/$ID.out" '^READY$'
+	# the host's view of the container's processes: no id 0
+	procs="$(container_procs "$pid")" || fail "no cgroup for $pid"
+	# shellcheck disable=SC2086
+	assert_no_host_root $procs
+	corral delete --force "$ID"
+	output="$(cat "$BATS_TEST_TMPDIR/$ID.out")"
+	[[ "$output" != *LEAK* ]] || fail "$output"
+	assert_equal "$(cat /proc/sys/kernel/core_pattern)" "$core"
+	assert_no_leftovers "$ID"
+	explain_json
+	assert_change 'uidMappings|namespaces\[user\]' dropped
+	assert_change 'gidMappings|namespaces\[user\]' dropped
+	assert_equal "$(jq -r '.reach.privileges.uid // empty' <<<"$EXPLAIN")" 65534
+}
+
+@test "userns: host 0 in the first entry, inside a range, or only in gidMappings: dropped, never host root (default policy)" {
+	root_only_files
+	core="$(cat /proc/sys/kernel/core_pattern)"
+	one() {
+		base_config
+		update_config '.linux.namespaces += [{type: "user"}] |
+			.linux.uidMappings = $m.u |
+			.linux.gidMappings = ($m.g // $m.u) |
+			.process.user.uid = $m.uid |
+			.mounts += [{destination: "/p2", type: "proc", source: "proc"}]' \
+			--argjson m "$1"
+		workload "$USERNS_CHECKS" "$core"
+		hostile_run
+		assert_contained
+		explain_json
+		assert_change 'uidMappings|gidMappings|namespaces\[user\]' dropped
+	}
+	# (every map covers the ids the container needs today: 0, 5 for
+	# devpts and the workload's, so that today's runtime runs it)
+	n=0
+	for maps in \
+		'{"u": [{"containerID": 65534, "hostID": 0, "size": 1},
+			{"containerID": 0, "hostID": 100000, "size": 65534}], "uid": 0}' \
+		'{"u": [{"containerID": 0, "hostID": 100000, "size": 1000},
+			{"containerID": 1000, "hostID": 0, "size": 64536}], "uid": 1000}' \
+		'{"u": [{"containerID": 0, "hostID": 100000, "size": 65536}],
+		  "g": [{"containerID": 0, "hostID": 100000, "size": 65534},
+			{"containerID": 65534, "hostID": 0, "size": 1}], "uid": 0}'; do
+		n=$((n + 1))
+		check_case "map $n $(jq -c . <<<"$maps")" one "$maps"
+	done
+	assert_equal "$(cat /proc/sys/kernel/core_pattern)" "$core"
+	cases_done
+}
+
+@test "userns: with a policy user.idMap, a mapping outside it is refused naming it; one inside runs as the mapped host ids" {
+	root_only_files
+	policy="$BATS_TEST_TMPDIR/policy.json"
+	write_policy "$policy" '{user: {idMap: {hostID: 200000, size: 65536}}}'
+	refused() {
+		base_config
+		update_config '.linux.namespaces += [{type: "user"}] |
+			.linux.uidMappings = $m.u | .linux.gidMappings = ($m.g // $m.u)' \
+			--argjson m "$2"
+		workload 'cat /rootsecret >/dev/null 2>&1 && echo "LEAK read it"'
+		hostile_run --policy "$policy"
+		assert_refused "$1"
+	}
+	# refused: host 0 in a later uid entry, a gid range leaving the
+	# map, a workload uid nothing maps
+	for case in \
+		'.linux.uidMappings[1]|{"u": [{"containerID": 0, "hostID": 200000, "size": 65534}, {"containerID": 65534, "hostID": 0, "size": 1}]}' \
+		'.linux.gidMappings[0]|{"u": [{"containerID": 0, "hostID": 200000, "size": 65536}], "g": [{"containerID": 0, "hostID": 265000, "size": 65536}]}' \
+		'uid|{"u": [{"containerID": 0, "hostID": 200000, "size": 1000}]}'; do
+		check_case "refused naming ${case%%|*}" refused "${case%%|*}" "${case#*|}"
+	done
+	cases_done
+	# inside the map: 65534 in the container is 265534 on the host
+	base_config
+	update_config '.linux.namespaces += [{type: "user"}] |
+		.linux.uidMappings = [{containerID: 0, hostID: 200000, size: 65536}] |
+		.linux.gidMappings = .linux.uidMappings'
+	workload 'cat /rootsecret >/dev/null 2>&1 && echo "LEAK read a host-root file"
+echo READY
+sleep 30'
+	corral --policy "$policy" create --bundle "$BUNDLE" "$ID" </dev/null \
+		>>"$BATS_TEST_TMPDIR/$ID.out" 2>>"$BATS_TEST_TMPDIR/$ID.err" ||
+		fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+	pid="$(container_pid "$ID")"
+	track_pid "$pid"
+	corral start "$ID" || fail "start failed"
+	wait_for_file "$BATS_TEST_TMPDIR/$ID.out" '^READY$'
+	for p in $(container_procs "$pid"); do
+		read -r _ ruid euid _ < <(grep '^Uid:' "/proc/$p/status")
+		[ "$ruid" = 265534 ] && [ "$euid" = 265534 ] ||
+			fail "process $p: host uid $ruid/$euid, expected 265534"
+	done
+	corral delete --force "$ID"
+	[[ "$(cat "$BATS_TEST_TMPDIR/$ID.out")" != *LEAK* ]] ||
+		fail "$(cat "$BATS_TEST_TMPDIR/$ID.out")"
+	run --separate-stderr corral --policy "$policy" explain --bundle "$BUNDLE"
+	assert_success
+	assert_output --partial 265534
+}
+
+# ==== R2: hooks =============================================================
+
+# hook_config MARKS: a hook of every kind.  The host-side ones write
+# MARKS.KIND with who ran them (ids, capabilities, network namespace);
+# createRuntime is the reported `/bin/sh -c id`.  The startContainer one
+# runs in the container and prints HOOK-startContainer.  prestart goes
+# through a symlink to /bin/sh.
+hook_config() {
+	ln -sf /bin/sh "$BATS_TEST_TMPDIR/sh-link"
+	update_config '
+		def h($k; $p): [{path: $p, args: ["sh", "-c",
+			"{ id; grep CapEff /proc/self/status; readlink /proc/self/ns/net; } >\($m).\($k)"]}];
+		.hooks = {
+			prestart: h("prestart"; $link),
+			createRuntime: h("createRuntime"; "/bin/sh"),
+			createContainer: h("createContainer"; "/bin/sh"),
+			startContainer: [{path: "/bin/sh", args: ["sh", "-c", "echo HOOK-startContainer"]}],
+			poststart: h("poststart"; "/bin/sh"),
+			poststop: h("poststop"; "/bin/sh")}' \
+		--arg m "$1" --arg link "$BATS_TEST_TMPDIR/sh-link"
+}
+
+@test "hooks: none of the six kinds from config.json runs, through a symlink or not (default policy)" {
+	marks="$BATS_TEST_TMPDIR/hook-ran"
+	hook_config "$marks"
+	workload 'true'
+	hostile_run
+	ran="$(ls "$marks".* 2>/dev/null || true)"
+	for f in $ran; do
+		echo "# $f: $(tr '\n' ' ' <"$f")" >&3
+	done
+	[ -z "$ran" ] || fail "hooks ran on the host: $ran"
+	[[ "$output" != *HOOK-startContainer* ]] || fail "startContainer ran: $output"
+	assert_contained
+	explain_json
+	for kind in prestart createRuntime createContainer startContainer poststart poststop; do
+		assert_change "hooks.*$kind" dropped
+	done
+}
+
+# An allowed hook, a second script it must never be confused with, and a
+# path on the allowlist that is a symlink to the second one (the attacker
+# owns the directory it is in).
+hook_scripts() {
+	HOOKS="$BATS_TEST_TMPDIR/hooks"
+	mkdir -p "$HOOKS"
+	printf '#!/bin/sh\necho "$*" >>%s\nenv >>%s\n' \
+		"$HOOKS/allowed.log" "$HOOKS/allowed.env" >"$HOOKS/allowed"
+	printf '#!/bin/sh\necho "$0 $*" >>%s\n' "$HOOKS/evil.log" >"$HOOKS/evil"
+	chmod 0755 "$HOOKS/allowed" "$HOOKS/evil"
+	ln -s evil "$HOOKS/listed-link"
+	ln -s allowed "$HOOKS/link-to-allowed"
+	cp "$HOOKS/allowed" "$ROOTFS/bin/in-root-hook"
+	policy="$BATS_TEST_TMPDIR/policy.json"
+	write_policy "$policy" '{hooks: {allow: [
+		{path: ($h + "/allowed"), args: [($h + "/allowed"), "ok"]},
+		{path: ($h + "/listed-link")},
+		{path: "/bin/in-root-hook"}]}}' --arg h "$HOOKS"
+}
+
+@test "hooks: hooks.allow keeps an exact match with a fixed env; other args, a symlink to it, startContainer: dropped" {
+	hook_scripts
+	a="$HOOKS/allowed"
+	update_config '.hooks = {
+		prestart: [
+			{path: $a, args: [$a, "ok"], env: ["SECRET_TOKEN=t0k3n", "PATH=/evil", "LD_PRELOAD=/evil.so"]},
+			{path: $a, args: [$a, "evil-args"]},
+			{path: $l, args: [$l, "ok"]}],
+		startContainer: [{path: "/bin/in-root-hook"}]}' \
+		--arg a "$a" --arg l "$HOOKS/link-to-allowed"
+	workload 'true'
+	hostile_run --policy "$policy"
+	assert_contained
+	# the exact match ran once, with only the fixed PATH
+	assert_equal "$(cat "$HOOKS/allowed.log" 2>/dev/null)" ok
+	assert_equal "$(grep -c . "$HOOKS/allowed.env")" \
+		"$(grep -c -e '^PATH=' -e '^PWD=' -e '^SHLVL=' -e '^_=' "$HOOKS/allowed.env")"
+	grep -qx 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+		"$HOOKS/allowed.env" || fail "hook env: $(cat "$HOOKS/allowed.env")"
+	[ ! -e "$HOOKS/evil.log" ] || fail "evil ran: $(cat "$HOOKS/evil.log")"
+	explain_json --policy "$policy"
+	assert_change 'hooks.*prestart.*1' dropped
+	assert_change 'hooks.*prestart.*2' dropped
+	assert_change 'hooks.*startContainer' dropped
+}
+
+@test "hooks: an allowlisted hook path that is a symlink never runs its target" {
+	hook_scripts
+	update_config '.hooks = {createRuntime: [{path: $p}]}' \
+		--arg p "$HOOKS/listed-link"
+	workload 'true'
+	hostile_run --policy "$policy"
+	[ ! -e "$HOOKS/evil.log" ] || fail "the link's target ran: $(cat "$HOOKS/evil.log")"
+	refused_or_contained listed-link
+	# the policy itself is understood (today: an unknown key)
+	run --separate-stderr corral --policy "$policy" explain --bundle "$BUNDLE"
+	assert_success
+}
+
+# ==== R3: engine files ======================================================
+
+# A workload that looks through DEST for the host: the sentinel's files,
+# /proc, a unix listener of the test's ($1), the host's /etc.
+look_through() {
+	local dest="$1"
+	workload '
+d='"$dest"'
+for f in "$d" "$d'"$SENTINEL"'/secret" "$d/secret" "$d/hosts" "$d/etc/hostname" \
+	"$d/proc/1/status" "$d/run"; do
+	[ -f "$f" ] || [ -d "$f" ] || continue
+	grep -q "sentinel\|host secret" "$f" 2>/dev/null && echo "LEAK $f: $(head -c 60 "$f")"
+	[ "$f" = "$d/proc/1/status" ] && echo "LEAK host /proc through $d"
+	[ "$f" = "$d/run" ] && echo "LEAK host /run through $d"
+done
+[ -d "$d" ] && echo "LEAK $d is a directory"
+r="$(sysprobe connectunix "$d$1")"
+[ "$r" = "connect OK" ] && echo "LEAK $r"
+true' "$SOCK"
+}
+
+@test "engine files: a bundle link hosts -> / bound on /etc/hosts is refused; the host root and its sockets stay out" {
+	SOCK="$BATS_TEST_TMPDIR/listen.sock"
+	start_unix_listener "$SOCK" "$BATS_TEST_TMPDIR/listen.log"
+	ln -s / "$BUNDLE/hosts"
+	add_bind "$BUNDLE/hosts" /etc/hosts
+	look_through /etc/hosts
+	hostile_run
+	assert_equal "$(grep -c accepted "$BATS_TEST_TMPDIR/listen.log")" 0
+	assert_refused "$BUNDLE/hosts"
+	# the listener works (control)
+	python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' "$SOCK"
+	wait_for_file "$BATS_TEST_TMPDIR/listen.log" '^accepted$'
+}
+
+@test "engine files: links at each depth, relative links, a directory, /proc magic links: each refused (default policy)" {
+	SOCK="$BATS_TEST_TMPDIR/listen.sock"
+	start_unix_listener "$SOCK" "$BATS_TEST_TMPDIR/listen.log"
+	b="$BUNDLE"
+	mkdir -p "$b/a" "$b/pods/u/containers/n" "$b/etc-hosts"
+	ln -s "$SENTINEL/secret" "$b/hosts"                     # last, to a file
+	ln -s "$SENTINEL" "$b/first"                            # first component
+	ln -s "$SENTINEL" "$b/a/mid"                            # middle component
+	ln -s "../../../../../../../../..$SENTINEL/hosts-dir" "$b/resolv.conf" # relative, climbing out
+	ln -s "$SENTINEL/secret" "$b/.containerenv"
+	ln -s "$SENTINEL/secret" "$b/pods/u/containers/n/0123abcd"
+	ln -s ../../../../../../../../../.. "$b/up"              # relative, to the host's /
+	one() {
+		base_config
+		add_bind "$2" "$1"
+		look_through "$1"
+		hostile_run
+		if [[ "$2" == *..* ]]; then
+			# not a clean path: dropped already, and still so
+			refused_or_contained "$1"
+		else
+			assert_refused "$2"
+		fi
+	}
+	for case in \
+		"/etc/hosts $b/hosts" \
+		"/etc/hosts $b/first/hosts" \
+		"/etc/resolv.conf $b/first/resolv.conf" \
+		"/etc/hostname $b/a/mid/hostname" \
+		"/etc/resolv.conf $b/resolv.conf" \
+		"/etc/hosts $b/etc-hosts" \
+		"/etc/hosts $b/first/../hosts" \
+		"/etc/hosts $b/up/etc/hosts" \
+		"/etc/hosts /proc/1/root$SENTINEL/hosts-dir/hosts" \
+		"/etc/hosts /proc/$$/root$SENTINEL/hosts" \
+		"/etc/hosts /proc/self/root$SENTINEL/hosts" \
+		"/run/.containerenv $b/.containerenv" \
+		"/dev/termination-log $b/pods/u/containers/n/0123abcd"; do
+		check_case "$case" one "${case%% *}" "${case#* }"
+	done
+	assert_equal "$(grep -c accepted "$BATS_TEST_TMPDIR/listen.log")" 0
+	cases_done
+}
+
+@test "engine files: /proc/self/cwd/hosts (the bundle through a magic link) is refused; a plain bundle file is kept read-only" {
+	echo "bundle hosts" >"$BUNDLE/hosts"
+	add_bind /proc/self/cwd/hosts /etc/hosts
+	workload 'grep -q "bundle hosts" /etc/hosts && echo "LEAK the magic link was followed"'
+	hostile_run
+	assert_refused /proc/self/cwd/hosts
+	# control: the bundle's own regular file is an engine file
+	base_config
+	add_bind "$BUNDLE/hosts" /etc/hosts
+	workload 'grep -q "bundle hosts" /etc/hosts || echo "LEAK? no engine file"
+(echo x >>/etc/hosts) 2>/dev/null && echo "LEAK /etc/hosts is writable"'
+	hostile_run
+	assert_contained
+	assert_equal "$(cat "$BUNDLE/hosts")" "bundle hosts"
+}
+
+# ==== R4: mount options =====================================================
+
+# remount_case DEST TYPE SOURCE OPTIONS-JSON: a mount with remount after
+# what is already at DEST.
+remount_case() {
+	update_config '.mounts += [{destination: $d, type: $t, source: $s,
+		options: $o}]' --arg d "$1" --arg t "$2" --arg s "$3" --argjson o "$4"
+}
+
+# A workload that tries to write through the forced read-only bind at
+# DEST ($1, a file or a directory) and checks its mount is ro.
+WRITE_RO='
+d="$1"
+t="$d"; [ -d "$d" ] && t="$d/f"
+(echo pwned >>"$t") 2>/dev/null && echo "LEAK wrote $t"
+awk -v d="$d" '"'"'$5 == d { print $6 }'"'"' /proc/self/mountinfo | grep -qv "^ro,\|,ro,\|,ro$\|^ro$" &&
+	echo "LEAK $d is mounted rw: $(awk -v d="$d" '"'"'$5 == d { print $6 }'"'"' /proc/self/mountinfo | tr "\n" " ")"
+true'
+
+@test "remount: a later remount of an allowed ro bind is dropped: no write, the (test's) host filesystem untouched" {
+	fs="$BATS_TEST_TMPDIR/hostfs"
+	make_host_fs "$fs"
+	before="$(fs_options "$fs")"
+	policy="$BATS_TEST_TMPDIR/policy.json"
+	one() {
+		local type="$1" src="$2" opts="$3"
+		[ "$src" != SHARE ] || src="$share"
+		base_config
+		add_bind "$share" /data
+		remount_case /data "$type" "$src" "$opts"
+		workload "$WRITE_RO" /data
+		hostile_run --policy "$policy"
+		assert_unchanged share "$share"
+		assert_equal "$(fs_options "$fs")" "$before"
+		touch "$fs/host-can-write" || fail "the host's filesystem became read-only"
+		rm "$fs/host-can-write"
+		assert_contained
+		explain_json --policy "$policy"
+		assert_change '^\.mounts\[/data\]' dropped
+		# explain says ro, and now it is true
+		jq -e '[.reach.filesystem.mounts[]? | select(.destination == "/data") | .readOnly] | all' \
+			<<<"$EXPLAIN" >/dev/null || fail "explain: $(jq -c .reach.filesystem <<<"$EXPLAIN")"
+	}
+	n=0
+	for later in \
+		'tmpfs tmpfs ["remount"]' \
+		'tmpfs tmpfs ["remount", "ro"]' \
+		'proc proc ["remount", "rw"]' \
+		'bind SHARE ["rbind", "remount", "rw"]'; do
+		# a share of its own for each case, ro in the policy
+		n=$((n + 1))
+		share="$fs/share$n"
+		mkdir "$share"
+		echo original >"$share/f"
+		chmod 0777 "$share"
+		chmod 0666 "$share/f"
+		snapshot share "$share"
+		allow_policy "$policy" "$share"
+		read -r type src opts <<<"$later"
+		check_case "$later" one "$type" "$src" "$opts"
+		# undo on the test's own tmpfs whatever the case did to it
+		mount -o remount,rw,size=4m "$fs"
+	done
+	cases_done
+}
+
+@test "remount: under the default policy, remounts of /etc/hosts, /sys, /tmp and a bind are dropped" {
+	bundle_on_host_fs
+	echo "bundle hosts" >"$BUNDLE/hosts"
+	chmod 0666 "$BUNDLE/hosts"
+	before="$(fs_options "$HOST_FS")"
+	one() {
+		local dest="$1" type="$2" src="$3" opts="$4"
+		[ "$src" != HOSTS ] || src="$BUNDLE/hosts"
+		base_config
+		add_bind "$BUNDLE/hosts" /etc/hosts
+		remount_case "$dest" "$type" "$src" "$opts"
+		workload "$WRITE_RO"'
+[ -w /sys/kernel ] && echo "LEAK /sys/kernel is writable"
+awk '"'"'$5 == "/sys" { print $NF }'"'"' /proc/self/mountinfo | grep -q "^ro\|,ro" ||
+	echo "LEAK the container'"'"'s sysfs superblock is rw"
+k="$(df -k /tmp | awk '"'"'NR == 2 { print $2 }'"'"')"
+[ "$k" -le 65536 ] || echo "LEAK /tmp is $k KiB, over the 64 MiB cap"' /etc/hosts
+		hostile_run
+		assert_equal "$(cat "$BUNDLE/hosts")" "bundle hosts"
+		assert_equal "$(fs_options "$HOST_FS")" "$before"
+		assert_contained
+		explain_json
+		assert_change "^\\.mounts\\[$dest\\]" dropped
+	}
+	for case in \
+		'/etc/hosts tmpfs tmpfs ["remount"]' \
+		'/etc/hosts bind HOSTS ["rbind", "remount", "rw"]' \
+		'/sys proc proc ["remount"]' \
+		'/sys tmpfs tmpfs ["remount"]' \
+		'/sys sysfs sysfs ["remount", "rw"]' \
+		'/tmp tmpfs tmpfs ["remount", "size=1g"]'; do
+		read -r dest type src opts <<<"$case"
+		check_case "$case" one "$dest" "$type" "$src" "$opts"
+		mount -o remount,rw,size=16m "$HOST_FS"
+	done
+	cases_done
+}
+
+@test "mount propagation: rshared on a bind and rootfsPropagation shared are narrowed" {
+	mkdir -p "$ALLOWED/sub"
+	policy="$BATS_TEST_TMPDIR/policy.json"
+	allow_policy "$policy" "$ALLOWED" rw
+	update_config '.linux.rootfsPropagation = "shared"'
+	add_bind "$ALLOWED/sub" /data '["rbind", "rshared"]'
+	workload 'grep -q "shared:" /proc/self/mountinfo &&
+	echo "LEAK shared mounts: $(grep "shared:" /proc/self/mountinfo | cut -d" " -f5 | tr "\n" " ")"
+true'
+	hostile_run --policy "$policy"
+	assert_contained
+	explain_json --policy "$policy"
+	assert_change 'rootfsPropagation' 'slave'
+	assert_change '^\.mounts\[/data\]'
+	jq -e '[.changes[] | select(.field == ".mounts[/data]") | .applied] | all(test("shared") | not)' \
+		<<<"$EXPLAIN" >/dev/null || fail "rshared kept: $(jq -c .changes <<<"$EXPLAIN")"
+}
+
+# ==== R5: links under a policy-allowed directory ============================
+
+# An allowed directory with a directory of its own (the control) and the
+# attacker's links; the policy allows it read-write.
+allowed_dir() {
+	mkdir -p "$ALLOWED/sub" "$ALLOWED/a/b"
+	echo "allowed data" >"$ALLOWED/sub/id"
+	chmod -R a+rwX "$ALLOWED"
+	policy="$BATS_TEST_TMPDIR/policy.json"
+	allow_policy "$policy" "$ALLOWED" rw
+}
+
+# A workload that writes and reads through DEST and says what it found.
+LOOK_MNT='
+d="$1"
+t="$d"; [ -d "$d" ] && t="$d/pwned"
+grep -q "host secret\|sentinel" "$d" "$d/secret" "$d/hosts" 2>/dev/null && echo "LEAK the sentinel at $d"
+[ -e "$d/passwd" ] && [ -e "$d/hostname" ] && echo "LEAK host /etc at $d"
+[ -e "$d/sub/file" ] && echo "LEAK the sentinel tree at $d"
+[ -e "$d/config.json" ] || [ -e "$d/rootfs" ] && echo "LEAK the bundle at $d"
+[ -e "$d/bin/busybox" ] && [ -e "$d/proc" ] && echo "LEAK a root directory at $d"
+(echo x >"$t") 2>/dev/null && [ ! -e "$d/id" ] && echo "LEAK wrote $t"
+true'
+
+@test "allowed directory: links to host directories (/etc ro, a /tmp stand-in rw) are refused; the target is never mounted" {
+	allowed_dir
+	ln -s /etc "$ALLOWED/etclink"
+	ln -s "$SENTINEL" "$ALLOWED/link"
+	one() {
+		base_config
+		add_bind "$ALLOWED/$1" /mnt "$2"
+		workload "$LOOK_MNT" /mnt
+		hostile_run --policy "$policy"
+		assert_refused "$ALLOWED/$1"
+	}
+	check_case "etclink ro" one etclink '["rbind","ro"]'
+	check_case "link rw" one link '["rbind","rw"]'
+	check_case "link" one link '["rbind"]'
+	cases_done
+	# control: the directory itself is mounted rw
+	base_config
+	add_bind "$ALLOWED/sub" /mnt '["rbind","rw"]'
+	workload "$LOOK_MNT"'
+grep -q "allowed data" /mnt/id || echo "LEAK? the allowed directory is not there"
+echo w >/mnt/written || echo "LEAK? the rw entry is not writable"' /mnt
+	hostile_run --policy "$policy"
+	assert_contained
+	assert_equal "$(cat "$ALLOWED/sub/written")" w
+}
+
+@test "allowed directory: links at the first, middle and last component, relative, to a file, to /proc magic links: each refused" {
+	allowed_dir
+	ln -s "$SENTINEL" "$ALLOWED/l1"                                  # first
+	ln -s "$SENTINEL" "$ALLOWED/a/l2"                                # middle
+	ln -s "$SENTINEL/sub" "$ALLOWED/a/b/l3"                          # last
+	ln -s "../../../../../../../../../..$SENTINEL" "$ALLOWED/rel"    # relative, climbing out
+	ln -s "$SENTINEL/secret" "$ALLOWED/file"                         # a file
+	ln -s "/proc/1/root$SENTINEL" "$ALLOWED/pid1root"                # magic: /proc/N/root
+	ln -s "/proc/$$/root$SENTINEL" "$ALLOWED/myroot"
+	ln -s /proc/self/cwd "$ALLOWED/cwd"                              # magic: the bundle
+	for n in 3 4 5 6 7 8; do
+		ln -s "/proc/self/fd/$n" "$ALLOWED/fd$n"                 # magic: /proc/self/fd/N
+	done
+	one() {
+		local src="$1" dest=/mnt
+		[ "$src" != file ] || dest=/mnt-file
+		base_config
+		add_bind "$ALLOWED/$src" "$dest" '["rbind","rw"]'
+		workload "$LOOK_MNT" "$dest"
+		hostile_run --policy "$policy"
+		if [[ "$src" == *..* ]]; then
+			refused_or_contained "$src" # not clean: dropped already
+		else
+			assert_refused "$ALLOWED/$src"
+		fi
+	}
+	for src in l1/sub a/l2/sub a/b/l3 rel rel/sub file pid1root myroot cwd \
+		fd3 fd4 fd5 fd6 fd7 fd8 l1/../sub; do
+		check_case "$src" one "$src"
+	done
+	# a link inside a bound directory resolves in the container: fine
+	ln -s "$SENTINEL" "$ALLOWED/sub/inner"
+	base_config
+	add_bind "$ALLOWED/sub" /mnt
+	workload "$LOOK_MNT" /mnt/inner
+	hostile_run --policy "$policy"
+	assert_contained
+	cases_done
+}
+
+@test "allowed directory: a directory swapped with a link during create is never mounted as the link's target" {
+	allowed_dir
+	ln -s "$SENTINEL" "$ALLOWED/swap"
+	add_bind "$ALLOWED/sub" /mnt '["rbind","rw"]'
+	workload "$LOOK_MNT" /mnt
+	start_swapper "$ALLOWED/sub" "$ALLOWED/swap" 8
+	refused=0 ran=0 leaks=0 tries=0
+	end=$(($(now_ms) + 6000))
+	while [ "$tries" -lt 60 ] && [ "$(now_ms)" -lt "$end" ]; do
+		tries=$((tries + 1))
+		hostile_run -t 10 --policy "$policy"
+		if [[ "$output" == *LEAK* ]]; then
+			leaks=$((leaks + 1))
+		elif [ "$status" -eq 0 ]; then
+			ran=$((ran + 1))
+		else
+			one_line_error
+			refused=$((refused + 1))
+		fi
+		keep_run assert_no_leftovers "$ID"
+	done
+	echo "# $tries tries: $ran ran, $refused refused, $leaks leaked" >&3
+	[ "$leaks" -eq 0 ] || fail "$leaks of $tries tries mounted the link's target"
+	[ "$ran" -gt 0 ] || [ "$refused" -gt 0 ] || fail "no try at all"
+}
+
+@test "allowed directory: followLinks follows a link inside the entry and refuses one that leaves it" {
+	allowed_dir
+	write_policy "$policy" '{mounts: [{source: $s, rw: true, followLinks: true}]}' \
+		--arg s "$ALLOWED"
+	ln -s sub "$ALLOWED/inside"
+	ln -s "$SENTINEL" "$ALLOWED/out"
+	ln -s "../$(basename "$ALLOWED")/sub" "$ALLOWED/up-and-back"
+	ln -s "../../../../../../../../..$SENTINEL" "$ALLOWED/rel-out"
+	add_bind "$ALLOWED/inside" /mnt
+	workload "$LOOK_MNT"'
+grep -q "allowed data" /mnt/id || echo "LEAK? the link inside was not followed"' /mnt
+	hostile_run --policy "$policy"
+	assert_contained
+	for src in out rel-out up-and-back; do
+		base_config
+		add_bind "$ALLOWED/$src" /mnt
+		workload "$LOOK_MNT" /mnt
+		hostile_run --policy "$policy"
+		assert_refused "$ALLOWED/$src"
+	done
+}
+
+# ==== R6: sandbox --workspace ================================================
+
+# sandbox_try POLICY-ARGS...: one `corral sandbox --workspace $WS` whose
+# command reports what /workspace is.
+sandbox_try() {
+	capture corral_t 20 "$@" sandbox --workspace "$WS" -- sh -c '
+echo RAN
+[ -e /workspace/secret ] && echo "LEAK the sentinel at /workspace"
+[ -e /workspace/proc ] && [ -e /workspace/etc ] && echo "LEAK the host root at /workspace"
+(echo x >/workspace/pwned) 2>/dev/null && [ ! -e /workspace/id ] && echo "LEAK wrote /workspace"
+[ -e /workspace/id ] && echo WS
+echo CONTAINED' </dev/null
+}
+
+@test "sandbox --workspace: a directory swapped with a link to a host directory is never mounted (allowed workspace)" {
+	allowed_dir
+	WS="$ALLOWED/sub"
+	ln -s "$SENTINEL" "$ALLOWED/swap"
+	start_swapper "$ALLOWED/sub" "$ALLOWED/swap" 10
+	refused=0 ws=0 none=0 leaks=0 tries=0
+	end=$(($(now_ms) + 8000))
+	while [ "$tries" -lt 60 ] && [ "$(now_ms)" -lt "$end" ]; do
+		tries=$((tries + 1))
+		sandbox_try --policy "$policy"
+		if [[ "$output" == *LEAK* ]]; then
+			leaks=$((leaks + 1))
+		elif [ "$status" -ne 0 ]; then
+			one_line_error
+			refused=$((refused + 1))
+		elif [[ "$output" == *WS* ]]; then
+			ws=$((ws + 1))
+		else
+			none=$((none + 1))
+		fi
+		[ -z "$(state_entries)" ] || fail "left in the state root: $(state_entries)"
+	done
+	echo "# $tries tries: $ws the workspace, $none without one, $refused refused, $leaks leaked" >&3
+	[ "$leaks" -eq 0 ] || fail "$leaks of $tries tries mounted the link's target at /workspace"
+	# control, without the swapper: the workspace itself
+	stop_swappers
+	sandbox_try --policy "$policy"
+	assert_success
+	assert_line WS
+}
+
+@test "sandbox --workspace: under the default policy nothing is mounted, swapped or not" {
+	allowed_dir
+	WS="$ALLOWED/sub"
+	ln -s "$SENTINEL" "$ALLOWED/swap"
+	start_swapper "$ALLOWED/sub" "$ALLOWED/swap" 4
+	for _ in $(seq 10); do
+		sandbox_try
+		[[ "$output" != *LEAK* ]] || fail "$output"
+		refute_line WS
+	done
+}
+
+# ==== R7: namespace paths ===================================================
+
+# start_victim NAME [ANNOTATIONS-JSON]: another corral container in the same
+# state root, from a bundle of its own (not the test's marker), running
+# sleep with a secret in its rootfs.  Sets VICTIM (its ID), VPID (its
+# init's host pid), VSLEEP (its workload's) and VSECRET.
+start_victim() {
+	local vb="$BATS_TEST_TMPDIR/$1-bundle"
+	VICTIM="$ID-$1"
+	VSECRET="victim-secret-$RANDOM$RANDOM"
+	cp -a "$BATS_FILE_TMPDIR/bundle" "$vb"
+	echo "$VSECRET" >"$vb/rootfs/vsecret"
+	jq --argjson a "${2:-{\}}" '.process.args = ["sleep", "120"] | .annotations = $a' \
+		"$BATS_FILE_TMPDIR/bundle/config.json" >"$vb/config.json"
+	corral run -d --bundle "$vb" "$VICTIM" </dev/null >/dev/null \
+		2>"$BATS_TEST_TMPDIR/$VICTIM.err" ||
+		fail "victim: $(cat "$BATS_TEST_TMPDIR/$VICTIM.err")"
+	VPID="$(container_pid "$VICTIM")"
+	track_pid "$VPID"
+	VSLEEP="$(pgrep -P "$VPID" | head -n 1)"
+	[ -n "$VSLEEP" ] || fail "the victim's workload is not running"
+}
+
+assert_victim_untouched() {
+	assert_equal "$(state_field "$VICTIM" status)" running
+	assert_equal "$(container_pid "$VICTIM")" "$VPID"
+	kill -0 "$VSLEEP" || fail "the victim's workload died"
+	[[ "$output" != *"$VSECRET"* ]] || fail "the victim's secret was read: $output"
+}
+
+# join_config TYPE PATH...: config.json's TYPE namespace joins PATH (a
+# joined uts namespace goes without config.json's hostname, which would
+# need a new one).
+join_config() {
+	update_config '.linux.namespaces = [.linux.namespaces[] |
+		if .type == $t then .path = $p else . end] |
+		if $t == "uts" then del(.hostname) else . end' --arg t "$1" --arg p "$2"
+}
+
+# What a joiner would do in the victim's namespaces.
+JOINER='
+for p in /proc/[0-9]*; do cat $p/root/vsecret 2>/dev/null; done
+# kill what belongs to the victim (never a blind kill -1)
+for p in /proc/[0-9]*; do
+	[ -e $p/root/vsecret ] && [ ! $p/root -ef / ] && kill -9 ${p#/proc/} 2>/dev/null
+done
+true'
+
+@test "namespaces: another container's pid namespace (/proc/ITS-INIT/ns/pid) is refused; the victim is untouched" {
+	start_victim victim
+	join_config pid "/proc/$VPID/ns/pid"
+	workload "$JOINER"
+	hostile_run
+	assert_refused pid
+	assert_victim_untouched
+	# the victim's own /proc/N/ns/pid of its workload: the same namespace
+	base_config
+	join_config pid "/proc/$VSLEEP/ns/pid"
+	workload "$JOINER"
+	hostile_run
+	assert_refused pid
+	assert_victim_untouched
+}
+
+@test "namespaces: another container's ipc and uts namespaces are refused" {
+	start_victim victim
+	one() {
+		base_config
+		join_config "$1" "/proc/$VPID/ns/$1"
+		workload "$JOINER"
+		hostile_run
+		assert_refused "$1"
+		assert_victim_untouched
+	}
+	check_case ipc one ipc
+	check_case uts one uts
+	cases_done
+}
+
+@test "namespaces: the pid, ipc and uts namespaces of a host process made with unshare (no container) are refused" {
+	one() {
+		base_config
+		join_config "$1" "/proc/$2/ns/$1"
+		workload 'echo "sees $(ls /proc | grep -c "^[0-9]") processes"'
+		hostile_run
+		assert_refused "$1"
+		kill -0 "$2" || fail "the $1 namespace's process died"
+	}
+	for t in pid ipc uts; do
+		case "$t" in
+		pid) unshare --pid --fork sleep 60 </dev/null >/dev/null 2>&1 3>&- & ;;
+		ipc) unshare --ipc sleep 60 </dev/null >/dev/null 2>&1 3>&- & ;;
+		uts) unshare --uts sleep 60 </dev/null >/dev/null 2>&1 3>&- & ;;
+		esac
+		u=$!
+		track_pid "$u"
+		target="$u"
+		if [ "$t" = pid ]; then
+			# the forked child is the one in the new namespace
+			for _ in $(seq 50); do
+				target="$(pgrep -P "$u" | head -n 1)"
+				[ -n "$target" ] && break
+				sleep 0.05
+			done
+			[ -n "$target" ] || fail "unshare's child did not start"
+			track_pid "$target"
+		fi
+		wait_for_ns "$target" "$t"
+		check_case "$t of process $target" one "$t" "$target"
+	done
+	cases_done
+}
+
+# wait_for_ns PID TYPE: PID is no longer in the test's own TYPE namespace
+# (unshare has made its own).
+wait_for_ns() {
+	for _ in $(seq 50); do
+		[ "$(readlink "/proc/$1/ns/$2")" != "$(readlink "/proc/self/ns/$2")" ] && return 0
+		sleep 0.05
+	done
+	fail "process $1 never got its own $2 namespace"
+}
+
+@test "namespaces: a pod's app container joins its sandbox; its wall clock and kill still end every process" {
+	start_victim pod '{"io.kubernetes.cri.container-type": "sandbox"}'
+	app_config() {
+		base_config
+		update_config '.annotations = {"io.kubernetes.cri.container-type": "container",
+			"io.kubernetes.cri.sandbox-id": $s} + $extra' \
+			--arg s "$VICTIM" --argjson extra "$1"
+		for t in pid ipc uts; do
+			join_config "$t" "/proc/$VPID/ns/$t"
+		done
+		set_args sh -c 'sleep 30 & sleep 30; echo NOT-KILLED'
+	}
+	# the wall clock
+	app_config '{"run.corral.timeout": "2"}'
+	create_container "$ID" || fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+	pid="$(container_pid "$ID")"
+	track_pid "$pid"
+	procs_file="$(container_cgroup_file "$pid" pids cgroup.procs cgroup.procs)"
+	corral start "$ID" || fail "start"
+	sleep 2
+	poll_equal "$ID: processes after the wall clock" "" 40 cat "$procs_file"
+	wait_for_status "$ID" stopped
+	grep -q wall-clock "$BATS_TEST_TMPDIR/$ID.err" || fail "no wall-clock message"
+	! grep -q NOT-KILLED "$BATS_TEST_TMPDIR/$ID.out" || fail "the workload outlived the wall clock"
+	corral delete "$ID"
+	# kill
+	app_config '{}'
+	create_container "$ID" || fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+	pid="$(container_pid "$ID")"
+	track_pid "$pid"
+	procs_file="$(container_cgroup_file "$pid" pids cgroup.procs cgroup.procs)"
+	corral start "$ID" || fail "start"
+	wait_for_status "$ID" running
+	corral kill "$ID" KILL
+	poll_equal "$ID: processes after kill KILL" "" 40 cat "$procs_file"
+	corral delete --force "$ID"
+	output=""
+	assert_victim_untouched
+}
+
+# Not in hostile-rules.md: R7 accepts any container the annotation names,
+# and config.json (the attacker's) writes the annotation.
+@test "namespaces: a sandbox-id annotation naming a workload container does not make it joinable [beyond R7]" {
+	[ -n "${HOSTILE_BEYOND_CONTRACT:-}" ] ||
+		skip "hostile-rules.md R7 lets any named container be joined; set HOSTILE_BEYOND_CONTRACT=1"
+	start_victim victim
+	update_config '.annotations = {"io.kubernetes.cri.sandbox-id": $v}' --arg v "$VICTIM"
+	join_config pid "/proc/$VPID/ns/pid"
+	workload "$JOINER"
+	hostile_run
+	assert_refused pid
+	assert_victim_untouched
+}
+
+# ==== R8: root.path =========================================================
+
+# assert_not_an_image: explain does not call root.path a "read-only
+# image", if it says anything at all.
+assert_not_an_image() {
+	local text
+	if text="$(corral explain --bundle "$BUNDLE" 2>/dev/null)"; then
+		[[ "$text" != *"read-only image"* ]] ||
+			fail "explain calls root.path $(jq -r .root.path "$BUNDLE/config.json") an image: $(grep -m1 'root ' <<<"$text")"
+	fi
+}
+
+# assert_create_refused: the last hostile_create failed with one line
+# naming the field (root.path) or its value (unless that is "/", which
+# any error may hold); a container it made is deleted first.
+assert_create_refused() {
+	local path
+	path="$(jq -r .root.path "$BUNDLE/config.json")"
+	if [ "$status" -eq 0 ]; then
+		corral delete --force "$ID" >/dev/null 2>&1
+		fail "created: root.path $path"
+	fi
+	assert_error_line
+	[[ "$stderr" == *root.path* ]] || { [ "$path" != / ] && [[ "$stderr" == *"$path"* ]]; } ||
+		fail "neither root.path nor \"$path\" in the error: $stderr"
+	keep_run assert_no_leftovers "$ID"
+}
+
+@test "root.path: a host directory (/, /etc, a test directory) is refused; explain does not call it an image" {
+	one() {
+		base_config
+		update_config '.root.path = $r' --arg r "$1"
+		hostile_create
+		assert_create_refused
+		assert_not_an_image
+	}
+	for root in / /etc /usr "$SENTINEL"; do
+		check_case "$root" one "$root"
+	done
+	cases_done
+}
+
+@test "root.path: a link rootfs (to /, out of the bundle, relative), '..' or '.', an absolute path through a link: refused" {
+	mv "$ROOTFS" "$BUNDLE/real-rootfs"
+	# ROOTFS must stay a directory of the test's: bundle_pids kills what
+	# has it as its cwd (see safe_bundle_vars)
+	ROOTFS="$BUNDLE/real-rootfs"
+	one() {
+		local path="$1" target="$2"
+		base_config
+		rm -f "$BUNDLE/rootfs" "$BUNDLE/mid"
+		if [ -n "$target" ]; then
+			ln -s "$target" "$BUNDLE/rootfs"
+			if [ "$path" = ABS ]; then
+				path="$BUNDLE/rootfs"
+			fi
+		elif [ "$path" = MID ]; then
+			# a link in the middle: mid -> the bundle itself
+			ln -s "$BUNDLE" "$BUNDLE/mid"
+			path=mid/real-rootfs
+		fi
+		update_config '.root.path = $p' --arg p "$path"
+		hostile_create
+		assert_create_refused
+	}
+	for case in \
+		"rootfs /" \
+		"rootfs $SENTINEL" \
+		"rootfs ../../../../../../../../../.." \
+		"rootfs real-rootfs" \
+		"ABS /" \
+		"MID" \
+		"../$(basename "$BUNDLE")/real-rootfs" \
+		"./real-rootfs" \
+		"real-rootfs/../real-rootfs"; do
+		read -r path target <<<"$case"
+		check_case "$case" one "$path" "$target"
+	done
+	# control: the rootfs as a directory, relative and absolute
+	rm -f "$BUNDLE/rootfs"
+	rm -f "$BUNDLE/mid"
+	ROOTFS="$BUNDLE/rootfs"
+	mv "$BUNDLE/real-rootfs" "$ROOTFS"
+	for path in rootfs "$ROOTFS"; do
+		base_config
+		update_config '.root.path = $p' --arg p "$path"
+		workload 'true'
+		hostile_run
+		assert_contained
+	done
+	cases_done
+}
+
+@test "root.path: /etc as the root with a shell from an allowed directory and gid 42 is refused; nothing of /etc is read" {
+	mkdir -p "$ALLOWED/bin"
+	cp "$BUSYBOX" "$ALLOWED/bin/busybox"
+	ln -s busybox "$ALLOWED/bin/sh"
+	policy="$BATS_TEST_TMPDIR/policy.json"
+	allow_policy "$policy" "$ALLOWED"
+	shadow="$(getent group shadow | cut -d: -f3)"
+	update_config '.root.path = "/etc" | .process.user.gid = ($g | tonumber) |
+		.process.args = ["/bin/sh", "-c",
+			"echo RAN; cat /shadow >/dev/null 2>&1 && echo LEAK-SHADOW-READABLE; echo CONTAINED"]' \
+		--arg g "${shadow:-42}"
+	add_bind "$ALLOWED/bin" /bin
+	hostile_run --policy "$policy"
+	[[ "$output" != *LEAK* ]] || fail "the host's /etc/shadow was readable in the container"
+	[[ "$output" != *RAN* ]] || fail "the workload ran with /etc as its root: $output"
+	assert_create_refused
+	# a rootfs under an allowed mounts entry is no image store either
+	cp -a "$ROOTFS" "$ALLOWED/rootfs"
+	base_config
+	update_config '.root.path = $p' --arg p "$ALLOWED/rootfs"
+	hostile_create --policy "$policy"
+	assert_create_refused
+}
+
+@test "root.path: a policy rootfs.stores entry allows a rootfs under it, never a link out of it" {
+	store="$BATS_TEST_TMPDIR/store"
+	mkdir -p "$store/images"
+	cp -a "$ROOTFS" "$store/images/one"
+	ln -s "$SENTINEL" "$store/images/link"
+	ln -s / "$store/images/root"
+	policy="$BATS_TEST_TMPDIR/policy.json"
+	write_policy "$policy" '{rootfs: {stores: [$s]}}' --arg s "$store"
+	update_config '.root.path = $p' --arg p "$store/images/one"
+	workload 'true'
+	hostile_run --policy "$policy"
+	assert_contained
+	for p in link root; do
+		base_config
+		update_config '.root.path = $p' --arg p "$store/images/$p"
+		hostile_create --policy "$policy"
+		assert_create_refused
+	done
+}
+
+# ==== R9: kernel filesystems ================================================
+
+@test "kernel filesystems: a second proc, sysfs, cgroup, mqueue or devpts, or a mount under /proc, is dropped; masks hold" {
+	update_config '.mounts += [
+		{destination: "/p2", type: "proc", source: "proc"},
+		{destination: "/s2", type: "sysfs", source: "sysfs"},
+		{destination: "/proc", type: "proc", source: "proc"},
+		{destination: "/cg2", type: "cgroup", source: "cgroup"},
+		{destination: "/mq2", type: "mqueue", source: "mqueue"},
+		{destination: "/pts2", type: "devpts", source: "devpts"},
+		{destination: "/proc/driver", type: "tmpfs", source: "tmpfs"},
+		{destination: "/sys/kernel/mm", type: "tmpfs", source: "tmpfs"}]'
+	workload '
+[ -e /p2/self ] && echo "LEAK a second proc at /p2"
+[ -s /p2/timer_list ] && echo "LEAK /p2/timer_list is not masked"
+grep -q . /proc/timer_list 2>/dev/null && echo "LEAK /proc/timer_list is not masked"
+[ -d /s2/kernel ] && echo "LEAK a second sysfs at /s2"
+[ -e /s2/firmware/acpi ] || [ -n "$(ls /s2/firmware 2>/dev/null)" ] && echo "LEAK /s2/firmware"
+[ -n "$(ls /cg2 2>/dev/null)" ] && echo "LEAK cgroups at /cg2"
+[ -e /pts2/ptmx ] && echo "LEAK devpts at /pts2"
+[ "$(grep -c " /proc " /proc/self/mountinfo)" -le 1 ] || echo "LEAK /proc mounted twice"
+awk '"'"'$5 == "/proc/driver" || $5 == "/sys/kernel/mm" { print "LEAK a mount at " $5 }'"'"' /proc/self/mountinfo
+true'
+	hostile_run
+	assert_contained
+	explain_json
+	for dest in /p2 /s2 /cg2 /mq2 /pts2 /proc/driver /sys/kernel/mm; do
+		assert_change "^\\.mounts\\[$dest\\]" dropped
+	done
+	assert_change '^\.mounts\[/proc\]' dropped
+}
+
+@test "kernel filesystems: a mount at / is dropped" {
+	update_config '.mounts += [{destination: "/", type: "tmpfs", source: "tmpfs"}]'
+	workload '[ -e /'"$MARKER"' ] || echo "LEAK the rootfs is hidden"'
+	hostile_run
+	assert_contained
+	explain_json
+	assert_change '^\.mounts\[/\]' dropped
+}
+
+@test "kernel filesystems: an image whose /proc or /sys is a link is refused" {
+	one() {
+		base_config
+		rm -rf "${ROOTFS:?}/$1"
+		ln -s "$2" "$ROOTFS/$1"
+		workload 'true'
+		hostile_run
+		assert_refused "$1"
+	}
+	for dir in proc sys; do
+		for target in /tmp "../../../../../..$SENTINEL" etc; do
+			check_case "/$dir -> $target" one "$dir" "$target"
+		done
+		rm -f "$ROOTFS/$dir"
+		mkdir "$ROOTFS/$dir"
+	done
+	cases_done
+}
+
+# ==== R10: the pod sandbox role =============================================
+
+@test "pod sandbox role: run.corral.timeout still applies, for each role annotation" {
+	one() {
+		base_config
+		update_config '.annotations = $m + {"run.corral.timeout": "2"}' --argjson m "$1"
+		set_args sleep 8
+		hostile_run -t 12
+		echo "exit $status after ${ELAPSED_MS} ms"
+		assert_equal "$status" 137
+		[[ "$stderr" == *wall-clock* ]] || fail "no wall-clock message: $stderr"
+		[ "$ELAPSED_MS" -ge 1500 ] && [ "$ELAPSED_MS" -le 5000 ] ||
+			fail "died after $ELAPSED_MS ms, expected about 2 s"
+		keep_run assert_no_leftovers "$ID"
+	}
+	for marker in '{"io.kubernetes.cri.container-type": "sandbox"}' \
+		'{"io.kubernetes.cri-o.ContainerType": "sandbox"}' \
+		'{"io.podman.annotations.infra": "TRUE"}'; do
+		check_case "$marker" one "$marker"
+	done
+	cases_done
+}
+
+@test "pod sandbox role: no wall clock but pids 2, memory 16 MiB, cpu 0.05, seen from the host" {
+	update_config '.annotations = {"io.kubernetes.cri.container-type": "sandbox"} |
+		.linux.resources.memory = {limit: 68719476736} |
+		.linux.resources.pids = {limit: 1000000}'
+	set_args sh -c '(echo child) & (echo child) & (echo child) & wait; echo READY; sleep 60'
+	create_container "$ID" || fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+	pid="$(container_pid "$ID")"
+	track_pid "$pid"
+	pids_max="$(cat "$(container_cgroup_file "$pid" pids pids.max pids.max)")"
+	mem_max="$(cat "$(container_cgroup_file "$pid" memory memory.limit_in_bytes memory.max)")"
+	if f="$(container_cgroup_file "$pid" cpu cpu.cfs_quota_us cpu.max)"; then
+		if [[ "$f" == */cpu.max ]]; then
+			read -r quota period <"$f"
+		else
+			quota="$(cat "$f")"
+			period="$(cat "${f%/*}/cpu.cfs_period_us")"
+		fi
+	fi
+	corral start "$ID" || fail "start"
+	# READY, or a shell that gave up when a fork failed
+	for _ in $(seq 100); do
+		grep -q '^READY$' "$BATS_TEST_TMPDIR/$ID.out" && break
+		[ "$(state_field "$ID" status)" = stopped ] && break
+		sleep 0.05
+	done
+	children="$(grep -c '^child$' "$BATS_TEST_TMPDIR/$ID.out" || true)"
+	corral delete --force "$ID"
+	echo "# pids.max $pids_max, memory $mem_max, cpu $quota/$period, $children of 3 forks" >&3
+	[ "$pids_max" != max ] && [ "$pids_max" -le 2 ] || fail "pids.max $pids_max"
+	[ "$mem_max" != max ] && [ "$mem_max" -le $((16 << 20)) ] || fail "memory limit $mem_max"
+	[ -n "$quota" ] && [ "$quota" != max ] && [ "$quota" -gt 0 ] &&
+		[ $((quota * 100)) -le $((period * 5)) ] || fail "cpu quota $quota/$period"
+	[ "$children" -lt 3 ] || fail "all three forks succeeded"
+	assert_no_leftovers "$ID"
+	explain_json
+	jq -e '.reach.time.wallClock == 0 or .reach.time.wallClock == null' <<<"$EXPLAIN" >/dev/null ||
+		fail "wall clock: $(jq -c .reach.time <<<"$EXPLAIN")"
+	run --separate-stderr corral explain --bundle "$BUNDLE"
+	assert_output --partial "pod sandbox"
+	# a smaller limit of config.json's stays
+	update_config '.linux.resources.memory = {limit: 8388608}'
+	explain_json
+	assert_equal "$(jq -r .reach.memory.limit <<<"$EXPLAIN")" 8388608
+}
+
+# ==== R11: user and group ids ===============================================
+
+# The privileged groups of the contract's default list that this host has.
+privileged_gids() {
+	local g
+	for g in shadow disk kmem adm sudo docker wheel lxd libvirt systemd-journal; do
+		getent group "$g" | cut -d: -f3
+	done
+	echo 0
+}
+
+@test "ids: a privileged primary gid (shadow, disk, root ...) becomes 65534; a host-backed file of that group stays unreadable" {
+	gids="$(privileged_gids)"
+	for g in $gids; do
+		echo "group $g only $$" >"$ROOTFS/gsecret-$g"
+		chown "0:$g" "$ROOTFS/gsecret-$g"
+		chmod 0040 "$ROOTFS/gsecret-$g"
+	done
+	one() {
+		base_config
+		update_config '.process.user.uid = 1000 | .process.user.gid = ($g | tonumber)' --arg g "$1"
+		workload '
+[ "$(id -g)" = 65534 ] || echo "LEAK primary gid $(id -g)"
+[ "$(id -u)" = 1000 ] || echo "LEAK? uid $(id -u), expected 1000 (kept)"
+cat /gsecret-$1 >/dev/null 2>&1 && echo "LEAK read a group $1 file"
+true' "$1"
+		hostile_run
+		assert_contained
+		explain_json
+		assert_change '^\.process\.user\.gid$' 65534
+	}
+	for g in $gids; do
+		check_case "gid $g" one "$g"
+	done
+	cases_done
+}
+
+@test "ids: privileged supplementary gids go even with keepGroups; others stay; the allowed host file of group shadow is unreadable" {
+	shadow="$(getent group shadow | cut -d: -f3)"
+	disk="$(getent group disk | cut -d: -f3)"
+	mkdir -p "$ALLOWED"
+	echo "shadow-like $$" >"$ALLOWED/shadowlike"
+	chown "0:${shadow:-42}" "$ALLOWED/shadowlike"
+	chmod 0640 "$ALLOWED/shadowlike"
+	policy="$BATS_TEST_TMPDIR/policy.json"
+	write_policy "$policy" '{user: {keepGroups: true}, mounts: [{source: $s, rw: false}]}' \
+		--arg s "$ALLOWED"
+	update_config '.process.user = {uid: 1000, gid: 1000,
+		additionalGids: [($d | tonumber), ($s | tonumber), 0, 2000, 3000]}' \
+		--arg d "${disk:-6}" --arg s "${shadow:-42}"
+	add_bind "$ALLOWED" /data
+	workload '
+for g in $(id -G); do
+	case " $1 " in *" $g "*) echo "LEAK kept group $g";; esac
+done
+for g in 2000 3000; do
+	case " $(id -G) " in *" $g "*) ;; *) echo "LEAK? group $g dropped";; esac
+done
+cat /data/shadowlike >/dev/null 2>&1 && echo "LEAK read the shadow-group file"
+true' "${disk:-6} ${shadow:-42} 0"
+	hostile_run --policy "$policy"
+	assert_contained
+	explain_json --policy "$policy"
+	assert_change 'additionalGids'
+}
+
+@test "ids: a policy's user.privilegedGroups replaces the default set; group 0 always counts" {
+	users="$(getent group users | cut -d: -f3)"
+	[ -n "$users" ] || skip "no group users on this host"
+	policy="$BATS_TEST_TMPDIR/policy.json"
+	write_policy "$policy" '{user: {privilegedGroups: ["users"]}}'
+	for g in "$users" 0; do
+		base_config
+		update_config '.process.user.uid = 1000 | .process.user.gid = ($g | tonumber)' --arg g "$g"
+		workload '[ "$(id -g)" = 65534 ] || echo "LEAK primary gid $(id -g)"'
+		hostile_run --policy "$policy"
+		assert_contained
+	done
+}
