@@ -228,6 +228,10 @@ int container_kill(const char *root, const char *id, int sig, bool all,
 	pidfd = open_init(c.state, err);
 	if (pidfd < 0)
 		goto out;
+	/* In a pod's pid namespace the init is not PID 1: SIGKILL would end
+	 * it alone, so it goes to the whole cgroup. */
+	if (sig == SIGKILL && c.state->shared_pidns)
+		all = true;
 	if (all && signal_all(c.state, sig, err) < 0)
 		goto out;
 	if (pidfd_send_signal_(pidfd, sig) < 0 && errno != ESRCH) {

@@ -43,8 +43,6 @@ struct create_ctx {
 	/* The root and the bind sources, opened as harden() said and cloned
 	 * for the child to attach; sources.rootfs is the root's path. */
 	struct mount_sources sources;
-	char *mountpoint;      /* the state directory: where the child's root is
-				  attached (mount_prepare_root) */
 	struct spec *config;   /* config.json as written */
 	struct policy *policy; /* kept in the state dir for exec */
 	struct hardened *hardened;
@@ -281,10 +279,40 @@ static int make_cgroup(struct create_ctx *c, struct error **err)
 	return 0;
 }
 
+/* The host id that container id 0 maps to, or -1. */
+static long long host_root(const struct spec_id_mapping *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i].container_id == 0 && m[i].size > 0)
+			return m[i].host_id;
+	return -1;
+}
+
+/* In a user namespace the init is root of that namespace, a host id of
+ * the policy's range: the exec fifo it reopens for writing (through
+ * /proc/self/fd, the state directory being out of its reach) is made
+ * its own.  Only it and the host's root can open it. */
+static int own_fifo(const struct create_ctx *c, struct error **err)
+{
+	const struct spec_linux *l = c->spec->linux_;
+	long long uid, gid;
+
+	if (!(c->ns.clone_flags & CLONE_NEWUSER) || !l)
+		return 0;
+	uid = host_root(l->uid_mappings, l->n_uid_mappings);
+	gid = host_root(l->gid_mappings, l->n_gid_mappings);
+	if (uid < 0 || gid < 0)
+		return 0;
+	if (fchownat(c->dir.dirfd, FIFO_FILE, (uid_t)uid, (gid_t)gid,
+		     AT_SYMLINK_NOFOLLOW) < 0)
+		return error_errno(err, "exec fifo: give it to the container's "
+					"root");
+	return 0;
+}
+
 static int prepare(struct create_ctx *c, struct error **err)
 {
 	int nlisten = listen_fds();
-	char p[FD_PATH_MAX];
 
 	if (state_validate_id(c->o->id, err) < 0 ||
 	    reserve_fds(c->o->preserve_fds + nlisten, err) < 0 ||
@@ -307,10 +335,6 @@ static int prepare(struct create_ctx *c, struct error **err)
 	    state_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
 	    save_config(c, err) < 0)
 		return -1;
-	fd_path(c->dir.dirfd, p);
-	c->mountpoint = realpath(p, NULL);
-	if (!c->mountpoint)
-		return error_errno(err, "state directory");
 	/* clone3 starts the child in its cgroup2 directory, which must exist
 	 * by then; with v1 hierarchies only, the child moves itself (after
 	 * GO) and the cgroup is made while it makes its namespaces. */
@@ -318,6 +342,8 @@ static int prepare(struct create_ctx *c, struct error **err)
 		return -1;
 	if (mkfifoat(c->dir.dirfd, FIFO_FILE, 0600) < 0)
 		return error_errno(err, "make exec fifo");
+	if (own_fifo(c, err) < 0)
+		return -1;
 	c->fifo_fd = openat(c->dir.dirfd, FIFO_FILE, O_PATH | O_CLOEXEC);
 	if (c->fifo_fd < 0)
 		return error_errno(err, "open exec fifo");
@@ -340,6 +366,7 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 	    .cgroup = c->cgroup ? c->cgroup->path : NULL,
 	    .hooks_known = true,
 	    .permissive = !c->hardened->sandbox.enforced,
+	    .shared_pidns = c->ns.join_fds[NS_PID] >= 0,
 	};
 	for (int k = 0; k < HOOK_KIND_COUNT; k++)
 		if (c->spec->hooks[k].n > 0)
@@ -414,7 +441,6 @@ static int spawn(struct create_ctx *c, struct error **err)
 	struct init_config cfg = {
 	    .spec = c->spec,
 	    .sources = &c->sources,
-	    .mountpoint = c->mountpoint,
 	    .ns = &c->ns,
 	    .sync_fd = c->sync[1],
 	    .fifo_fd = c->fifo_fd,
@@ -502,7 +528,6 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	if (c->bundle_fd >= 0)
 		close(c->bundle_fd);
 	mount_sources_release(&c->sources);
-	free(c->mountpoint);
 	ns_plan_release(&c->ns);
 	seccomp_program_free(&c->seccomp);
 	seccomp_program_free(&c->baseline);

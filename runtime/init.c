@@ -92,8 +92,7 @@ static int setup(const struct init_config *c, char **state_json,
 		return -1;
 	if (c->sandbox->loopback_only && netns_loopback_up(err) < 0)
 		return -1;
-	rootfd = mount_prepare_root(spec, c->sources, c->mountpoint, c->sandbox,
-				    err);
+	rootfd = mount_prepare_root(spec, c->sources, c->sandbox, err);
 	if (rootfd < 0)
 		return -1;
 	if (!userns && sync_expect(c->sync_fd, SYNC_GO, state_json, err) < 0)

@@ -17,7 +17,6 @@ struct init_config {
 	const struct spec *spec;
 	/* The root and the bind sources, cloned by the parent. */
 	const struct mount_sources *sources;
-	const char *mountpoint; /* where the root is attached before pivot */
 	const struct ns_plan *ns;
 	int sync_fd;
 	int fifo_fd;	/* O_PATH fd of ROOT/ID/exec.fifo */

@@ -18,7 +18,6 @@
 #include "fsutil.h"
 #include "log.h"
 #include "mount_options.h"
-#include "scratch.h"
 #include "util.h"
 
 static void flags_free(struct spec_mount_flags *f)
@@ -308,18 +307,18 @@ static bool has_mount_at(const struct spec *spec, const char *dst)
 }
 
 /* The new root (the overlay, or the rootfs clone) must be attached in
- * this mount namespace for pivot_root.  Where is of no consequence: the
- * mount point is only covered, and detached with the rest of the host's
- * tree after pivot_root; it is corral's own state directory, which no
- * bundle can name. */
-static int attach_root(int rootfd, const char *mountpoint, struct error **err)
+ * this mount namespace for pivot_root.  It goes on top of "/" itself:
+ * that needs no path anyone could have changed, nor a directory a child
+ * in a user namespace could not reach, and lookups keep starting from the
+ * old root (this process's root is not moved) until pivot_root swaps the
+ * two. */
+static int attach_root(int rootfd, struct error **err)
 {
-	_cleanup_close_ int mp =
-	    open(mountpoint, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int top = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-	if (mp < 0)
-		return error_errno(err, "root mount point %s", mountpoint);
-	if (syscall(SYS_move_mount, rootfd, "", mp, "",
+	if (top < 0)
+		return error_errno(err, "open /");
+	if (syscall(SYS_move_mount, rootfd, "", top, "",
 		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return error_errno(err, "attach the root");
 	return 0;
@@ -338,8 +337,7 @@ static int mount_strict_tmp(int rootfd, uint64_t size, struct error **err)
 
 int mount_prepare_root(const struct spec *spec,
 		       const struct mount_sources *sources,
-		       const char *mountpoint, const struct sandbox *sandbox,
-		       struct error **err)
+		       const struct sandbox *sandbox, struct error **err)
 {
 	const char *prop_name =
 	    spec->linux_ ? spec->linux_->rootfs_propagation : NULL;
@@ -358,13 +356,10 @@ int mount_prepare_root(const struct spec *spec,
 	if (mount(NULL, "/", NULL, prop, NULL) < 0)
 		return error_errno(err, "make / %s",
 				   prop_name ? prop_name : "rslave");
-	rootfd =
-	    sandbox->enforced
-		? scratch_mount_root(sources->root, sandbox->scratch_size, err)
-		: fcntl(sources->root, F_DUPFD_CLOEXEC, 3);
+	rootfd = fcntl(sources->root, F_DUPFD_CLOEXEC, 3);
 	if (rootfd < 0)
-		return sandbox->enforced ? -1 : error_errno(err, "rootfs");
-	if (attach_root(rootfd, mountpoint, err) < 0) {
+		return error_errno(err, "rootfs");
+	if (attach_root(rootfd, err) < 0) {
 		close(rootfd);
 		return -1;
 	}

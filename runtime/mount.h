@@ -13,16 +13,15 @@
 
 /* Before pivot_root, in two steps.  mount_prepare_root: make the host's
  * mounts slaves so nothing propagates back, make the root from the
- * parent's clone of the rootfs (under the sandbox the scratch overlay
- * over it, otherwise the clone itself) attached on `mountpoint`, with
- * corral's own /tmp and /dev; returns an fd of the new root mount, or -1.
+ * parent's root (under the sandbox the scratch overlay, otherwise the
+ * rootfs clone) attached on top of "/", with corral's own /tmp and /dev;
+ * returns an fd of the new root mount, or -1.
  * mount_prepare_rest: config.json's mounts inside it (cgroup mounts among
  * them: the process must be in its cgroup and cgroup namespace by then)
  * and the devices; binds attach the parent's clones. */
 int mount_prepare_root(const struct spec *spec,
 		       const struct mount_sources *sources,
-		       const char *mountpoint, const struct sandbox *sandbox,
-		       struct error **err);
+		       const struct sandbox *sandbox, struct error **err);
 int mount_prepare_rest(int rootfd, const struct spec *spec,
 		       const struct mount_sources *sources, struct error **err);
 

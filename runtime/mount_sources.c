@@ -13,6 +13,7 @@
 
 #include "fsutil.h"
 #include "mount_options.h"
+#include "scratch.h"
 #include "util.h"
 
 /* ---- the root filesystem --------------------------------------------- */
@@ -58,11 +59,18 @@ static int clone_tree(int fd, bool recursive, const char *what,
 	return tree;
 }
 
+/* The container's root: under the sandbox the scratch overlay over a
+ * read-only clone of the rootfs (so nothing that reaches the lower layer
+ * can write the image), otherwise the clone itself.  Made here, detached,
+ * because a child in a user namespace may attach a mount but could not
+ * build an overlay on a layer its namespace does not own. */
 static int clone_root(const struct hardened *h, const char *bundle,
 		      int bundle_fd, struct mount_sources *s,
 		      struct error **err)
 {
 	_cleanup_close_ int fd = open_root(h, bundle, bundle_fd, err);
+	_cleanup_close_ int tree = -1;
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
 	char p[FD_PATH_MAX];
 
 	if (fd < 0)
@@ -71,20 +79,18 @@ static int clone_root(const struct hardened *h, const char *bundle,
 	s->rootfs = realpath(p, NULL);
 	if (!s->rootfs)
 		return error_errno(err, "rootfs %s", h->spec->root->path);
-	s->root = clone_tree(fd, true, "rootfs", err);
-	if (s->root < 0)
+	tree = clone_tree(fd, true, "rootfs", err);
+	if (tree < 0)
 		return -1;
-	/* Under the sandbox the clone is the overlay's lower layer, which is
-	 * only read: read-only, so nothing that reaches it can write the
-	 * image. */
-	if (h->sandbox.enforced) {
-		struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
-
-		if (syscall(SYS_mount_setattr, s->root, "",
-			    AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0)
-			return error_errno(err, "rootfs: make it read-only");
+	if (!h->sandbox.enforced) {
+		s->root = take_fd(&tree);
+		return 0;
 	}
-	return 0;
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE,
+		    &ro, sizeof(ro)) < 0)
+		return error_errno(err, "rootfs: make it read-only");
+	s->root = scratch_mount_root(tree, h->sandbox.scratch_size, err);
+	return s->root < 0 ? -1 : 0;
 }
 
 /* ---- bind sources ---------------------------------------------------- */

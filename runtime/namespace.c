@@ -71,12 +71,47 @@ static const char *pod_sandbox_id(const struct spec *spec)
 	return NULL;
 }
 
-/* Whether fd is the namespace of type `name` of the running init of
- * container `id` in root: the pid is pinned with a pidfd and checked
- * against the recorded start time before its namespace is looked at. */
-static bool is_pod_ns(const char *root, const char *id, const char *name,
-		      int fd)
+static bool is_libpod(const struct spec *s)
 {
+	for (size_t i = 0; i < s->n_annotations; i++)
+		if (strcmp(s->annotations[i].key, "io.container.manager") == 0)
+			return strcmp(s->annotations[i].value, "libpod") == 0;
+	return false;
+}
+
+/* Whether the container of dir may be joined as a pod's sandbox: corral
+ * made it as one (its sandbox.json says so: containerd's CRI and CRI-O
+ * mark them), or, for a podman pod, it is podman's and no member of a
+ * pod itself, since podman writes no marker on its infra container. */
+static bool joinable_sandbox(const struct container_dir *dir,
+			     const struct spec *joiner)
+{
+	_cleanup_free_ char *json = NULL;
+	struct spec *target = NULL;
+	struct sandbox sb = {0};
+	size_t len = 0;
+	bool ok = false;
+
+	if (read_file_at(dir->dirfd, SANDBOX_FILE, &json, &len, NULL) == 0 &&
+	    hardened_parse_sandbox(json, len, &sb, NULL) == 0)
+		ok = sb.role == ROLE_POD_SANDBOX;
+	sandbox_release(&sb);
+	if (ok || !is_libpod(joiner) ||
+	    state_load_config(dir, &target, NULL) < 0)
+		return ok;
+	ok = is_libpod(target) && !pod_sandbox_id(target);
+	spec_free(target);
+	return ok;
+}
+
+/* Whether fd is the namespace of type `name` of the running init of
+ * container `id` in root, which corral made as a pod sandbox: the pid is
+ * pinned with a pidfd and checked against the recorded start time before
+ * its namespace is looked at. */
+static bool is_pod_ns(const char *root, const struct spec *joiner,
+		      const char *name, int fd)
+{
+	const char *id = pod_sandbox_id(joiner);
 	struct container_dir dir = {-1, -1};
 	struct spec_state *st = NULL;
 	_cleanup_close_ int pidfd = -1;
@@ -88,7 +123,8 @@ static bool is_pod_ns(const char *root, const char *id, const char *name,
 	if (!id || !root || state_validate_id(id, NULL) < 0 ||
 	    state_dir_open(root, id, &dir, NULL) < 0)
 		return false;
-	if (state_load(&dir, &st, NULL) == 0 &&
+	if (joinable_sandbox(&dir, joiner) &&
+	    state_load(&dir, &st, NULL) == 0 &&
 	    strcmp(state_status(&dir, st), "running") == 0 &&
 	    (pidfd = pidfd_open_(st->pid)) >= 0 &&
 	    proc_stat(st->pid, &start, NULL) == 0 && start == st->start_time) {
@@ -149,8 +185,7 @@ int ns_plan_make(const struct spec *spec, bool sandboxed, const char *root,
 		 * sandbox is meant to be shared.  A network path is the
 		 * policy's (network "config": CNI's, no container's). */
 		if (sandboxed && ns->type != NS_NETWORK &&
-		    !is_pod_ns(root, pod_sandbox_id(spec),
-			       proc_ns_name[ns->type],
+		    !is_pod_ns(root, spec, proc_ns_name[ns->type],
 			       plan->join_fds[ns->type])) {
 			ns_plan_release(plan);
 			return error_set(err, EPERM,

@@ -2,7 +2,8 @@
  * layer is the bundle rootfs (never written) and whose upper and work dirs
  * live in a size-capped tmpfs.  That tmpfs is a detached mount, created
  * with fsopen/fsmount and never attached to any path: nothing on the host
- * can see it, and it is gone when the container's mount namespace is. */
+ * can see it, and it is gone when the last mount of it (the container's
+ * root) is. */
 #ifndef CORRAL_SCRATCH_H
 #define CORRAL_SCRATCH_H
 
@@ -10,9 +11,10 @@
 
 #include "error.h"
 
-/* Child, in its new mount namespace: an overlay whose lower layer is
- * lower_fd (a detached clone of the rootfs); returns its mount fd, not
- * yet attached anywhere, or -1. */
+/* An overlay whose lower layer is lower_fd (a detached clone of the
+ * rootfs); returns its mount fd, not yet attached anywhere, or -1.  The
+ * parent makes it (mount_sources.c); the child attaches it in its own
+ * mount namespace. */
 int scratch_mount_root(int lower_fd, uint64_t size, struct error **err);
 
 #endif

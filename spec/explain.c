@@ -338,6 +338,18 @@ static void view_id_maps(struct view *v)
 		}
 }
 
+/* The host id that container id `id` maps to, or -1 (no user namespace,
+ * or not mapped). */
+static long long host_id(const struct spec_id_mapping *m, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (id >= m[i].container_id &&
+		    (uint64_t)id - m[i].container_id < m[i].size)
+			return (long long)m[i].host_id +
+			       (long long)(id - m[i].container_id);
+	return -1;
+}
+
 static void view_release(struct view *v)
 {
 	free(v->root);
@@ -478,6 +490,14 @@ static void json_privileges(yajl_gen g, const struct view *v)
 	if (pr) {
 		json_key_int(g, "uid", pr->user.uid);
 		json_key_int(g, "gid", pr->user.gid);
+		if (lx && lx->n_uid_mappings) {
+			json_key_int(g, "hostUid",
+				     host_id(lx->uid_mappings,
+					     lx->n_uid_mappings, pr->user.uid));
+			json_key_int(g, "hostGid",
+				     host_id(lx->gid_mappings,
+					     lx->n_gid_mappings, pr->user.gid));
+		}
 		json_str(g, "groups");
 		yajl_gen_array_open(g);
 		for (size_t i = 0; i < pr->user.n_additional_gids; i++)
@@ -669,7 +689,17 @@ static void text_privileges(FILE *f, const struct view *v)
 	const struct sandbox *sb = &v->h->sandbox;
 	char buf[160];
 
-	if (pr) {
+	if (pr && lx && lx->n_uid_mappings) {
+		snprintf(
+		    buf, sizeof(buf),
+		    "%u:%u (host %lld:%lld), %zu supplementary group%s",
+		    pr->user.uid, pr->user.gid,
+		    host_id(lx->uid_mappings, lx->n_uid_mappings, pr->user.uid),
+		    host_id(lx->gid_mappings, lx->n_gid_mappings, pr->user.gid),
+		    pr->user.n_additional_gids,
+		    pr->user.n_additional_gids == 1 ? "" : "s");
+		row(f, "privileges", "user", buf);
+	} else if (pr) {
 		snprintf(buf, sizeof(buf), "%u:%u, %zu supplementary group%s",
 			 pr->user.uid, pr->user.gid, pr->user.n_additional_gids,
 			 pr->user.n_additional_gids == 1 ? "" : "s");

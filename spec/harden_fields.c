@@ -84,7 +84,8 @@ const struct harden_field harden_fields[] = {
      "or sockets; opened once, a link on the way refused"},
     {".mounts[].options", "narrowed",
      "a list per type; remount drops the mount; binds ro (unless the "
-     "entry is rw), nosuid, nodev; no shared propagation"},
+     "entry is rw), nosuid, nodev; no shared propagation; a tmpfs at "
+     "most the scratch size"},
     {".hooks", "narrowed", "each kind below"},
     {".hooks.*", "dropped or kept",
      "only hooks.allow's paths with their exact args; startContainer "

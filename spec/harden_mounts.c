@@ -372,12 +372,59 @@ static bool listed(const char *const *v, size_t max, const char *s)
 	return false;
 }
 
-static bool has_size(const struct spec_mount *m)
+/* A tmpfs size= in bytes (with tmpfs's k, m, g suffixes); false when it
+ * is absent, a share of memory ("50%") or not a number. */
+static bool tmpfs_bytes(const char *opt, uint64_t *out)
 {
-	for (size_t i = 0; i < m->n_options; i++)
-		if (strncmp(m->options[i], "size=", 5) == 0)
-			return true;
-	return false;
+	static const char suffixes[] = "kmg";
+	const char *s = opt + 5, *k;
+	uint64_t n = 0;
+	size_t digits = strspn(s, "0123456789");
+	unsigned shift = 0;
+
+	if (digits == 0 || digits > 19)
+		return false;
+	for (size_t i = 0; i < digits; i++)
+		n = n * 10 + (uint64_t)(s[i] - '0');
+	if (s[digits]) {
+		k = strchr(suffixes, s[digits] | 0x20);
+		if (!k || s[digits + 1])
+			return false;
+		shift = 10 * (unsigned)(k - suffixes + 1);
+	}
+	if (n > (UINT64_MAX >> shift))
+		return false;
+	*out = n << shift;
+	return true;
+}
+
+/* A tmpfs of config.json's may be as large as the scratch, no larger:
+ * an option with no size, a larger one or a share of the host's memory
+ * becomes the scratch size.  True when it already fits. */
+static bool size_fits(struct spec_mount *m, uint64_t max)
+{
+	bool fits = false;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_options; i++) {
+		uint64_t bytes;
+
+		if (strncmp(m->options[i], "size=", 5) != 0) {
+			m->options[n++] = m->options[i];
+			continue;
+		}
+		if (!fits && tmpfs_bytes(m->options[i], &bytes) &&
+		    bytes <= max) {
+			fits = true;
+			m->options[n++] = m->options[i];
+			continue;
+		}
+		free(m->options[i]);
+	}
+	if (m->options)
+		m->options[n] = NULL;
+	m->n_options = n;
+	return fits;
 }
 
 /* Apply an option rule (and a tmpfs size) to m; true when it changed. */
@@ -488,7 +535,7 @@ static bool keep_mount(struct harden_ctx *c, struct spec_mount *m, bool *seen)
 		harden_record(c, field, asked, "dropped", reason);
 		return false;
 	}
-	if (is_tmpfs && !has_size(m)) {
+	if (is_tmpfs && !size_fits(m, c->policy->scratch_size)) {
 		size = harden_fmt(c, "size=%llu",
 				  (unsigned long long)c->policy->scratch_size);
 		if (c->policy->scratch_size != c->defaults->scratch_size)

@@ -46,6 +46,8 @@ static void emit_state_object(yajl_gen gen, const struct spec_state *s,
 		}
 		if (s->permissive)
 			json_key_bool(gen, "permissive", true);
+		if (s->shared_pidns)
+			json_key_bool(gen, "sharedPidns", true);
 		yajl_gen_map_close(gen);
 	}
 	yajl_gen_map_close(gen);
@@ -189,6 +191,8 @@ static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
 		return -1;
 	s->permissive =
 	    YAJL_IS_TRUE(json_get(json_get(root, "corral"), "permissive"));
+	s->shared_pidns =
+	    YAJL_IS_TRUE(json_get(json_get(root, "corral"), "sharedPidns"));
 	return parse_annotations(json_get(root, "annotations"), s, err);
 }
 

@@ -36,6 +36,10 @@ struct spec_state {
 	 * through symbolic links, as config.json wrote them (a hardened
 	 * container's hooks are the policy's and never are). */
 	bool permissive;
+	/* Joined an existing pid namespace (a pod's): its init is not that
+	 * namespace's PID 1, so SIGKILL to it kills nothing else, and kill
+	 * goes to every process of the cgroup instead. */
+	bool shared_pidns;
 };
 
 enum spec_state_view {

@@ -354,9 +354,11 @@ own_tmpfs() {
 	for i in $(seq 30); do
 		b="$BATS_TEST_TMPDIR/race-$i"
 		cp -a "$BUNDLE" "$b"
-		# a create takes a few ms: the rm starts within that
+		# a create takes a few ms, and reads the bundle in its first
+		# one or two (config.json, then the rootfs, opened once): the
+		# rm starts within that
 		(
-			random_delay 8
+			random_delay 3
 			rm -rf "$b"
 		) &
 		rm_pid=$!

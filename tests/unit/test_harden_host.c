@@ -464,6 +464,38 @@ TEST(destinations_with_dotdot_are_refused_others_tidied)
 	spec_free(s);
 }
 
+TEST(a_tmpfs_is_no_larger_than_the_scratch)
+{
+	struct spec *s = with_mounts(
+	    "{\"destination\": \"/a\", \"type\": \"tmpfs\", \"source\": "
+	    "\"tmpfs\", \"options\": [\"size=1g\"]},"
+	    "{\"destination\": \"/b\", \"type\": \"tmpfs\", \"source\": "
+	    "\"tmpfs\", \"options\": [\"size=50%\"]},"
+	    "{\"destination\": \"/c\", \"type\": \"tmpfs\", \"source\": "
+	    "\"tmpfs\", \"options\": [\"size=16m\"]},"
+	    "{\"destination\": \"/d\", \"type\": \"tmpfs\", \"source\": "
+	    "\"tmpfs\", \"options\": [\"size=1k\", \"size=2g\"]}");
+	struct hardened *h = harden_in(s, NULL, NULL);
+	const char *want[][2] = {{"/a", "size=67108864"},
+				 {"/b", "size=67108864"},
+				 {"/c", "size=16m"},
+				 {"/d", "size=1k"}};
+
+	for (size_t i = 0; h && i < ARRAY_SIZE(want); i++) {
+		const struct spec_mount *m = find_mount(h->spec, want[i][0]);
+		size_t sizes = 0;
+
+		for (size_t j = 0; m && j < m->n_options; j++)
+			if (!strncmp(m->options[j], "size=", 5)) {
+				sizes++;
+				CHECK_STR(m->options[j], want[i][1]);
+			}
+		CHECK(m && sizes == 1);
+	}
+	hardened_free(h);
+	spec_free(s);
+}
+
 TEST(shared_root_propagation_becomes_a_slave)
 {
 	struct spec *s =
