@@ -128,6 +128,24 @@ build/tests/%: tests/unit/%.c tests/unit/unit.h $(SPEC_OBJ)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(SPEC_OBJ) $(PKG_LIBS)
 
+# The runtime's objects, all but main(), as a library: the unit tests of
+# the runtime's own pieces (host paths, the sync socket, the state
+# directory, file helpers) link it as the binary does.
+LIB_OBJ := $(filter-out build/runtime/main.o,$(RUNTIME_OBJ)) $(HOOKS_OBJ) \
+	build/gen/seccomp_filters.o build/stage/params.o \
+	build/runtime/stage_blob.o
+build/libcorral.a: $(LIB_OBJ)
+	@echo "  AR      $@"
+	@rm -f $@ && ar rcs $@ $^
+
+RUNTIME_UNIT := test_hostpath test_sync test_container_dir test_fsutil
+$(RUNTIME_UNIT:%=build/tests/%): build/tests/%: tests/unit/%.c \
+		tests/unit/unit.h build/libcorral.a $(SPEC_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \
+		build/libcorral.a $(SPEC_OBJ) $(PKG_LIBS)
+
 # The seccomp tests also link the filters they load (quoted runtime/ headers
 # via -iquote, so <seccomp.h> stays libseccomp's).
 build/tests/test_seccomp: tests/unit/test_seccomp.c tests/unit/unit.h \

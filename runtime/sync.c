@@ -71,8 +71,6 @@ int sync_expect(int fd, enum sync_msg want, char **payload, struct error **err)
 		return -1;
 	if (type == SYNC_ERROR)
 		return error_set(err, EIO, "%s", data);
-	if (type == SYNC_ABORT)
-		return error_set(err, ECANCELED, "aborted by the runtime");
 	if (type != want)
 		return error_set(err, EPROTO, "sync: unexpected message %d",
 				 (int)type);

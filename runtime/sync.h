@@ -1,7 +1,9 @@
 /* The sync socket between `create` (parent) and the container's first
  * process (child): a SOCK_SEQPACKET pair, one message per packet, a type
  * byte followed by an optional payload.  The child reports errors over it,
- * so the parent can print them and clean up. */
+ * so the parent can print them and clean up; the parent gives up by
+ * killing the child (it dies with the parent until COMMIT), so no message
+ * says "abort".  docs/architecture.md draws the exchange in order. */
 #ifndef CORRAL_SYNC_H
 #define CORRAL_SYNC_H
 
@@ -17,7 +19,6 @@ enum sync_msg {
 	SYNC_COMMIT,	 /* P->C: state saved; stop dying with the parent */
 	SYNC_COMMITTED,	 /* C->P: done; the parent may exit now */
 	SYNC_ERROR,	 /* C->P: payload: the error message */
-	SYNC_ABORT,	 /* P->C: give up */
 };
 
 #define SYNC_MAX 65536

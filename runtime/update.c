@@ -1,10 +1,9 @@
 /* update: new resource limits for a live container.  The request is a
  * LinuxResources document (`--resources FILE|-`, as podman passes it)
- * with runc's single-value flags on top.  It may narrow freely; it may
- * widen memory, pids and cpu only up to the policy the container was
- * created under (policy.json in its state directory, or the built-in
- * defaults when there is none), unless that policy is permissive: only
- * the policy widens (DESIGN.md).  The cgroup is written first
+ * with runc's single-value flags on top.  What it may change is decided
+ * in spec/ (harden_update: narrow freely, widen only up to the policy the
+ * container was created under, policy.json in its state directory, or
+ * the built-in defaults when there is none).  The cgroup is written first
  * (cgroup_update), then the stored effective config.json, so later
  * commands (explain, exec) see the limits in force. */
 #include "container.h"
@@ -17,13 +16,12 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "harden.h"
 #include "log.h"
 #include "policy.h"
 #include "state.h"
 #include "units.h"
 #include "util.h"
-
-#define CPU_PERIOD_DEFAULT 100000
 
 /* ---- the request --------------------------------------------------------- */
 
@@ -201,41 +199,6 @@ static int apply_flags(const struct update_opts *o, struct spec_resources *r,
 	return 0;
 }
 
-static bool asked(struct spec_opt o)
-{
-	return o.set && o.v != 0;
-}
-
-/* What the cgroup needs beside the request to keep the rest as it is:
- * a quota keeps the stored period (cpu.max writes both), swap needs the
- * memory limit, and under the sandbox swap follows the memory limit (no
- * swap, as harden() sets it at create). */
-static void complete(const char *id, struct spec_resources *r,
-		     const struct spec_resources *cur, bool sandbox)
-{
-	const struct spec_cpu *cc = cur ? cur->cpu : NULL;
-	const struct spec_memory *cm = cur ? cur->memory : NULL;
-	struct spec_memory *m = r->memory;
-
-	if (r->cpu && asked(r->cpu->quota) && !asked(r->cpu->period) && cc &&
-	    asked(cc->period))
-		r->cpu->period = cc->period;
-	if (r->cpu && asked(r->cpu->period) && !asked(r->cpu->quota) && cc &&
-	    asked(cc->quota))
-		r->cpu->quota = cc->quota;
-	if (!m)
-		return;
-	if (asked(m->swap) && !asked(m->limit) && cm && asked(cm->limit))
-		m->limit = cm->limit;
-	if (!sandbox || !asked(m->limit) || m->limit.v < 0)
-		return;
-	if (asked(m->swap) && m->swap.v != m->limit.v)
-		log_warn("update %s: memory+swap set to the memory limit: the "
-			 "sandbox allows no swap",
-			 id);
-	m->swap = m->limit;
-}
-
 /* ---- the policy ---------------------------------------------------------- */
 
 static int load_policy(const struct container_dir *dir, struct policy **out,
@@ -256,228 +219,7 @@ static int load_policy(const struct container_dir *dir, struct policy **out,
 	return 0;
 }
 
-static int wider(struct error **err, const char *id, const char *what,
-		 char *asked_s, char *policy_s)
-{
-	int r;
-
-	if (!asked_s || !policy_s)
-		r = error_set(err, ENOMEM, "out of memory");
-	else
-		r = error_set(err, EPERM,
-			      "update %s: %s %s is wider than the policy's %s",
-			      id, what, asked_s, policy_s);
-	free(asked_s);
-	free(policy_s);
-	return r;
-}
-
-static char *fmt_count(long long v)
-{
-	char *s = NULL;
-
-	return asprintf(&s, "%lld", v) < 0 ? NULL : s;
-}
-
-static char *fmt_cpu(int64_t quota, int64_t period)
-{
-	char *s = NULL;
-
-	if (quota < 0)
-		return strdup("unlimited");
-	return asprintf(&s, "%lld/%lld", (long long)quota, (long long)period) <
-		       0
-		   ? NULL
-		   : s;
-}
-
-/* The files unified could reach around the checks below. */
-static const char *const policy_files[] = {
-    "memory.max", "memory.swap.max", "pids.max", "cpu.max", "cpu.max.burst"};
-
-static int check_cpu(const char *id, const struct policy *p,
-		     const struct spec_resources *r,
-		     const struct spec_resources *cur, struct error **err)
-{
-	const struct spec_cpu *c = r->cpu, *cc = cur ? cur->cpu : NULL;
-	int64_t pq = p->cpu_quota, pp = p->cpu_period ? (int64_t)p->cpu_period
-						      : CPU_PERIOD_DEFAULT;
-	int64_t q, per;
-
-	if (pq <= 0 || !c || (!asked(c->quota) && !asked(c->period)))
-		return 0;
-	q = asked(c->quota) ? c->quota.v
-			    : (cc && asked(cc->quota) ? cc->quota.v : -1);
-	per = asked(c->period) ? c->period.v
-			       : (cc && asked(cc->period) ? cc->period.v
-							  : CPU_PERIOD_DEFAULT);
-	if (q > 0 && (__int128)q * pp <= (__int128)pq * per)
-		return 0;
-	return wider(err, id, "cpu quota", fmt_cpu(q, per), fmt_cpu(pq, pp));
-}
-
-static int check_policy(const char *id, const struct policy *p,
-			const struct spec_resources *r,
-			const struct spec_resources *cur, struct error **err)
-{
-	const struct spec_memory *m = r->memory;
-
-	if (p->memory > 0 && m && asked(m->limit) &&
-	    (m->limit.v < 0 || m->limit.v > p->memory))
-		return wider(err, id, "memory",
-			     m->limit.v < 0 ? strdup("unlimited")
-					    : units_size_string(
-						  (uint64_t)m->limit.v, false),
-			     units_size_string((uint64_t)p->memory, false));
-	if (p->pids > 0 && r->pids_limit.set &&
-	    (r->pids_limit.v <= 0 || r->pids_limit.v > p->pids))
-		return wider(err, id, "pids",
-			     r->pids_limit.v <= 0
-				 ? strdup("unlimited")
-				 : fmt_count((long long)r->pids_limit.v),
-			     fmt_count((long long)p->pids));
-	if (check_cpu(id, p, r, cur, err) < 0)
-		return -1;
-	for (size_t i = 0; i < r->n_unified; i++)
-		for (size_t j = 0; j < ARRAY_SIZE(policy_files); j++)
-			if (strcmp(r->unified[i].key, policy_files[j]) == 0)
-				return error_set(
-				    err, EPERM,
-				    "update %s: unified %s: bounded by the "
-				    "policy; set it through its resources "
-				    "field",
-				    id, policy_files[j]);
-	return 0;
-}
-
 /* ---- the stored config.json ---------------------------------------------- */
-
-#define TAKE(dst, src, f)                                                      \
-	do {                                                                   \
-		if ((src)->f.set)                                              \
-			(dst)->f = (src)->f;                                   \
-	} while (0)
-
-static void take_string(char **dst, char **src)
-{
-	if (!*src)
-		return;
-	free(*dst);
-	*dst = steal_pointer(src);
-}
-
-static int merge_memory(struct spec_resources *cur, struct spec_memory *m,
-			struct error **err)
-{
-	if (!m)
-		return 0;
-	if (want_memory(cur, err) < 0)
-		return -1;
-	TAKE(cur->memory, m, limit);
-	TAKE(cur->memory, m, reservation);
-	TAKE(cur->memory, m, swap);
-	TAKE(cur->memory, m, kernel);
-	TAKE(cur->memory, m, kernel_tcp);
-	TAKE(cur->memory, m, swappiness);
-	if (m->has_disable_oom_killer) {
-		cur->memory->has_disable_oom_killer = true;
-		cur->memory->disable_oom_killer = m->disable_oom_killer;
-	}
-	return 0;
-}
-
-static int merge_cpu(struct spec_resources *cur, struct spec_cpu *c,
-		     struct error **err)
-{
-	if (!c)
-		return 0;
-	if (want_cpu(cur, err) < 0)
-		return -1;
-	TAKE(cur->cpu, c, shares);
-	TAKE(cur->cpu, c, quota);
-	TAKE(cur->cpu, c, burst);
-	TAKE(cur->cpu, c, period);
-	TAKE(cur->cpu, c, realtime_runtime);
-	TAKE(cur->cpu, c, realtime_period);
-	TAKE(cur->cpu, c, idle);
-	take_string(&cur->cpu->cpus, &c->cpus);
-	take_string(&cur->cpu->mems, &c->mems);
-	return 0;
-}
-
-/* Lists replace the stored ones whole; the old ones go with `r`. */
-#define SWAP_LIST(a, na, b, nb)                                                \
-	do {                                                                   \
-		if ((nb) > 0) {                                                \
-			void *t_ = (a);                                        \
-			size_t n_ = (na);                                      \
-			(a) = (b);                                             \
-			(na) = (nb);                                           \
-			(b) = t_;                                              \
-			(nb) = n_;                                             \
-		}                                                              \
-	} while (0)
-
-static int merge_block_io(struct spec_resources *cur, struct spec_block_io *b,
-			  struct error **err)
-{
-	struct spec_block_io *d;
-
-	if (!b)
-		return 0;
-	if (!cur->block_io &&
-	    !(cur->block_io = calloc(1, sizeof(*cur->block_io))))
-		return error_set(err, ENOMEM, "out of memory");
-	d = cur->block_io;
-	TAKE(d, b, weight);
-	TAKE(d, b, leaf_weight);
-	SWAP_LIST(d->weight_devices, d->n_weight_devices, b->weight_devices,
-		  b->n_weight_devices);
-	for (size_t k = 0; k < ARRAY_SIZE(d->throttle); k++)
-		SWAP_LIST(d->throttle[k], d->n_throttle[k], b->throttle[k],
-			  b->n_throttle[k]);
-	return 0;
-}
-
-static int merge_unified(struct spec_resources *cur, struct spec_resources *r,
-			 struct error **err)
-{
-	for (size_t i = 0; i < r->n_unified; i++) {
-		struct spec_kv *kv = &r->unified[i], *grown;
-		size_t j = 0;
-
-		while (j < cur->n_unified &&
-		       strcmp(cur->unified[j].key, kv->key) != 0)
-			j++;
-		if (j == cur->n_unified) {
-			grown = realloc(cur->unified,
-					(j + 1) * sizeof(*cur->unified));
-			if (!grown)
-				return error_set(err, ENOMEM, "out of memory");
-			cur->unified = grown;
-			grown[j] = (struct spec_kv){NULL, NULL};
-			cur->n_unified++;
-		}
-		take_string(&cur->unified[j].key, &kv->key);
-		take_string(&cur->unified[j].value, &kv->value);
-	}
-	return 0;
-}
-
-/* The request into the stored resources; what is taken leaves `r`. */
-static int merge(struct spec_resources *cur, struct spec_resources *r,
-		 struct error **err)
-{
-	if (merge_memory(cur, r->memory, err) < 0 ||
-	    merge_cpu(cur, r->cpu, err) < 0 ||
-	    merge_block_io(cur, r->block_io, err) < 0 ||
-	    merge_unified(cur, r, err) < 0)
-		return -1;
-	TAKE(cur, r, pids_limit);
-	SWAP_LIST(cur->hugepage_limits, cur->n_hugepage_limits,
-		  r->hugepage_limits, r->n_hugepage_limits);
-	return 0;
-}
 
 static int save_config(const struct container_dir *dir, const struct spec *s,
 		       struct error **err)
@@ -493,21 +235,6 @@ static int save_config(const struct container_dir *dir, const struct spec *s,
 
 /* ---- update -------------------------------------------------------------- */
 
-/* Device rules are fixed at create, as with runc: podman sends the
- * container's whole resources, rules included, and a rule change could
- * only widen what the sandbox let through. */
-static void drop_devices(const char *id, struct spec_resources *r)
-{
-	if (r->n_devices == 0)
-		return;
-	log_warn("update %s: device rules are not changed by update", id);
-	for (size_t i = 0; i < r->n_devices; i++)
-		free(r->devices[i].access);
-	free(r->devices);
-	r->devices = NULL;
-	r->n_devices = 0;
-}
-
 /* The request, checked: its own values, then against the policy. */
 static int build_request(const char *id, const struct update_opts *o,
 			 const struct spec_resources *cur,
@@ -515,7 +242,7 @@ static int build_request(const char *id, const struct update_opts *o,
 			 struct error **err)
 {
 	struct spec_resources *r = NULL;
-	bool sandbox = p->mode != POLICY_PERMISSIVE;
+	struct harden_update_notes notes;
 
 	*out = NULL;
 	if (o->resources ? read_resources(o->resources, &r, err) < 0
@@ -526,12 +253,17 @@ static int build_request(const char *id, const struct update_opts *o,
 		spec_resources_free(r);
 		return error_wrap(err, "update %s", id);
 	}
-	drop_devices(id, r);
-	complete(id, r, cur, sandbox);
-	if (sandbox && check_policy(id, p, r, cur, err) < 0) {
+	if (harden_update(r, cur, p, &notes, err) < 0) {
 		spec_resources_free(r);
-		return -1;
+		return error_wrap(err, "update %s", id);
 	}
+	if (notes.devices_dropped)
+		log_warn("update %s: device rules are not changed by update",
+			 id);
+	if (notes.swap_set_to_limit)
+		log_warn("update %s: memory+swap set to the memory limit: the "
+			 "sandbox allows no swap",
+			 id);
 	*out = r;
 	return 0;
 }
@@ -577,7 +309,8 @@ int container_update(const char *root, const char *id,
 	}
 	if (build_request(id, o, cur, policy, &r, err) < 0)
 		goto out;
-	if (cgroup_update(c.cgroup, r, err) < 0 || merge(cur, r, err) < 0 ||
+	if (cgroup_update(c.cgroup, r, err) < 0 ||
+	    harden_update_merge(cur, r, err) < 0 ||
 	    save_config(&c.dir, config, err) < 0) {
 		error_wrap(err, "update %s", id);
 		goto out;

@@ -266,7 +266,7 @@ static void view_limits(struct view *v)
 		v->cpu_quota = cpu->quota.v;
 		v->cpu_period = cpu->period.set && cpu->period.v > 0
 				    ? cpu->period.v
-				    : 100000;
+				    : SPEC_CPU_PERIOD;
 	}
 }
 

@@ -1,6 +1,6 @@
 /* harden(): config.json + the host's policy -> the effective spec, the
  * sandbox settings and the list of changes.  This file is the driver (one
- * rule per row of DESIGN.md's sandbox table, in the table's order), the
+ * rule per row of the sandbox table in README.md, in the table's order), the
  * helpers the rules share, and the sandbox settings as JSON.  The rules
  * themselves are in harden_rules.c, harden_limits.c, harden_mounts.c and
  * harden_kernel.c.

@@ -128,6 +128,25 @@ struct harden_field {
 extern const struct harden_field harden_fields[];
 extern const size_t harden_n_fields;
 
+/* `corral update`: check a request of new limits (`request`, edited in
+ * place) against the container's stored resources and the policy it was
+ * created under: device rules are dropped (fixed at create), a quota
+ * keeps the stored period, swap follows memory under the sandbox, and a
+ * limit wider than the policy's is an error ("memory 1GiB is wider than
+ * the policy's 512MiB").  notes says what was changed for the caller to
+ * warn about.  Then harden_update_merge() takes the request into the
+ * stored resources (what it takes leaves the request). */
+struct harden_update_notes {
+	bool devices_dropped;
+	bool swap_set_to_limit;
+};
+int harden_update(struct spec_resources *request,
+		  const struct spec_resources *current,
+		  const struct policy *policy,
+		  struct harden_update_notes *notes, struct error **err);
+int harden_update_merge(struct spec_resources *stored,
+			struct spec_resources *request, struct error **err);
+
 /* The table for `corral explain --fields`, as text or JSON. */
 int explain_fields(bool json, char **out, struct error **err);
 

@@ -2,7 +2,7 @@
  * the small list helpers the rule modules share.
  *
  * Each rule is one function `int harden_X(struct harden_ctx *, struct
- * error **)` for one row of DESIGN.md's sandbox table.  It edits c->spec
+ * error **)` for one row of the sandbox table (README.md).  It edits c->spec
  * (the effective spec, a private copy of config.json) in place and
  * records every difference it makes.  Recording never fails the rule:
  * out of memory sets c->oom, and harden() fails once the rule returns, so

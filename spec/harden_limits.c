@@ -12,10 +12,6 @@
 #include "units.h"
 #include "util.h"
 
-#define CPU_PERIOD_DEFAULT                                                     \
-	100000 /* the kernel's, when config.json has none                      \
-		*/
-
 /* One run.corral.* annotation: a positive amount, or "none". */
 struct annotation {
 	const char *name;
@@ -101,7 +97,7 @@ static int read_annotation(const struct spec *s,
  * process room to pause and no more. */
 #define POD_SANDBOX_PIDS 2
 #define POD_SANDBOX_MEMORY (INT64_C(16) << 20)
-#define POD_SANDBOX_CPU_QUOTA 5000 /* per CPU_PERIOD_DEFAULT: 0.05 CPU */
+#define POD_SANDBOX_CPU_QUOTA 5000 /* per SPEC_CPU_PERIOD: 0.05 CPU */
 
 static bool pod_sandbox(const struct harden_ctx *c)
 {
@@ -276,8 +272,7 @@ int harden_cpu(struct harden_ctx *c, struct error **err)
 {
 	const struct policy *p = c->policy;
 	int64_t pq = p->cpu_quota;
-	int64_t pp =
-	    p->cpu_period ? (int64_t)p->cpu_period : CPU_PERIOD_DEFAULT;
+	int64_t pp = p->cpu_period ? (int64_t)p->cpu_period : SPEC_CPU_PERIOD;
 	const char *reason =
 	    HARDEN_WHY(p->cpu_quota == c->defaults->cpu_quota, "limits.cpus");
 	struct spec_resources *r;
@@ -285,10 +280,10 @@ int harden_cpu(struct harden_ctx *c, struct error **err)
 	int64_t cq, cp;
 
 	if (pod_sandbox(c) &&
-	    (pq <= 0 || (__int128)pq * CPU_PERIOD_DEFAULT >
+	    (pq <= 0 || (__int128)pq * SPEC_CPU_PERIOD >
 			    (__int128)POD_SANDBOX_CPU_QUOTA * pp)) {
 		pq = POD_SANDBOX_CPU_QUOTA;
-		pp = CPU_PERIOD_DEFAULT;
+		pp = SPEC_CPU_PERIOD;
 		reason = ROLE_REASON;
 	}
 	if (pq <= 0)
@@ -301,7 +296,7 @@ int harden_cpu(struct harden_ctx *c, struct error **err)
 	cpu = r->cpu;
 	cq = cpu->quota.set && cpu->quota.v > 0 ? cpu->quota.v : 0;
 	cp = cpu->period.set && cpu->period.v > 0 ? cpu->period.v
-						  : CPU_PERIOD_DEFAULT;
+						  : SPEC_CPU_PERIOD;
 	if (cq > 0 && (__int128)cq * pp <= (__int128)pq * cp)
 		return 0;
 	if (!cpu->quota.set || cpu->quota.v != pq) {

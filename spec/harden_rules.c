@@ -1,6 +1,6 @@
 /* The rules of harden() for namespaces and the network, the root
  * filesystem, secrets in the environment, the user, capabilities and
- * syscalls: one function per row of DESIGN.md's sandbox table.  See
+ * syscalls: one function per row of the sandbox table (README.md).  See
  * harden_internal.h for the conventions.
  */
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* The host's sandbox policy: /etc/corral/policy.json, or --policy FILE,
- * or the built-in defaults.  Only the policy widens the sandbox (DESIGN.md,
- * "The sandbox"); harden() reads it, the runtime never does.
+ * or the built-in defaults.  Only the policy widens the sandbox (README's
+ * sandbox table, docs/threat-model.md); harden() reads it, the runtime
+ * never does.
  *
  * Invariants: a parsed policy starts from the built-in defaults and each key
  * present replaces one default.  Unknown keys and wrong types are errors

@@ -34,7 +34,7 @@ static void emit_cpus(yajl_gen g, const struct policy *p)
 	char buf[48];
 	uint64_t quota = p->cpu_quota > 0 ? (uint64_t)p->cpu_quota : 0;
 	uint64_t period = p->cpu_period ? p->cpu_period : POLICY_CPU_PERIOD;
-	uint64_t scaled = quota * 100000 / period;
+	uint64_t scaled = quota * 100000 / period; /* five decimal places */
 	int n = snprintf(buf, sizeof(buf), "%" PRIu64 ".%05" PRIu64,
 			 scaled / 100000, scaled % 100000);
 

@@ -4,8 +4,9 @@
 #define CORRAL_POLICY_INTERNAL_H
 
 #include "policy.h"
+#include "spec.h"
 
-#define POLICY_CPU_PERIOD 100000
+#define POLICY_CPU_PERIOD SPEC_CPU_PERIOD
 
 extern const char *const policy_mode_names[2];
 extern const char *const policy_network_names[2];

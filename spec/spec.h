@@ -22,6 +22,9 @@
 
 #define SPEC_OCI_VERSION "1.2.0"
 
+/* The CFS period (µs) the kernel uses when none is set. */
+#define SPEC_CPU_PERIOD 100000
+
 struct spec_opt {
 	bool set;
 	int64_t v;

@@ -22,8 +22,8 @@
 		}                                                              \
 	} while (0)
 
-/* A failed parse: there is a message, and it is one line (DESIGN.md:
- * every failure reaches the caller as one line).  Frees err. */
+/* A failed parse: there is a message, and it is one line (README.md:
+ * every error is one line).  Frees err. */
 static inline void fuzz_rejected(struct error *err, const char *what)
 {
 	FUZZ_CHECK(err && err->msg, "%s failed without a message", what);

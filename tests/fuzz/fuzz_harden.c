@@ -138,6 +138,57 @@ static void check_process(const struct spec *config, const struct policy *p,
 	spec_process_free(pr);
 }
 
+/* config.json's own resources as an `update` request against what harden
+ * gave: accepted under the sandbox, it asks for no more memory or pids
+ * than the policy, and it merges; refused, the message is one line. */
+static void check_update(const struct spec *config, const struct policy *p,
+			 const struct hardened *h)
+{
+	const struct spec_linux *lx = config->linux_;
+	struct spec_resources *req = NULL, *stored = NULL;
+	struct harden_update_notes notes;
+	struct error *err = NULL;
+	char *text = NULL;
+	struct spec tmp = {.oci_version = (char *)SPEC_OCI_VERSION};
+
+	if (!lx || !lx->resources || !h->spec->linux_ ||
+	    !h->spec->linux_->resources)
+		return;
+	/* deep copies, through the serialiser as harden() copies */
+	tmp.linux_ = &(struct spec_linux){.resources = lx->resources};
+	if (spec_emit(&tmp, &text, NULL, &err) == 0) {
+		struct spec *copy = NULL;
+
+		if (spec_parse(text, strlen(text), &copy, &err) == 0 &&
+		    copy->linux_) {
+			req = steal_pointer(&copy->linux_->resources);
+		}
+		spec_free(copy);
+	}
+	free(text);
+	error_free(err);
+	err = NULL;
+	stored = h->spec->linux_->resources;
+	if (!req)
+		return;
+	if (harden_update(req, stored, p, &notes, &err) < 0) {
+		fuzz_rejected(err, "harden_update");
+	} else if (p->mode != POLICY_PERMISSIVE) {
+		const struct spec_memory *m = req->memory;
+
+		FUZZ_CHECK(!(p->memory > 0 && m && m->limit.set &&
+			     m->limit.v != 0 &&
+			     (m->limit.v < 0 || m->limit.v > p->memory)),
+			   "update: memory wider than the policy");
+		FUZZ_CHECK(
+		    !(p->pids > 0 && req->pids_limit.set &&
+		      (req->pids_limit.v <= 0 || req->pids_limit.v > p->pids)),
+		    "update: pids wider than the policy");
+		FUZZ_CHECK(req->n_devices == 0, "update: device rules kept");
+	}
+	spec_resources_free(req);
+}
+
 static void check_hardened(const struct spec *config, const struct policy *p,
 			   const struct hardened *h)
 {
@@ -151,6 +202,7 @@ static void check_hardened(const struct spec *config, const struct policy *p,
 	check_explain(h);
 	check_sandbox_json(h);
 	check_process(config, p, h);
+	check_update(config, p, h);
 }
 
 /* FUZZ_VERBOSE=1 says what became of each input (to check seeds). */

@@ -3,7 +3,8 @@
  * NULL when it holds, or a sentence saying what broke, so a fuzz target
  * can abort on it and a unit test can count it.
  *
- * The rules are restated here from DESIGN.md's sandbox table, not called
+ * The rules are restated here from the sandbox table (README.md,
+ * docs/threat-model.md), not called
  * from spec/: an oracle that shares the code under test shares its bugs.
  * The exceptions are the parsers of annotation values (units.h), which
  * decide what an annotation asked, not what harden() gave.

@@ -1,4 +1,4 @@
-/* Unit tests of harden(): one or more tests per row of DESIGN.md's
+/* Unit tests of harden(): one or more tests per row of README.md's
  * sandbox table, on the engine-shaped fixtures (podman, containerd ctr,
  * CRI sandbox and app container, runc spec) and on small configs made
  * for one rule; annotations; the permissive mode; the sandbox settings as

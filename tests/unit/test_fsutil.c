@@ -1,0 +1,114 @@
+/* Unit tests of runtime/fsutil.c: whole-file reads with their limit,
+ * atomic writes, and paths resolved inside a root (links in the tree
+ * stay in it). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "unit.h"
+#include "util.h"
+
+static char top[PATH_MAX];
+
+static char *at(const char *rel)
+{
+	static char buf[4][PATH_MAX + 64];
+	static int next;
+	char *b = buf[next++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "%s/%s", top, rel);
+	return b;
+}
+
+TEST(write_atomically_then_read_back)
+{
+	_cleanup_close_ int dir = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	struct stat st;
+
+	CHECK(write_file_atomic_at(dir, "state.json", "{\"a\":1}", 7, 0600,
+				   NULL) == 0);
+	CHECK(write_file_atomic_at(dir, "state.json", "{\"a\":2}", 7, 0600,
+				   NULL) == 0);
+	CHECK(read_file_at(dir, "state.json", &text, &len, NULL) == 0);
+	CHECK_STR(text, "{\"a\":2}");
+	CHECK(len == 7);
+	CHECK(stat(at("state.json"), &st) == 0 && (st.st_mode & 0777) == 0600);
+	unlink(at("state.json"));
+}
+
+TEST(a_missing_file_names_itself)
+{
+	_cleanup_error_ struct error *err = NULL;
+	_cleanup_free_ char *text = NULL;
+
+	CHECK(read_file_at(AT_FDCWD, at("nope"), &text, NULL, &err) < 0);
+	CHECK(err && strstr(err->msg, "nope") &&
+	      strstr(err->msg, "No such file"));
+}
+
+/* ROOT/etc/x, ROOT/out -> /etc (absolute: inside ROOT it is ROOT/etc),
+ * ROOT/up -> ../../.. (climbing: stays at ROOT). */
+TEST(paths_resolve_inside_the_root)
+{
+	_cleanup_close_ int rootfd = -1, a = -1, b = -1;
+	char want[PATH_MAX + 64], got[PATH_MAX], p[FD_PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	mkdir(at("root"), 0755);
+	mkdir(at("root/etc"), 0755);
+	fd = open(at("root/etc/x"), O_CREAT | O_WRONLY, 0644);
+	close(fd);
+	CHECK(symlink("/etc", at("root/out")) == 0);
+	CHECK(symlink("../../..", at("root/up")) == 0);
+	rootfd = open(at("root"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	a = open_in_root(rootfd, "/out/x", O_PATH, NULL);
+	b = open_in_root(rootfd, "/up/up/etc/x", O_PATH, NULL);
+	CHECK(a >= 0 && b >= 0);
+	snprintf(want, sizeof(want), "%s", at("root/etc/x"));
+	fd_path(a, p);
+	n = a >= 0 ? readlink(p, got, sizeof(got) - 1) : -1;
+	CHECK(n > 0 && (got[n] = '\0', strcmp(got, want) == 0));
+	/* no link allowed at all */
+	CHECK(open_in_root_nolinks(rootfd, "/out/x", O_PATH, NULL) < 0);
+	/* made inside the root, through the link */
+	CHECK(mkdir_in_root(rootfd, "/out/made/deeper", false, NULL) == 0);
+	CHECK(access(at("root/etc/made/deeper"), F_OK) == 0);
+	rmdir(at("root/etc/made/deeper"));
+	rmdir(at("root/etc/made"));
+	unlink(at("root/etc/x"));
+	unlink(at("root/out"));
+	unlink(at("root/up"));
+	rmdir(at("root/etc"));
+	rmdir(at("root"));
+}
+
+TEST(a_pid_file_is_whole)
+{
+	_cleanup_free_ char *text = NULL;
+
+	CHECK(write_pid_file(at("pid"), 4242, NULL) == 0);
+	CHECK(read_file_at(AT_FDCWD, at("pid"), &text, NULL, NULL) == 0);
+	CHECK_STR(text, "4242");
+	unlink(at("pid"));
+}
+
+int main(void)
+{
+	int r;
+
+	snprintf(top, sizeof(top), "/tmp/corral-fsutil-XXXXXX");
+	if (!mkdtemp(top))
+		return 1;
+	r = unit_run();
+	rmdir(top);
+	return r;
+}
