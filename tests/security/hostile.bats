@@ -2,10 +2,11 @@
 # A hostile bundle under the default policy (and under policies that allow
 # a directory of the test's own): the attacker writes config.json, the
 # rootfs and files under the allowed directory; the policy is the
-# administrator's.  Each test is one attack of issue 12 and its variants,
-# checked against the contract /work/notes/hostile-rules.md (R1-R11):
-# "refused" is one error line and nothing left, "dropped" is a container
-# that runs without the field and an explain that lists the change.
+# administrator's.  Each test is one attack and its variants, checked
+# against the rules of docs/threat-model.md (R1-R11 in
+# tests/security/README.md): "refused" is one error line and nothing
+# left, "dropped" is a container that runs without the field and an
+# explain that lists the change.
 # Every outcome is checked on the host too: the sentinel tree, the test's
 # own filesystems and listeners, what is left of the container.
 
