@@ -104,7 +104,7 @@ stage: $(STAGE_BIN)
 # (runtime/seccomp_prebuilt.c says why).
 SECCOMP_GEN_OBJ := build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
 	build/spec/error.o
-build/seccomp_gen: tools/seccomp_gen.c runtime/seccomp.h $(SECCOMP_GEN_OBJ)
+build/seccomp_gen: tools/seccomp_gen.c runtime/seccomp_filter.h $(SECCOMP_GEN_OBJ)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -iquote runtime $(LDFLAGS) -o $@ $< \
 		$(SECCOMP_GEN_OBJ) $(PKG_LIBS)
@@ -118,10 +118,13 @@ build/gen/seccomp_filters.o: build/gen/seccomp_filters.c runtime/seccomp_prebuil
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -iquote runtime -c -o $@ $<
 
-build/%.o: %.c $(wildcard spec/*.h hooks/*.h runtime/*.h stage/*.h)
+# Each object depends on the headers it includes (-MMD -MP: build/X.d).
+build/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) -c -o $@ $<
+	@$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(SPEC_OBJ:.o=.d) $(HOOKS_OBJ:.o=.d) $(RUNTIME_OBJ:.o=.d)
 
 build/tests/%: tests/unit/%.c tests/unit/unit.h $(SPEC_OBJ)
 	@mkdir -p $(dir $@)
@@ -146,8 +149,7 @@ $(RUNTIME_UNIT:%=build/tests/%): build/tests/%: tests/unit/%.c \
 	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \
 		build/libcorral.a $(SPEC_OBJ) $(PKG_LIBS)
 
-# The seccomp tests also link the filters they load (quoted runtime/ headers
-# via -iquote, so <seccomp.h> stays libseccomp's).
+# The seccomp tests also link the filters they load.
 build/tests/test_seccomp: tests/unit/test_seccomp.c tests/unit/unit.h \
 		build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
 		build/runtime/seccomp_prebuilt.o build/gen/seccomp_filters.o \
@@ -160,10 +162,12 @@ build/tests/test_seccomp: tests/unit/test_seccomp.c tests/unit/unit.h \
 # The field-rule test links a build of spec/ whose JSON reader reports
 # every key it looks up (tests/unit/test_fields.c says why).
 TRACE_SPEC_OBJ := $(SPEC_SRC:%.c=build/trace/%.o)
-build/trace/spec/%.o: spec/%.c $(wildcard spec/*.h)
+build/trace/spec/%.o: spec/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (traced)"
-	@$(CC) $(CFLAGS) -DJSON_TRACE_KEYS -c -o $@ $<
+	@$(CC) $(CFLAGS) -DJSON_TRACE_KEYS -MMD -MP -c -o $@ $<
+
+-include $(TRACE_SPEC_OBJ:.o=.d)
 
 build/tests/test_fields: tests/unit/test_fields.c tests/unit/unit.h \
 		tests/unit/fixture.h $(TRACE_SPEC_OBJ)

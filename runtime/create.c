@@ -1,6 +1,26 @@
 /* `create` and `run`: parse and check the bundle, prepare everything that
  * can fail before any process exists, then clone the container's first
- * process and walk it through setup over the sync socket. */
+ * process and walk it through setup over the sync socket.  The two sides,
+ * with the sync points (docs/architecture.md draws every step):
+ *
+ *   parent (this file)                     child (init.c, then the stage)
+ *   prepare(): config.json, harden(),
+ *     host paths (mount_sources.c), the
+ *     namespace and process plans, the
+ *     state dir, [cgroup2] the cgroup
+ *   spawn(): clone ───────────────────────▶ [user ns] waits for GO
+ *   [v1] make the cgroup; [user ns] move
+ *     the child in, write its id maps
+ *   GO (state JSON) ──────────────── GO ──▶ namespaces, lo, the root;
+ *   save sandbox/policy/explain files       [no user ns] waits for GO,
+ *                                           enters its cgroup; mounts
+ *   prestart, createRuntime hooks ◀ HOOKS ─ [when config.json has them]
+ *                         ── HOOKS_DONE ──▶ createContainer hooks, pivot,
+ *                                           proc_plan steps, the stage
+ *   state.json "created", pid file ◀ READY  the stage
+ *   COMMIT (state JSON) ─────── COMMIT ───▶ stops dying with the parent
+ *   exit                   ◀ COMMITTED ─── waits on the exec fifo
+ */
 #include "container.h"
 
 #include <errno.h>
@@ -16,9 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "cgroup.h"
-#include "console.h"
 #include "container_dir.h"
 #include "fsutil.h"
 #include "harden.h"
@@ -29,7 +47,7 @@
 #include "log.h"
 #include "namespace.h"
 #include "policy_file.h"
-#include "seccomp.h"
+#include "proc_plan.h"
 #include "spec.h"
 #include "state.h"
 #include "sync.h"
@@ -47,18 +65,13 @@ struct create_ctx {
 	struct policy *policy; /* kept in the state dir for exec */
 	struct hardened *hardened;
 	const struct spec *spec; /* the effective spec: hardened->spec */
-	char **env;
 	struct ns_plan ns;
-	struct seccomp_program seccomp; /* config.json's filter */
-	bool has_seccomp;
-	struct seccomp_program baseline; /* corral's, under the sandbox */
+	struct proc_plan proc; /* the workload's; the sync socket */
 	struct container_dir dir;
 	struct cgroup *cgroup; /* named in prepare, made by make_cgroup */
 	bool cgroup_made;
 	bool in_cgroup; /* made there by clone3 */
 	int fifo_fd;
-	int console_fd;
-	int sync[2];
 	pid_t pid;
 };
 
@@ -119,16 +132,15 @@ static int build_env(struct create_ctx *c, int nlisten, struct error **err)
 {
 	const struct spec_process *p = c->spec->process;
 	size_t n = p->n_env;
+	char **env = calloc(n + 3, sizeof(char *));
 
-	c->env = calloc(n + 3, sizeof(char *));
-	if (!c->env)
+	if (!(c->proc.env = env))
 		return error_set(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
-		if (!(c->env[i] = strdup(p->env[i])))
+		if (!(env[i] = strdup(p->env[i])))
 			return error_set(err, ENOMEM, "out of memory");
-	if (nlisten > 0 &&
-	    (asprintf(&c->env[n], "LISTEN_FDS=%d", nlisten) < 0 ||
-	     !(c->env[n + 1] = strdup("LISTEN_PID=1"))))
+	if (nlisten > 0 && (asprintf(&env[n], "LISTEN_FDS=%d", nlisten) < 0 ||
+			    !(env[n + 1] = strdup("LISTEN_PID=1"))))
 		return error_set(err, ENOMEM, "out of memory");
 	return 0;
 }
@@ -142,14 +154,6 @@ static int check_spec(const struct create_ctx *c, struct error **err)
 		return error_set(
 		    err, EINVAL,
 		    "config.json: .hostname: needs a new uts namespace");
-	if (s->process->terminal && !c->o->console_socket)
-		return error_set(err, EINVAL,
-				 "config.json: .process.terminal is true: "
-				 "--console-socket is required");
-	if (!s->process->terminal && c->o->console_socket)
-		return error_set(
-		    err, EINVAL,
-		    "--console-socket given but .process.terminal is false");
 	/* A requested LSM label the host cannot apply fails here, before
 	 * any process exists, not at exec. */
 	if (s->process->apparmor_profile && *s->process->apparmor_profile &&
@@ -181,24 +185,6 @@ static int harden_config(struct create_ctx *c, struct error **err)
 	if (harden(c->config, c->policy, c->bundle, &c->hardened, err) < 0)
 		return error_wrap(err, "config.json");
 	c->spec = c->hardened->spec;
-	return 0;
-}
-
-static int compile_filters(struct create_ctx *c, struct error **err)
-{
-	const struct spec *s = c->spec;
-	const struct sandbox *sb = &c->hardened->sandbox;
-
-	if (s->linux_ && s->linux_->seccomp) {
-		if (seccomp_compile_cached(c->o->root, s->linux_->seccomp,
-					   &c->seccomp, err) < 0)
-			return -1;
-		c->has_seccomp = true;
-	}
-	if (sb->enforced &&
-	    seccomp_baseline_compile(sb->syscalls_allow, sb->n_syscalls_allow,
-				     &c->baseline, err) < 0)
-		return -1;
 	return 0;
 }
 
@@ -323,14 +309,17 @@ static int prepare(struct create_ctx *c, struct error **err)
 		return -1;
 	if (ns_plan_make(c->spec, c->hardened->sandbox.enforced, c->o->root,
 			 &c->ns, err) < 0 ||
-	    check_spec(c, err) < 0 || build_env(c, nlisten, err) < 0 ||
-	    compile_filters(c, err) < 0)
+	    check_spec(c, err) < 0 || build_env(c, nlisten, err) < 0)
 		return -1;
-	if (c->o->console_socket) {
-		c->console_fd = console_connect(c->o->console_socket, err);
-		if (c->console_fd < 0)
-			return -1;
-	}
+	c->proc.process = c->spec->process;
+	c->proc.linux_ = c->spec->linux_;
+	c->proc.enforced = c->hardened->sandbox.enforced;
+	c->proc.keep_fds = c->o->preserve_fds + nlisten;
+	if (proc_plan_prepare(&c->proc, c->o->root,
+			      c->spec->linux_ ? c->spec->linux_->seccomp : NULL,
+			      &c->hardened->sandbox, c->o->console_socket,
+			      err) < 0)
+		return -1;
 	if (name_cgroup(c, err) < 0 ||
 	    state_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
 	    save_config(c, err) < 0)
@@ -347,7 +336,7 @@ static int prepare(struct create_ctx *c, struct error **err)
 	c->fifo_fd = openat(c->dir.dirfd, FIFO_FILE, O_PATH | O_CLOEXEC);
 	if (c->fifo_fd < 0)
 		return error_errno(err, "open exec fifo");
-	return sync_socketpair(c->sync, err);
+	return 0;
 }
 
 static void fill_state(const struct create_ctx *c, struct spec_state *st,
@@ -396,7 +385,7 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 		return -1;
 	fill_state(c, &st, created, "creating");
 	if (spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0 ||
-	    sync_send(c->sync[0], SYNC_GO, state_json, strlen(state_json),
+	    sync_send(c->proc.sync[0], SYNC_GO, state_json, strlen(state_json),
 		      err) < 0 ||
 	    save_effective(c, err) < 0)
 		return -1;
@@ -404,7 +393,7 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 		enum sync_msg type;
 		_cleanup_free_ char *payload = NULL;
 
-		if (sync_recv(c->sync[0], &type, &payload, err) < 0)
+		if (sync_recv(c->proc.sync[0], &type, &payload, err) < 0)
 			return -1;
 		if (type == SYNC_ERROR)
 			return error_set(err, EIO, "%s", payload);
@@ -418,7 +407,8 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 		    hooks_run(&c->spec->hooks[HOOK_CREATE_RUNTIME],
 			      HOOK_CREATE_RUNTIME, state_json, !enforced,
 			      err) < 0 ||
-		    sync_send(c->sync[0], SYNC_HOOKS_DONE, NULL, 0, err) < 0)
+		    sync_send(c->proc.sync[0], SYNC_HOOKS_DONE, NULL, 0, err) <
+			0)
 			return -1;
 	}
 	fill_state(c, &st, created, "created");
@@ -430,10 +420,10 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	if (c->o->pid_file && write_pid_file(c->o->pid_file, c->pid, err) < 0)
 		return -1;
 	/* The created state goes along: the startContainer hooks read it. */
-	if (sync_send(c->sync[0], SYNC_COMMIT, state_json, strlen(state_json),
-		      err) < 0)
+	if (sync_send(c->proc.sync[0], SYNC_COMMIT, state_json,
+		      strlen(state_json), err) < 0)
 		return -1;
-	return sync_expect(c->sync[0], SYNC_COMMITTED, NULL, err);
+	return sync_expect(c->proc.sync[0], SYNC_COMMITTED, NULL, err);
 }
 
 static int spawn(struct create_ctx *c, struct error **err)
@@ -442,16 +432,11 @@ static int spawn(struct create_ctx *c, struct error **err)
 	    .spec = c->spec,
 	    .sources = &c->sources,
 	    .ns = &c->ns,
-	    .sync_fd = c->sync[1],
+	    .proc = &c->proc,
 	    .fifo_fd = c->fifo_fd,
-	    .console_fd = c->console_fd,
-	    .keep_fds = c->o->preserve_fds + listen_fds(),
 	    .no_pivot = c->o->no_pivot,
 	    .no_new_keyring = c->o->no_new_keyring,
-	    .env = c->env,
 	    .sandbox = &c->hardened->sandbox,
-	    .seccomp = c->has_seccomp ? &c->seccomp : NULL,
-	    .baseline = c->hardened->sandbox.enforced ? &c->baseline : NULL,
 	    .cgroup = c->cgroup,
 	};
 
@@ -463,7 +448,6 @@ static int spawn(struct create_ctx *c, struct error **err)
 	_cleanup_close_ int cgroup_fd =
 	    c->cgroup_made ? cgroup_clone_fd(c->cgroup) : -1;
 
-	caps_resolve(c->spec->process->caps, &cfg.caps);
 	if (ns_join_pid(&c->ns, err) < 0)
 		return -1;
 	c->pid =
@@ -475,7 +459,7 @@ static int spawn(struct create_ctx *c, struct error **err)
 		 * the parent's close releases the container to other commands.
 		 */
 		state_dir_close(&c->dir);
-		close(c->sync[0]);
+		closep(&c->proc.sync[0]);
 		closep(&cgroup_fd);
 		/* Host directories: an fd left open would be a way out for
 		 * a cwd of /proc/self/fd/N (CVE-2024-21626). */
@@ -485,8 +469,7 @@ static int spawn(struct create_ctx *c, struct error **err)
 		cfg.in_cgroup2 = c->in_cgroup;
 		_exit(init_run(&cfg));
 	}
-	closep(&c->sync[1]);
-	c->sync[1] = -1;
+	closep(&c->proc.sync[1]);
 	return supervise_setup(c, err);
 }
 
@@ -518,20 +501,12 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	if (failed && c->dir.dirfd >= 0)
 		state_dir_remove(c->o->root, c->o->id, &c->dir, NULL);
 	state_dir_close(&c->dir);
-	for (int i = 0; i < 2; i++)
-		if (c->sync[i] >= 0)
-			close(c->sync[i]);
-	if (c->fifo_fd >= 0)
-		close(c->fifo_fd);
-	if (c->console_fd >= 0)
-		close(c->console_fd);
-	if (c->bundle_fd >= 0)
-		close(c->bundle_fd);
+	closep(&c->fifo_fd);
+	closep(&c->bundle_fd);
 	mount_sources_release(&c->sources);
 	ns_plan_release(&c->ns);
-	seccomp_program_free(&c->seccomp);
-	seccomp_program_free(&c->baseline);
-	strv_free(c->env);
+	proc_plan_release(&c->proc);
+	strv_free(c->proc.env);
 	spec_free(c->config);
 	hardened_free(c->hardened);
 	policy_free(c->policy);
@@ -545,10 +520,9 @@ int container_create(const struct create_opts *o, pid_t *pid,
 	    .o = o,
 	    .dir = {-1, -1},
 	    .fifo_fd = -1,
-	    .console_fd = -1,
 	    .bundle_fd = -1,
 	    .sources = {.root = -1},
-	    .sync = {-1, -1},
+	    .proc = PROC_PLAN_INIT,
 	};
 	int r;
 

@@ -16,7 +16,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/keyctl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -25,56 +24,21 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "cgroup.h"
-#include "console.h"
 #include "container_dir.h"
 #include "forward.h"
 #include "fsutil.h"
 #include "harden.h"
 #include "log.h"
 #include "policy_file.h"
-#include "process.h"
-#include "seccomp.h"
 #include "sync.h"
+#include "namespace.h"
+#include "proc_plan.h"
 #include "stage.h"
 #include "util.h"
-
-/* The container's namespaces, in the order the child joins them: the
- * cgroup namespace once the parent has put it in the container's cgroup,
- * the mount namespace (which also sets its root and cwd to the
- * container's), and the user namespace last, while every other setns is
- * still done with the runtime's own privileges.  The pid namespace is
- * joined by the parent before the fork: setns(CLONE_NEWPID) only moves the
- * children made afterwards. */
-enum {
-	NS_I_CGROUP,
-	NS_I_IPC,
-	NS_I_UTS,
-	NS_I_NET,
-	NS_I_MNT,
-	NS_I_USER,
-	NS_I_PID,
-	NS_I_COUNT
-};
-
-static const struct {
-	const char *name; /* under /proc/PID/ns */
-	int flag;
-} namespaces[NS_I_COUNT] = {
-    [NS_I_CGROUP] = {"cgroup", CLONE_NEWCGROUP},
-    [NS_I_IPC] = {"ipc", CLONE_NEWIPC},
-    [NS_I_UTS] = {"uts", CLONE_NEWUTS},
-    [NS_I_NET] = {"net", CLONE_NEWNET},
-    [NS_I_MNT] = {"mnt", CLONE_NEWNS},
-    [NS_I_USER] = {"user", CLONE_NEWUSER},
-    [NS_I_PID] = {"pid", CLONE_NEWPID},
-};
 
 struct exec_ctx {
 	const struct exec_opts *o;
@@ -84,14 +48,10 @@ struct exec_ctx {
 	struct sandbox sandbox;	      /* sandbox.json */
 	struct policy *policy;	      /* policy.json */
 	struct spec_process *process; /* the hardened process */
-	struct caps_masks caps;
-	struct seccomp_program seccomp;	 /* config.json's filter */
-	struct seccomp_program baseline; /* corral's, under the sandbox */
+	struct proc_plan proc;
+	struct ns_plan ns; /* the init's namespaces that are not ours */
 	struct cgroup *cgroup;
 	int pidfd; /* the container's init */
-	int ns[NS_I_COUNT];
-	int console_fd;
-	int sync[2];
 	pid_t pid;
 };
 
@@ -336,82 +296,20 @@ static int build_process(struct exec_ctx *c, struct error **err)
 	asked = steal_pointer(&c->process);
 	r = harden_process(asked, c->policy, &c->process, err);
 	spec_process_free(asked);
-	if (r < 0)
-		return -1;
-	if (c->process->terminal && !o->console_socket)
-		return error_set(
-		    err, EINVAL,
-		    "a terminal was asked: --console-socket is required");
-	if (!c->process->terminal && o->console_socket)
-		return error_set(
-		    err, EINVAL,
-		    "--console-socket given but no terminal was asked (-t)");
-	return 0;
-}
-
-/* As create does: config.json's filter, and corral's baseline when the
- * sandbox is on. */
-static int compile_filters(struct exec_ctx *c, struct error **err)
-{
-	const struct spec_linux *l = c->config->linux_;
-	const struct sandbox *sb = &c->sandbox;
-
-	if (l && l->seccomp &&
-	    seccomp_compile_cached(c->o->root, l->seccomp, &c->seccomp, err) <
-		0)
-		return -1;
-	if (sb->enforced &&
-	    seccomp_baseline_compile(sb->syscalls_allow, sb->n_syscalls_allow,
-				     &c->baseline, err) < 0)
-		return -1;
-	return 0;
+	return r;
 }
 
 /* ---- the container's namespaces and cgroup --------------------------- */
 
-static bool same_ns(int fd, const char *name)
-{
-	char path[64];
-	struct stat a, b;
-
-	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
-	return fstat(fd, &a) == 0 && stat(path, &b) == 0 &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-/* Open every namespace of the init that is not already ours (the user
- * namespace cannot be re-entered), then check the init is still the same
+/* The init's namespaces, then a check that the init is still the same
  * process: had it exited in between, the paths could have been another
  * process's. */
 static int open_namespaces(struct exec_ctx *c, struct error **err)
 {
-	for (int i = 0; i < NS_I_COUNT; i++) {
-		char path[64];
-		int fd;
-
-		snprintf(path, sizeof(path), "/proc/%d/ns/%s", c->state->pid,
-			 namespaces[i].name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT && init_alive(c))
-			continue; /* a namespace type this kernel lacks */
-		if (fd < 0)
-			return error_errno(err, "open %s", path);
-		if (same_ns(fd, namespaces[i].name)) {
-			close(fd);
-			continue;
-		}
-		c->ns[i] = fd;
-	}
+	if (ns_plan_of_process(c->state->pid, &c->ns, err) < 0)
+		return -1;
 	if (!init_alive(c))
 		return error_set(err, ESRCH, "container is not running");
-	return 0;
-}
-
-static int join(const struct exec_ctx *c, int i, struct error **err)
-{
-	if (c->ns[i] >= 0 && setns(c->ns[i], namespaces[i].flag) < 0)
-		return error_errno(err, "join %s namespace",
-				   namespaces[i].name);
 	return 0;
 }
 
@@ -424,65 +322,44 @@ static int open_cgroup(struct exec_ctx *c, struct error **err)
 	return 0;
 }
 
+/* As create does: the same plan, under the policy stored at create. */
 static int prepare(struct exec_ctx *c, struct error **err)
 {
+	const struct spec_linux *l;
+
 	if (reserve_fds(c->o->preserve_fds, err) < 0 ||
 	    open_running(c, err) < 0 || load_stored(c, err) < 0 ||
 	    build_process(c, err) < 0)
 		return -1;
-	caps_resolve(c->process->caps, &c->caps);
-	if (compile_filters(c, err) < 0 || open_cgroup(c, err) < 0 ||
-	    open_namespaces(c, err) < 0)
+	l = c->config->linux_;
+	c->proc.process = c->process;
+	c->proc.linux_ = l;
+	c->proc.env = c->process->env;
+	c->proc.enforced = c->sandbox.enforced;
+	c->proc.keep_fds = c->o->preserve_fds;
+	if (proc_plan_prepare(&c->proc, c->o->root, l ? l->seccomp : NULL,
+			      &c->sandbox, c->o->console_socket, err) < 0 ||
+	    open_cgroup(c, err) < 0)
 		return -1;
-	if (c->o->console_socket) {
-		c->console_fd = console_connect(c->o->console_socket, err);
-		if (c->console_fd < 0)
-			return -1;
-	}
-	return sync_socketpair(c->sync, err);
+	return open_namespaces(c, err);
 }
 
 /* ---- the child -------------------------------------------------------- */
 
-/* Everything between the fork and the stage.  Runs
- * as the runtime (root), not dumpable (set before the fork), in the
- * container's pid namespace and cgroup. */
-static int child_setup(const struct exec_ctx *c, struct error **err)
+/* Everything between the fork and the stage (proc_plan.h gives the
+ * order).  Runs as the runtime (root), not dumpable (set before the
+ * fork), in the container's pid namespace and cgroup. */
+static int child_setup(struct exec_ctx *c, struct error **err)
 {
-	const struct spec_process *p = c->process;
-	int fd = c->sync[1];
+	bool userns;
 
-	if (sync_expect(fd, SYNC_GO, NULL, err) < 0)
-		return -1;
-	for (int i = 0; i < NS_I_USER; i++)
-		if (join(c, i, err) < 0)
-			return -1;
-	/* Not the host's session keyring: a key of the host's stays there. */
-	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 &&
-	    errno != ENOSYS)
-		return error_errno(err, "new session keyring");
-	if (process_set_rlimits(p, err) < 0 ||
-	    process_set_oom_score_adj(p, err) < 0 ||
-	    process_set_personality(c->config->linux_, err) < 0)
-		return -1;
-	if (c->ns[NS_I_USER] >= 0) {
-		if (join(c, NS_I_USER, err) < 0)
-			return -1;
-		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
-			return error_errno(err,
-					   "become root in the user namespace");
-	}
-	/* The pty comes from the container's own devpts (its /dev/ptmx),
-	 * and this new session's controlling terminal is its peer. */
-	if (p->terminal) {
-		if (setsid() < 0)
-			return error_errno(err, "setsid");
-		if (console_setup(c->console_fd, p, err) < 0)
-			return -1;
-	}
-	if (c->console_fd >= 0)
-		close(c->console_fd);
-	if (sync_send(fd, SYNC_READY, NULL, 0, err) < 0)
+	if (sync_expect(c->proc.sync[1], SYNC_GO, NULL, err) < 0 ||
+	    ns_join_rest(&c->ns, err) < 0 ||
+	    proc_plan_attributes(&c->proc, true, err) < 0 ||
+	    ns_join_user(&c->ns, &userns, err) < 0 ||
+	    (userns && proc_become_ns_root(err) < 0) ||
+	    proc_plan_console(&c->proc, true, err) < 0 ||
+	    sync_send(c->proc.sync[1], SYNC_READY, NULL, 0, err) < 0)
 		return -1;
 	/* From here on the process outlives `exec`, detached or not. */
 	if (prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
@@ -494,17 +371,13 @@ static int child_setup(const struct exec_ctx *c, struct error **err)
  * the sync socket too, which the workload's exec closes. */
 static void become_stage(const struct exec_ctx *c, struct error **err)
 {
-	struct stage_params p = {.mode = STAGE_EXEC};
+	struct stage_params p;
 
-	stage_params_process(&p, c->process, c->process->env, &c->caps,
-			     c->sandbox.enforced, c->o->preserve_fds,
-			     c->sandbox.enforced ? &c->baseline : NULL,
-			     &c->seccomp);
-	p.sync_fd = c->sync[1];
+	proc_plan_stage(&c->proc, STAGE_EXEC, &p);
 	stage_exec(&p, err);
 }
 
-static int exec_child(const struct exec_ctx *c)
+static int exec_child(struct exec_ctx *c)
 {
 	_cleanup_error_ struct error *err = NULL;
 	sigset_t none;
@@ -516,8 +389,8 @@ static int exec_child(const struct exec_ctx *c)
 	else if (child_setup(c, &err) == 0)
 		become_stage(c, &err);
 	if (err)
-		sync_send(c->sync[1], SYNC_ERROR, err->msg, strlen(err->msg),
-			  NULL);
+		sync_send(c->proc.sync[1], SYNC_ERROR, err->msg,
+			  strlen(err->msg), NULL);
 	return 127;
 }
 
@@ -534,7 +407,8 @@ static int wait_for_exec(struct exec_ctx *c, struct error **err)
 		_cleanup_free_ char *payload = NULL;
 		enum sync_msg type;
 
-		if (sync_recv(c->sync[0], &type, &payload, &recv_err) < 0) {
+		if (sync_recv(c->proc.sync[0], &type, &payload, &recv_err) <
+		    0) {
 			if (recv_err->code != EPIPE)
 				return error_set(err, recv_err->code, "%s",
 						 recv_err->msg);
@@ -555,7 +429,7 @@ static int wait_for_exec(struct exec_ctx *c, struct error **err)
 
 static int spawn(struct exec_ctx *c, struct error **err)
 {
-	if (join(c, NS_I_PID, err) < 0)
+	if (ns_join_pid(&c->ns, err) < 0)
 		return -1;
 	/* CVE-2019-5736: until it execs, the child is the corral binary in
 	 * the container's pid namespace.  Not dumpable, no process there may
@@ -573,15 +447,14 @@ static int spawn(struct exec_ctx *c, struct error **err)
 	if (c->pid == 0) {
 		/* the lock stays the parent's to release */
 		state_dir_close(&c->dir);
-		close(c->sync[0]);
+		closep(&c->proc.sync[0]);
 		_exit(exec_child(c));
 	}
-	closep(&c->sync[1]);
-	c->sync[1] = -1;
+	closep(&c->proc.sync[1]);
 	/* Into the container's cgroup before it runs a single step. */
 	if (c->cgroup && cgroup_enter(c->cgroup, c->pid, err) < 0)
 		return error_wrap(err, "cgroup");
-	if (sync_send(c->sync[0], SYNC_GO, NULL, 0, err) < 0)
+	if (sync_send(c->proc.sync[0], SYNC_GO, NULL, 0, err) < 0)
 		return -1;
 	return wait_for_exec(c, err);
 }
@@ -592,19 +465,10 @@ static void ctx_release(struct exec_ctx *c, bool failed)
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
 	}
-	for (int i = 0; i < NS_I_COUNT; i++)
-		if (c->ns[i] >= 0)
-			close(c->ns[i]);
-	for (int i = 0; i < 2; i++)
-		if (c->sync[i] >= 0)
-			close(c->sync[i]);
-	if (c->console_fd >= 0)
-		close(c->console_fd);
-	if (c->pidfd >= 0)
-		close(c->pidfd);
+	ns_plan_release(&c->ns);
+	proc_plan_release(&c->proc);
+	closep(&c->pidfd);
 	cgroup_free(c->cgroup);
-	seccomp_program_free(&c->seccomp);
-	seccomp_program_free(&c->baseline);
 	spec_process_free(c->process);
 	policy_free(c->policy);
 	sandbox_release(&c->sandbox);
@@ -619,15 +483,14 @@ int container_exec(const struct exec_opts *o, int *status, struct error **err)
 	    .o = o,
 	    .dir = {-1, -1},
 	    .pidfd = -1,
-	    .console_fd = -1,
-	    .sync = {-1, -1},
+	    .proc = PROC_PLAN_INIT,
 	};
 	sigset_t set, old;
 	pid_t pid;
 	int r;
 
-	for (int i = 0; i < NS_I_COUNT; i++)
-		c.ns[i] = -1;
+	for (int i = 0; i < NS_TYPE_COUNT; i++)
+		c.ns.join_fds[i] = -1;
 	forward_block(&set, &old);
 	r = prepare(&c, err);
 	if (r == 0)

@@ -8,17 +8,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "console.h"
 #include "netns.h"
 #include "fsutil.h"
 #include "hooks.h"
@@ -45,15 +42,6 @@ static int set_names(const struct spec *spec, struct error **err)
 	return 0;
 }
 
-static int become_ns_root(const struct init_config *c, struct error **err)
-{
-	if (!(c->ns->clone_flags & CLONE_NEWUSER))
-		return 0;
-	if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
-		return error_errno(err, "become root in the user namespace");
-	return 0;
-}
-
 /* Everything up to the last step before the container is "created".
  *
  * Without a user namespace the steps up to the root and its scratch
@@ -75,8 +63,9 @@ static int setup(const struct init_config *c, char **state_json,
 
 	if (process_set_title("corral-init", err) < 0)
 		return -1;
-	if (userns && (sync_expect(c->sync_fd, SYNC_GO, state_json, err) < 0 ||
-		       become_ns_root(c, err) < 0))
+	if (userns &&
+	    (sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0 ||
+	     proc_become_ns_root(err) < 0))
 		return -1;
 	/* While this process is still the corral binary, no process that
 	 * joins the container may open its /proc/PID/exe or fds. */
@@ -95,7 +84,8 @@ static int setup(const struct init_config *c, char **state_json,
 	rootfd = mount_prepare_root(spec, c->sources, c->sandbox, err);
 	if (rootfd < 0)
 		return -1;
-	if (!userns && sync_expect(c->sync_fd, SYNC_GO, state_json, err) < 0)
+	if (!userns &&
+	    sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0)
 		return -1;
 	if (!userns && cgroup_enter_self(c->cgroup, c->in_cgroup2, err) < 0)
 		return error_wrap(err, "cgroup");
@@ -109,8 +99,8 @@ static int setup(const struct init_config *c, char **state_json,
 		return -1;
 	mount_sources_close(c->sources);
 	if (has_hooks(spec, HOOK_PRESTART, HOOK_CREATE_RUNTIME) &&
-	    (sync_send(c->sync_fd, SYNC_HOOKS, NULL, 0, err) < 0 ||
-	     sync_expect(c->sync_fd, SYNC_HOOKS_DONE, NULL, err) < 0))
+	    (sync_send(c->proc->sync[1], SYNC_HOOKS, NULL, 0, err) < 0 ||
+	     sync_expect(c->proc->sync[1], SYNC_HOOKS_DONE, NULL, err) < 0))
 		return -1;
 	if (hooks_run(&spec->hooks[HOOK_CREATE_CONTAINER],
 		      HOOK_CREATE_CONTAINER, *state_json, !c->sandbox->enforced,
@@ -120,18 +110,10 @@ static int setup(const struct init_config *c, char **state_json,
 	    process_set_sysctls(spec->linux_, err) < 0 ||
 	    mount_finish(spec, err) < 0)
 		return -1;
-	if (spec->process->terminal &&
-	    console_setup(c->console_fd, spec->process, err) < 0)
-		return -1;
-	if (c->console_fd >= 0)
-		close(c->console_fd);
-	if (!c->no_new_keyring &&
-	    syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 &&
-	    errno != ENOSYS)
-		return error_errno(err, "new session keyring");
-	if (process_set_rlimits(spec->process, err) < 0 ||
-	    process_set_oom_score_adj(spec->process, err) < 0 ||
-	    process_set_personality(spec->linux_, err) < 0)
+	/* proc_plan.h: the steps of every sandboxed process, in order; the
+	 * session is this process's own already (setsid above). */
+	if (proc_plan_attributes(c->proc, !c->no_new_keyring, err) < 0 ||
+	    proc_plan_console(c->proc, false, err) < 0)
 		return -1;
 	return 0;
 }
@@ -143,13 +125,9 @@ static void fill_params(const struct init_config *c,
 {
 	const struct spec *spec = c->spec;
 
-	*p = (struct stage_params){.mode = STAGE_INIT};
-	stage_params_process(p, spec->process, c->env, &c->caps,
-			     c->sandbox->enforced, c->keep_fds, c->baseline,
-			     c->seccomp);
+	proc_plan_stage(c->proc, STAGE_INIT, p);
 	p->dumpable = c->ns->clone_flags & CLONE_NEWUSER;
 	p->wall_clock = c->sandbox->wall_clock;
-	p->sync_fd = c->sync_fd;
 	p->fifo_fd = c->fifo_fd;
 	p->cgroup_procs_fd = reaper->procs;
 	p->cgroup_kill_fd = reaper->kill;
@@ -175,6 +153,7 @@ int init_run(const struct init_config *c)
 		fill_params(c, &reaper, &params);
 		stage_exec(&params, &err);
 	}
-	sync_send(c->sync_fd, SYNC_ERROR, err->msg, strlen(err->msg), NULL);
+	sync_send(c->proc->sync[1], SYNC_ERROR, err->msg, strlen(err->msg),
+		  NULL);
 	return 1;
 }

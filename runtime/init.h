@@ -5,12 +5,11 @@
 
 #include <stdbool.h>
 
-#include "caps.h"
 #include "cgroup.h"
 #include "harden.h"
 #include "mount_sources.h"
 #include "namespace.h"
-#include "seccomp.h"
+#include "proc_plan.h"
 #include "spec.h"
 
 struct init_config {
@@ -18,17 +17,11 @@ struct init_config {
 	/* The root and the bind sources, cloned by the parent. */
 	const struct mount_sources *sources;
 	const struct ns_plan *ns;
-	int sync_fd;
-	int fifo_fd;	/* O_PATH fd of ROOT/ID/exec.fifo */
-	int console_fd; /* connected console socket, or -1 */
-	int keep_fds;	/* fds 3 .. 3+keep_fds-1 are passed to the process */
+	struct proc_plan *proc; /* the workload's process, the sync socket */
+	int fifo_fd;		/* O_PATH fd of ROOT/ID/exec.fifo */
 	bool no_pivot;
 	bool no_new_keyring;
-	char **env; /* the process environment */
-	struct caps_masks caps;
-	const struct sandbox *sandbox;		/* what harden() decided */
-	const struct seccomp_program *seccomp;	/* config.json's, or NULL */
-	const struct seccomp_program *baseline; /* corral's, or NULL */
+	const struct sandbox *sandbox; /* what harden() decided */
 	/* The child joins its cgroup itself (cgroup_enter_self) unless in a
 	 * user namespace, where the parent moves it. */
 	const struct cgroup *cgroup;

@@ -222,14 +222,57 @@ int ns_join_pid(const struct ns_plan *plan, struct error **err)
 	return 0;
 }
 
+/* Every namespace but pid (joined by the parent) and user (last, by
+ * ns_join_user): each setns before it is made with the runtime's own
+ * privileges, so that a namespace the container's user namespace does
+ * not own (a pod's network) can still be joined. */
 int ns_join_rest(const struct ns_plan *plan, struct error **err)
 {
 	for (int t = 0; t < NS_TYPE_COUNT; t++) {
-		if (t == NS_PID || plan->join_fds[t] < 0)
+		if (t == NS_PID || t == NS_USER || plan->join_fds[t] < 0)
 			continue;
 		if (setns(plan->join_fds[t], (int)ns_flags[t]) < 0)
 			return error_errno(err, "join %s namespace",
 					   spec_ns_type_names[t]);
+	}
+	return 0;
+}
+
+int ns_join_user(const struct ns_plan *plan, bool *joined, struct error **err)
+{
+	*joined = plan->join_fds[NS_USER] >= 0;
+	if (*joined && setns(plan->join_fds[NS_USER], CLONE_NEWUSER) < 0)
+		return error_errno(err, "join user namespace");
+	return 0;
+}
+
+int ns_plan_of_process(pid_t pid, struct ns_plan *plan, struct error **err)
+{
+	plan->clone_flags = 0;
+	for (int t = 0; t < NS_TYPE_COUNT; t++) {
+		char path[64], self[64];
+		struct stat st;
+		int fd;
+
+		plan->join_fds[t] = -1;
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid,
+			 proc_ns_name[t]);
+		snprintf(self, sizeof(self), "/proc/self/ns/%s",
+			 proc_ns_name[t]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			continue; /* a type this kernel lacks, or pid is gone */
+		if (fd < 0) {
+			error_errno(err, "open %s", path);
+			ns_plan_release(plan);
+			return -1;
+		}
+		/* the user namespace cannot be re-entered, and joining what
+		 * is already ours changes nothing */
+		if (fstat(fd, &st) == 0 && same_ns(&st, self))
+			close(fd);
+		else
+			plan->join_fds[t] = fd;
 	}
 	return 0;
 }

@@ -32,8 +32,18 @@ int ns_join_pid(const struct ns_plan *plan, struct error **err);
 /* Parent, after clone: write the child's uid and gid maps. */
 int ns_write_id_maps(pid_t pid, const struct spec *spec, struct error **err);
 
-/* Child: join the remaining namespaces by path. */
+/* exec: the namespaces of the running process `pid` that are not this
+ * process's own, as paths to join (no new ones).  A type missing under
+ * /proc/PID/ns is skipped: the caller checks afterwards that pid is still
+ * the process it pinned, so the fds are that process's. */
+int ns_plan_of_process(pid_t pid, struct ns_plan *plan, struct error **err);
+
+/* Child: join the remaining namespaces by path, all but pid and user. */
 int ns_join_rest(const struct ns_plan *plan, struct error **err);
+
+/* Child, after ns_join_rest: join the user namespace by path, if the plan
+ * has one (*joined); the caller then becomes root in it. */
+int ns_join_user(const struct ns_plan *plan, bool *joined, struct error **err);
 
 /* Like fork, but into new namespaces.  With cgroup_fd >= 0 (a cgroup2
  * directory) the child is made inside that cgroup (clone3's

@@ -1,4 +1,4 @@
-#include "seccomp.h"
+#include "seccomp_filter.h"
 
 #include <ctype.h>
 #include <errno.h>

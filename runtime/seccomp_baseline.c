@@ -10,7 +10,7 @@
  * filter: a call through another ABI (i386 via int 0x80, x32 numbers on
  * x86-64) kills the process.
  */
-#include "seccomp.h"
+#include "seccomp_filter.h"
 
 #include <errno.h>
 #include <linux/netlink.h>

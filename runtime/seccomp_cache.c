@@ -14,7 +14,7 @@
  * release and the native architecture.  Any failure of the cache falls back to
  * compiling; at most CACHE_MAX entries are kept, so config.json cannot
  * fill /run. */
-#include "seccomp.h"
+#include "seccomp_filter.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
  * copy against a fresh build.  A policy's extra calls, or a binary run on
  * another architecture than it was built for, build with libseccomp as
  * before. */
-#include "seccomp.h"
+#include "seccomp_filter.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 #include "caps.h"
 #include "error.h"
 #include "params.h"
-#include "seccomp.h"
+#include "seccomp_filter.h"
 #include "spec.h"
 
 /* The process half of the parameters, shared by create and exec.  The

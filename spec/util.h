@@ -24,6 +24,7 @@ static inline void closep(int *fd)
 		int saved = errno;
 
 		close(*fd);
+		*fd = -1;
 		errno = saved;
 	}
 }

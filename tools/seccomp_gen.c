@@ -3,7 +3,7 @@
  * definitions runtime/seccomp_prebuilt.c copies at create. */
 #include <stdio.h>
 
-#include "seccomp.h"
+#include "seccomp_filter.h"
 #include "util.h"
 
 static void print_filter(const char *name, const struct sock_fprog *p)

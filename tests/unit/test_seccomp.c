@@ -34,7 +34,7 @@
 #include <unistd.h>
 #include <valgrind/valgrind.h>
 
-#include "seccomp.h"
+#include "seccomp_filter.h"
 #include "unit.h"
 #include "util.h"
 

@@ -1,11 +1,11 @@
 /* Seccomp filters: config.json's, corral's baseline and the supervisor's.
  * Each is compiled to BPF in the parent with libseccomp and loaded by the
  * child with seccomp(2) just before exec. */
-#ifndef CORRAL_SECCOMP_H
-#define CORRAL_SECCOMP_H
+#ifndef CORRAL_SECCOMP_FILTER_H
+#define CORRAL_SECCOMP_FILTER_H
 
 #include <linux/filter.h>
-#include <seccomp.h> /* libseccomp's, not this file */
+#include <seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,0 +1,106 @@
+#include "proc_plan.h"
+
+#include <errno.h>
+#include <linux/keyctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "console.h"
+#include "process.h"
+#include "stage.h"
+#include "sync.h"
+#include "util.h"
+
+/* A terminal needs the engine's socket to send its master to, and a
+ * socket without a terminal would wait for an fd that never comes. */
+static int check_console(const struct spec_process *p, const char *socket,
+			 struct error **err)
+{
+	if (p->terminal && !socket)
+		return error_set(err, EINVAL,
+				 "process.terminal is true (a terminal was "
+				 "asked): --console-socket is required");
+	if (!p->terminal && socket)
+		return error_set(err, EINVAL,
+				 "--console-socket given but process.terminal "
+				 "is false (no terminal was asked)");
+	return 0;
+}
+
+int proc_plan_prepare(struct proc_plan *pp, const char *root,
+		      const struct spec_seccomp *sc, const struct sandbox *sb,
+		      const char *console_socket, struct error **err)
+{
+	if (check_console(pp->process, console_socket, err) < 0)
+		return -1;
+	caps_resolve(pp->process->caps, &pp->caps);
+	if (sc) {
+		if (seccomp_compile_cached(root, sc, &pp->seccomp, err) < 0)
+			return -1;
+		pp->has_seccomp = true;
+	}
+	if (pp->enforced &&
+	    seccomp_baseline_compile(sb->syscalls_allow, sb->n_syscalls_allow,
+				     &pp->baseline, err) < 0)
+		return -1;
+	if (console_socket) {
+		pp->console_fd = console_connect(console_socket, err);
+		if (pp->console_fd < 0)
+			return -1;
+	}
+	return sync_socketpair(pp->sync, err);
+}
+
+int proc_plan_attributes(const struct proc_plan *pp, bool new_keyring,
+			 struct error **err)
+{
+	if (new_keyring &&
+	    syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 &&
+	    errno != ENOSYS)
+		return error_errno(err, "new session keyring");
+	if (process_set_rlimits(pp->process, err) < 0 ||
+	    process_set_oom_score_adj(pp->process, err) < 0 ||
+	    process_set_personality(pp->linux_, err) < 0)
+		return -1;
+	return 0;
+}
+
+int proc_become_ns_root(struct error **err)
+{
+	if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+		return error_errno(err, "become root in the user namespace");
+	return 0;
+}
+
+int proc_plan_console(struct proc_plan *pp, bool new_session,
+		      struct error **err)
+{
+	int r = 0;
+
+	if (pp->process->terminal) {
+		if (new_session && setsid() < 0)
+			r = error_errno(err, "setsid");
+		else
+			r = console_setup(pp->console_fd, pp->process, err);
+	}
+	closep(&pp->console_fd);
+	return r;
+}
+
+void proc_plan_stage(const struct proc_plan *pp, enum stage_mode mode,
+		     struct stage_params *p)
+{
+	*p = (struct stage_params){.mode = mode, .sync_fd = pp->sync[1]};
+	stage_params_process(p, pp->process, pp->env, &pp->caps, pp->enforced,
+			     pp->keep_fds, pp->enforced ? &pp->baseline : NULL,
+			     pp->has_seccomp ? &pp->seccomp : NULL);
+}
+
+void proc_plan_release(struct proc_plan *pp)
+{
+	closep(&pp->console_fd);
+	closep(&pp->sync[0]);
+	closep(&pp->sync[1]);
+	seccomp_program_free(&pp->seccomp);
+	seccomp_program_free(&pp->baseline);
+}
