@@ -8,6 +8,7 @@ VERSION := $(shell cat VERSION)
 CFLAGS ?= -O2 -g
 # override: `make CFLAGS=...` (make sanitize) adds to these, never drops them
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Wshadow -Wmissing-prototypes -Wswitch-default \
 	-D_FORTIFY_SOURCE=2 -D_GNU_SOURCE -fstack-protector-strong -fPIE \
 	-DCORRAL_VERSION='"$(VERSION)"' -Ispec -Ihooks -Istage $(PKG_CFLAGS)
 override LDFLAGS += -pie -Wl,-z,relro,-z,now

@@ -149,6 +149,7 @@ int spec_mount_options_parse(char *const *opts, size_t n,
 			out->flags |= o->value;
 			break;
 		case OPT_IGNORE:
+		default: /* accepted, nothing to set */
 			break;
 		}
 	}
