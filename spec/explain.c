@@ -19,6 +19,7 @@
 #include "json_tidy.h"
 #include "parse_internal.h"
 #include "units.h"
+#include "strfmt.h"
 #include "util.h"
 
 /* What the container can reach, as lists of display strings and numbers
@@ -58,17 +59,12 @@ static char *printf_str(struct view *v, const char *fmt, ...)
 
 static char *printf_str(struct view *v, const char *fmt, ...)
 {
-	char *s = NULL;
 	va_list ap;
-	int r;
+	char *s;
 
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	s = strfmt_va(&v->oom, fmt, ap);
 	va_end(ap);
-	if (r < 0) {
-		v->oom = true;
-		return NULL;
-	}
 	return s;
 }
 

@@ -22,6 +22,7 @@
 #include "json.h"
 #include "json_tidy.h"
 #include "parse_internal.h"
+#include "strfmt.h"
 #include "util.h"
 
 static const struct {
@@ -106,39 +107,27 @@ void harden_record(struct harden_ctx *c, const char *field, const char *asked,
 
 char *harden_fmt(struct harden_ctx *c, const char *fmt, ...)
 {
-	char *s = NULL;
 	va_list ap;
-	int r;
+	char *s;
 
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	s = strfmt_va(&c->oom, fmt, ap);
 	va_end(ap);
-	if (r < 0) {
-		c->oom = true;
-		return NULL;
-	}
 	return s;
 }
 
 char *harden_join(struct harden_ctx *c, char *const *v, size_t n,
 		  const char *sep)
 {
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
+	char *buf;
+	size_t size;
+	FILE *f = strfmt_stream(&c->oom, &buf, &size);
 
-	if (!f) {
-		c->oom = true;
+	if (!f)
 		return NULL;
-	}
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s%s", i ? sep : "", v[i]);
-	if (fclose(f) != 0) {
-		free(buf);
-		c->oom = true;
-		return NULL;
-	}
-	return buf;
+	return strfmt_close(&c->oom, f, &buf);
 }
 
 char *harden_list(struct harden_ctx *c, char *const *v, size_t n)

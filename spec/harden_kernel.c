@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "harden_internal.h"
+#include "strfmt.h"
 #include "util.h"
 
 /* runc's, containerd's and podman's lists together. */
@@ -203,26 +204,19 @@ static void rule_string(FILE *f, const struct spec_device_rule *r)
 static char *rules_string(struct harden_ctx *c,
 			  const struct spec_device_rule *r, size_t n)
 {
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
+	char *buf;
+	size_t size;
+	FILE *f = strfmt_stream(&c->oom, &buf, &size);
 
-	if (!f) {
-		c->oom = true;
+	if (!f)
 		return NULL;
-	}
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ", " : "", f);
 		rule_string(f, &r[i]);
 	}
 	if (n == 0)
 		fputs("absent", f);
-	if (fclose(f) != 0) {
-		free(buf);
-		c->oom = true;
-		return NULL;
-	}
-	return buf;
+	return strfmt_close(&c->oom, f, &buf);
 }
 
 static void free_rules(struct spec_device_rule *r, size_t n)

@@ -56,6 +56,20 @@ static const struct annotation_kind pids_kind = {
     ANNOTATION_PIDS, units_parse_count, "a positive integer or \"none\"",
     render_count};
 
+/* *o becomes v, recorded as a change when it was anything else. */
+static void set_opt(struct harden_ctx *c, const char *field, struct spec_opt *o,
+		    int64_t v, const char *reason)
+{
+	_cleanup_free_ char *asked = NULL, *applied = NULL;
+
+	if (o->set && o->v == v)
+		return;
+	asked = harden_opt(c, *o);
+	applied = harden_fmt(c, "%lld", (long long)v);
+	harden_record(c, field, asked, applied, reason);
+	*o = (struct spec_opt){true, v};
+}
+
 /* Read the annotation and check that it narrows policy_value (0: the
  * policy sets no limit, so any amount narrows). */
 static int read_annotation(const struct spec *s,
@@ -299,23 +313,7 @@ int harden_cpu(struct harden_ctx *c, struct error **err)
 						  : SPEC_CPU_PERIOD;
 	if (cq > 0 && (__int128)cq * pp <= (__int128)pq * cp)
 		return 0;
-	if (!cpu->quota.set || cpu->quota.v != pq) {
-		_cleanup_free_ char *asked = harden_opt(c, cpu->quota);
-		_cleanup_free_ char *applied =
-		    harden_fmt(c, "%lld", (long long)pq);
-
-		harden_record(c, ".linux.resources.cpu.quota", asked, applied,
-			      reason);
-		cpu->quota = (struct spec_opt){true, pq};
-	}
-	if (!cpu->period.set || cpu->period.v != pp) {
-		_cleanup_free_ char *asked = harden_opt(c, cpu->period);
-		_cleanup_free_ char *applied =
-		    harden_fmt(c, "%lld", (long long)pp);
-
-		harden_record(c, ".linux.resources.cpu.period", asked, applied,
-			      reason);
-		cpu->period = (struct spec_opt){true, pp};
-	}
+	set_opt(c, ".linux.resources.cpu.quota", &cpu->quota, pq, reason);
+	set_opt(c, ".linux.resources.cpu.period", &cpu->period, pp, reason);
 	return 0;
 }

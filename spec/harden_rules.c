@@ -9,6 +9,7 @@
 
 #include "harden_internal.h"
 #include "parse_internal.h"
+#include "strfmt.h"
 #include "util.h"
 
 /* ---- namespaces ------------------------------------------------------ */
@@ -198,24 +199,17 @@ int harden_env(struct harden_ctx *c, struct error **err)
 
 static char *gids_string(struct harden_ctx *c, const uint32_t *g, size_t n)
 {
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
+	char *buf;
+	size_t size;
+	FILE *f = strfmt_stream(&c->oom, &buf, &size);
 
-	if (!f) {
-		c->oom = true;
+	if (!f)
 		return NULL;
-	}
 	fputc('[', f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s%u", i ? ", " : "", g[i]);
 	fputc(']', f);
-	if (fclose(f) != 0) {
-		free(buf);
-		c->oom = true;
-		return NULL;
-	}
-	return buf;
+	return strfmt_close(&c->oom, f, &buf);
 }
 
 /* A host group a container never runs in: 0 (unless root is allowed)
