@@ -690,6 +690,10 @@ print("accepted", flush=True)
 }
 
 @test "syscalls: a denied call through int \$0x80 (the i386 ABI) is killed with SIGSYS" {
+	# Some kernels have no i386 entry at all (int 0x80 faults on the host
+	# too): then there is no filter to test.
+	run "$SYSPROBE" int80
+	[ "$status" != 139 ] || skip "int 0x80 faults on this host: no i386 system calls"
 	probe int80
 	assert_failure 159
 	assert_output ""
