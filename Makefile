@@ -244,7 +244,8 @@ format-check:
 demo: corral
 	@POLICY="$(POLICY)" tests/demo
 
-# make fuzz: libFuzzer targets over spec/ (clang, ASan+UBSan) in build/fuzz/;
+# make fuzz: libFuzzer targets over spec/ and the cgroup paths
+# (runtime/cgroup_path.c, pure as spec/ is) with clang, ASan+UBSan, in build/fuzz/;
 # make fuzz-run FUZZ_TIME=60 runs each on a copy of tests/fuzz/corpus/.
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
@@ -252,7 +253,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
 	-Werror -Wno-unused-parameter -D_GNU_SOURCE -Ispec \
 	$(shell pkg-config --cflags yajl 2>/dev/null) $(FUZZ_SAN)
-FUZZ_TARGETS := spec policy harden state
+FUZZ_TARGETS := spec policy harden state cgroup_path
 FUZZ_BIN := $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 FUZZ_SPEC_OBJ := $(SPEC_SRC:%.c=build/fuzz/%.o)
 
@@ -266,6 +267,17 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) \
 	@echo "  FUZZLD  $@"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< \
 		$(FUZZ_SPEC_OBJ) $(shell pkg-config --libs yajl 2>/dev/null) -lm
+
+build/fuzz/runtime/cgroup_path.o: runtime/cgroup_path.c runtime/cgroup_path.h
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_cgroup_path: tests/fuzz/fuzz_cgroup_path.c tests/fuzz/fuzz.h \
+		build/fuzz/runtime/cgroup_path.o build/fuzz/spec/error.o
+	@echo "  FUZZLD  $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -iquote runtime \
+		-o $@ $< $(filter %.o,$^)
 
 fuzz: $(FUZZ_SPEC_OBJ) $(FUZZ_BIN)
 

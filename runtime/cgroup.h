@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cgroup_path.h"
 #include "error.h"
 #include "spec.h"
 
@@ -35,15 +36,6 @@ struct cgroup {
 /* Detect the layout of the hierarchy mounted at mount_root. */
 int cgroup_detect(const char *mount_root, enum cgroup_layout *out,
 		  struct error **err);
-
-/* The cgroup path for a container: config.json's cgroupsPath when set
- * (absolute "/a/b", relative "a/b" below "corral/", or systemd's
- * "slice:prefix:name" mapped to "SLICE-PATH/prefix-name.scope", e.g.
- * "machine.slice:libpod:ID" -> "machine.slice/libpod-ID.scope" and
- * "a-b.slice:x:y" -> "a.slice/a-b.slice/x-y.scope"), else "corral/ID".
- * No ".." component is accepted.  Pure. */
-int cgroup_path_for(const char *cgroups_path, const char *id, char **out,
-		    struct error **err);
 
 /* Make the cgroup (in every v1 hierarchy that has a controller corral
  * writes, plus name=systemd/unified ones when present, or in the one v2

@@ -111,69 +111,6 @@ bool cg_exists(int dirfd, const char *file)
 	return fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* ---- paths ----------------------------------------------------------------
- */
-
-char *cg_join(const char *root, const char *path)
-{
-	size_t rl = strlen(root);
-	char *s = NULL;
-
-	while (rl > 1 && root[rl - 1] == '/')
-		rl--;
-	while (path && *path == '/')
-		path++;
-	if (!path || !*path)
-		return strndup(root, rl);
-	if (asprintf(&s, "%.*s/%s", (int)rl, root, path) < 0)
-		return NULL;
-	return s;
-}
-
-int cg_path_normalize(const char *path, char **out, struct error **err)
-{
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0;
-	const char *p = path;
-
-	*out = NULL;
-	if (!path || strlen(path) >= 4096)
-		return error_set(err, EINVAL,
-				 "cgroup path: missing or too long");
-	buf = malloc(strlen(path) + 1);
-	if (!buf)
-		return error_set(err, ENOMEM, "cgroup path: out of memory");
-	if (*p == '/')
-		buf[len++] = '/';
-	while (*p) {
-		size_t n;
-
-		p += strspn(p, "/");
-		n = strcspn(p, "/");
-		if (n == 0)
-			break;
-		if ((n == 1 && p[0] == '.') ||
-		    (n == 2 && p[0] == '.' && p[1] == '.'))
-			return error_set(err, EINVAL,
-					 "cgroup path \"%s\": \".\" and \"..\" "
-					 "are not allowed",
-					 path);
-		if (len > 0 && buf[len - 1] != '/')
-			buf[len++] = '/';
-		memcpy(buf + len, p, n);
-		len += n;
-		p += n;
-	}
-	buf[len] = '\0';
-	if (len == 0 || strcmp(buf, "/") == 0)
-		return error_set(err, EINVAL,
-				 "cgroup path \"%s\": the root cgroup is not a "
-				 "container's",
-				 path);
-	*out = steal_pointer(&buf);
-	return 0;
-}
-
 /* ---- hierarchies -------------------------------------------------------- */
 
 void cg_hiers_clear(struct cg_hiers *h)

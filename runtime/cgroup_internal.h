@@ -21,8 +21,8 @@
 #include <stdint.h>
 
 #include "cgroup.h"
+#include "cgroup_path.h"
 
-#define CG_PARENT "corral"	/* relative paths and the default live here */
 #define CG_KILL_TIMEOUT_MS 5000 /* processes must be gone by then */
 #define CG_FREEZE_TIMEOUT_MS 1000
 #define CG_RMDIR_TIMEOUT_MS 1000 /* a dying cgroup stays busy briefly */
@@ -102,14 +102,6 @@ void cg_rmdir_all(struct cg_names *made);
 int cg_rmdir(const char *dir, int timeout_ms);
 
 void cg_sleep_ms(long ms);
-
-/* ROOT/PATH without doubled slashes; NULL when out of memory. */
-char *cg_join(const char *root, const char *path);
-
-/* Check a cgroup path and return it normalized: "a//b/" -> "a/b",
- * "/a/b" keeps its slash; empty, "/" and "."/".." components are
- * errors. */
-int cg_path_normalize(const char *path, char **out, struct error **err);
 
 /* ---- limit writers ------------------------------------------------------ */
 
