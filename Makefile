@@ -181,11 +181,21 @@ build/tests/test_stage_params: tests/unit/test_stage_params.c \
 		$(filter %.o,$^) $(PKG_LIBS)
 
 # The cgroup unit tests and the integration tests' driver link the cgroup
-# module alone; the unit tests run it on fake trees (cg_fake_kernel).
+# module alone; the unit tests run it on fake trees, with their fake
+# kernel (tests/unit/cgroup_fake.c) in place of runtime/cgroup_kernel.c.
 CGROUP_OBJ := $(patsubst %.c,build/%.o,$(wildcard runtime/cgroup*.c)) \
 	build/runtime/fsutil.o build/spec/error.o
-build/tests/test_cgroup: tests/unit/test_cgroup.c tests/unit/unit.h \
-		$(CGROUP_OBJ)
+CGROUP_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_cgroup*.c))
+CGROUP_UNIT_OBJ := $(filter-out build/runtime/cgroup_kernel.o,$(CGROUP_OBJ)) \
+	build/tests/cgroup_fake.o
+build/tests/cgroup_fake.o: tests/unit/cgroup_fake.c tests/unit/cgroup_fake.h \
+		$(wildcard runtime/cgroup*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime -c -o $@ $<
+
+$(CGROUP_UNIT:%=build/tests/%): build/tests/%: tests/unit/%.c \
+		tests/unit/unit.h tests/unit/cgroup_fake.h $(CGROUP_UNIT_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \

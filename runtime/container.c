@@ -205,7 +205,7 @@ static int signal_all(const struct spec_state *st, int sig, struct error **err)
 		return error_set(err, EOPNOTSUPP,
 				 "kill --all %s: the container has no cgroup",
 				 st->id);
-	if (cgroup_open(CGROUP_MOUNT, st->cgroup, &cg, err) < 0)
+	if (cgroup_new(CGROUP_MOUNT, st->cgroup, &cg, err) < 0)
 		return error_wrap(err, "kill --all %s", st->id);
 	r = cgroup_signal(cg, sig, st->pid, err);
 	cgroup_free(cg);
@@ -279,7 +279,7 @@ static int remove_cgroup(const struct spec_state *st, struct error **err)
 
 	if (!st->cgroup)
 		return 0;
-	if (cgroup_open(CGROUP_MOUNT, st->cgroup, &cg, err) < 0)
+	if (cgroup_new(CGROUP_MOUNT, st->cgroup, &cg, err) < 0)
 		return error_wrap(err, "delete %s", st->id);
 	r = cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0 ? -1 : 0;
 	cgroup_free(cg);
@@ -307,7 +307,7 @@ static int remove_leftover_cgroup(const struct container_dir *dir,
 	r = cgroup_path_for(spec->linux_ ? spec->linux_->cgroups_path : NULL,
 			    id, &path, err);
 	spec_free(spec);
-	if (r < 0 || cgroup_open(CGROUP_MOUNT, path, &cg, err) < 0)
+	if (r < 0 || cgroup_new(CGROUP_MOUNT, path, &cg, err) < 0)
 		return error_wrap(err, "delete %s", id);
 	r = cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0 ? -1 : 0;
 	cgroup_free(cg);

@@ -255,7 +255,7 @@ static bool cgroup_frozen(const struct spec_state *s)
 	struct cgroup *cg = NULL;
 	bool frozen = false;
 
-	if (!s->cgroup || cgroup_open(CGROUP_MOUNT, s->cgroup, &cg, &err) < 0)
+	if (!s->cgroup || cgroup_new(CGROUP_MOUNT, s->cgroup, &cg, &err) < 0)
 		return false;
 	if (cgroup_is_frozen(cg, &frozen, &err) < 0)
 		frozen = false;

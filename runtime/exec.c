@@ -419,7 +419,7 @@ static int open_cgroup(struct exec_ctx *c, struct error **err)
 {
 	if (!c->state->cgroup)
 		return 0;
-	if (cgroup_open(CGROUP_MOUNT, c->state->cgroup, &c->cgroup, err) < 0)
+	if (cgroup_new(CGROUP_MOUNT, c->state->cgroup, &c->cgroup, err) < 0)
 		return error_wrap(err, "cgroup");
 	return 0;
 }

@@ -20,8 +20,8 @@ int container_open_cgroup(const char *root, const char *id,
 	if (state_dir_open(root, id, &c->dir, err) < 0)
 		return -1;
 	if (state_load(&c->dir, &c->state, err) < 0 ||
-	    (c->state->cgroup && cgroup_open(CGROUP_MOUNT, c->state->cgroup,
-					     &c->cgroup, err) < 0)) {
+	    (c->state->cgroup &&
+	     cgroup_new(CGROUP_MOUNT, c->state->cgroup, &c->cgroup, err) < 0)) {
 		container_close_cgroup(c);
 		return -1;
 	}
@@ -87,7 +87,7 @@ int container_kill_paused(const struct spec_state *st, struct error **err)
 
 	if (!st->cgroup)
 		return 0;
-	if (cgroup_open(CGROUP_MOUNT, st->cgroup, &cg, err) < 0)
+	if (cgroup_new(CGROUP_MOUNT, st->cgroup, &cg, err) < 0)
 		return error_wrap(err, "kill %s", st->id);
 	r = cgroup_kill(cg, err);
 	cgroup_free(cg);
