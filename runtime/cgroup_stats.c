@@ -31,20 +31,12 @@
 
 #define NO_HIERARCHY (-2)
 
-/* One controller's directory of the container on v1: the hierarchy of
- * that name (a link to a co-mounted one resolves).  NO_HIERARCHY when the
- * host has no such hierarchy (its files read as absent); -1 with *err set
- * when it has one but the container's directory is gone. */
-static int open_v1_controller(const struct cgroup *cg, const char *controller,
-			      struct error **err)
+/* ROOT/PATH, open; -1 with *err set when it is gone. */
+static int open_below(const char *root, const char *path, struct error **err)
 {
-	_cleanup_free_ char *root = cg_join(cg->mount_root, controller);
-	_cleanup_free_ char *dir = NULL;
+	_cleanup_free_ char *dir = root ? cg_join(root, path) : NULL;
 	int fd;
 
-	if (root && access(root, F_OK) < 0)
-		return NO_HIERARCHY;
-	dir = root ? cg_join(root, cg->path) : NULL;
 	if (!dir)
 		return error_set(err, ENOMEM, "cgroup: out of memory");
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -53,18 +45,24 @@ static int open_v1_controller(const struct cgroup *cg, const char *controller,
 	return fd;
 }
 
+/* One controller's directory of the container on v1: the hierarchy of
+ * that name (a link to a co-mounted one resolves).  NO_HIERARCHY when the
+ * host has no such hierarchy (its files read as absent); -1 with *err set
+ * when it has one but the container's directory is gone. */
+static int open_v1_controller(const struct cgroup *cg, const char *controller,
+			      struct error **err)
+{
+	_cleanup_free_ char *root = cg_join(cg->mount_root, controller);
+
+	if (root && access(root, F_OK) < 0)
+		return NO_HIERARCHY;
+	return open_below(root, cg->path, err);
+}
+
 /* The container's directory on v2, the leaf every controller is in. */
 static int open_v2_leaf(const struct cgroup *cg, struct error **err)
 {
-	_cleanup_free_ char *dir = cg_join(cg->mount_root, cg->path);
-	int fd;
-
-	if (!dir)
-		return error_set(err, ENOMEM, "cgroup: out of memory");
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return error_errno(err, "cgroup %s: open", dir);
-	return fd;
+	return open_below(cg->mount_root, cg->path, err);
 }
 
 /* A file's text, or NULL when the file is absent (a kernel without
@@ -198,6 +196,19 @@ static uint64_t raw_value(const struct cgroup_stats *s, const char *key)
 	return 0;
 }
 
+/* What both layouts name alike: memory.stat (its page cache under
+ * `cache`), pids.current and pids.max. */
+static int read_stat_and_pids(int mem, int pids, const char *cache,
+			      struct cgroup_stats *s, struct error **err)
+{
+	if (read_raw(mem, "memory.stat", s, err) < 0)
+		return -1;
+	s->memory_cache = raw_value(s, cache);
+	s->pids_current = read_number(pids, "pids.current");
+	s->pids_limit = read_number(pids, "pids.max");
+	return 0;
+}
+
 int cg_v1_stats(const struct cgroup *cg, struct cgroup_stats *s,
 		struct error **err)
 {
@@ -238,12 +249,7 @@ int cg_v1_stats(const struct cgroup *cg, struct cgroup_stats *s,
 	s->swap[CGROUP_STAT_MAX] =
 	    read_number(mem, "memory.memsw.max_usage_in_bytes");
 	s->swap[CGROUP_STAT_FAILCNT] = read_number(mem, "memory.memsw.failcnt");
-	if (read_raw(mem, "memory.stat", s, err) < 0)
-		return -1;
-	s->memory_cache = raw_value(s, "cache");
-	s->pids_current = read_number(pids, "pids.current");
-	s->pids_limit = read_number(pids, "pids.max");
-	return 0;
+	return read_stat_and_pids(mem, pids, "cache", s, err);
 }
 
 /* memory+swap, as v1's memsw reports it (and runc on v2). */
@@ -275,12 +281,7 @@ int cg_v2_stats(const struct cgroup *cg, struct cgroup_stats *s,
 					   read_number(fd, "memory.swap.peak"));
 	s->swap[CGROUP_STAT_FAILCNT] =
 	    read_keyed(fd, "memory.swap.events", "max");
-	if (read_raw(fd, "memory.stat", s, err) < 0)
-		return -1;
-	s->memory_cache = raw_value(s, "file");
-	s->pids_current = read_number(fd, "pids.current");
-	s->pids_limit = read_number(fd, "pids.max");
-	return 0;
+	return read_stat_and_pids(fd, fd, "file", s, err);
 }
 
 int cgroup_stats_read(const struct cgroup *cg, struct cgroup_stats *out,
@@ -315,24 +316,27 @@ int cgroup_oom_kills(const struct cgroup *cg, uint64_t *out, struct error **err)
 	return cg->backend->oom_kills(cg, out, err);
 }
 
-int cg_v1_oom_kills(const struct cgroup *cg, uint64_t *out, struct error **err)
+/* The oom_kill count of FILE in fd, which this closes; -1 (no fd, *err
+ * set by its opener) fails. */
+static int oom_kills_in(int fd, const char *file, uint64_t *out)
 {
-	_cleanup_close_ int fd = open_v1_controller(cg, "memory", err);
-
 	if (fd == -1)
 		return -1;
-	*out = read_keyed(fd, "memory.oom_control", "oom_kill");
+	*out = read_keyed(fd, file, "oom_kill");
+	if (fd >= 0)
+		close(fd);
 	return 0;
+}
+
+int cg_v1_oom_kills(const struct cgroup *cg, uint64_t *out, struct error **err)
+{
+	return oom_kills_in(open_v1_controller(cg, "memory", err),
+			    "memory.oom_control", out);
 }
 
 int cg_v2_oom_kills(const struct cgroup *cg, uint64_t *out, struct error **err)
 {
-	_cleanup_close_ int fd = open_v2_leaf(cg, err);
-
-	if (fd == -1)
-		return -1;
-	*out = read_keyed(fd, "memory.events", "oom_kill");
-	return 0;
+	return oom_kills_in(open_v2_leaf(cg, err), "memory.events", out);
 }
 
 /* ---- the JSON ----------------------------------------------------------- */
