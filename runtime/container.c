@@ -30,6 +30,8 @@ void container_close(struct container *c)
 {
 	cgroup_free(c->cgroup);
 	c->cgroup = NULL;
+	error_free(c->cgroup_error);
+	c->cgroup_error = NULL;
 	spec_state_free(c->state);
 	c->state = NULL;
 	state_dir_close(&c->dir);
@@ -42,14 +44,29 @@ int container_open(const char *root, const char *id, struct container *c,
 	*c = (struct container){.dir = {-1, -1}};
 	if (state_dir_open(root, id, &c->dir, err) < 0)
 		return -1;
-	if (state_load(&c->dir, &c->state, err) < 0 ||
-	    (c->state->cgroup &&
-	     cgroup_new(CGROUP_MOUNT, c->state->cgroup, &c->cgroup, err) < 0)) {
+	if (state_load(&c->dir, &c->state, err) < 0) {
 		container_close(c);
 		return -1;
 	}
+	if (c->state->cgroup)
+		cgroup_new(CGROUP_MOUNT, c->state->cgroup, &c->cgroup,
+			   &c->cgroup_error);
 	c->status = state_status(&c->dir, c->state);
 	return 0;
+}
+
+struct cgroup *container_cgroup(const struct container *c, const char *verb,
+				struct error **err)
+{
+	if (c->cgroup)
+		return c->cgroup;
+	if (c->cgroup_error)
+		error_set(err, c->cgroup_error->code, "%s %s: %s", verb,
+			  c->state->id, c->cgroup_error->msg);
+	else
+		error_set(err, EOPNOTSUPP, "%s %s: the container has no cgroup",
+			  verb, c->state->id);
+	return NULL;
 }
 
 /* poststart and poststop hooks: a failure is a warning, and the remaining
@@ -195,11 +212,11 @@ int container_state(const char *root, const char *id, char **json,
  * never hit). */
 static int signal_all(const struct container *c, int sig, struct error **err)
 {
-	if (!c->cgroup)
-		return error_set(err, EOPNOTSUPP,
-				 "kill --all %s: the container has no cgroup",
-				 c->state->id);
-	if (cgroup_signal(c->cgroup, sig, c->state->pid, err) < 0)
+	struct cgroup *cg = container_cgroup(c, "kill --all", err);
+
+	if (!cg)
+		return -1;
+	if (cgroup_signal(cg, sig, c->state->pid, err) < 0)
 		return error_wrap(err, "kill --all %s", c->state->id);
 	return 0;
 }
@@ -266,10 +283,13 @@ static int kill_and_wait(const struct spec_state *st, struct error **err)
  * then the cgroup goes. */
 static int remove_cgroup(const struct container *c, struct error **err)
 {
-	if (!c->cgroup)
+	struct cgroup *cg;
+
+	if (!c->state->cgroup)
 		return 0;
-	if (cgroup_kill(c->cgroup, err) < 0 ||
-	    cgroup_destroy(c->cgroup, err) < 0)
+	if (!(cg = container_cgroup(c, "delete", err)))
+		return -1;
+	if (cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0)
 		return error_wrap(err, "delete %s", c->state->id);
 	return 0;
 }

@@ -66,17 +66,25 @@ int container_list(const char *root, enum list_format format, char **out,
 /* ---- an existing container, for the commands ---------------------------- */
 
 /* A container opened for a command: its directory (locked), its state,
- * its live status (state_status) and its cgroup (NULL when it has none;
- * named, not checked to exist: cgroup_new). */
+ * its live status (state_status) and its cgroup (named, not checked to
+ * exist: cgroup_new).  A cgroup that cannot be named (a state.json path
+ * corral would refuse, no cgroup mount) fails only the commands that need
+ * it (container_cgroup), as `state` and `list` do not. */
 struct container {
 	struct container_dir dir;
 	struct spec_state *state;
 	enum container_status status;
-	struct cgroup *cgroup;
+	struct cgroup *cgroup;	    /* NULL when it has none, or on error */
+	struct error *cgroup_error; /* why, when state.json names one */
 };
 int container_open(const char *root, const char *id, struct container *c,
 		   struct error **err);
 void container_close(struct container *c);
+
+/* c's cgroup for the command `verb`; NULL with *err set ("VERB ID: the
+ * container has no cgroup", or why it could not be named) otherwise. */
+struct cgroup *container_cgroup(const struct container *c, const char *verb,
+				struct error **err);
 
 /* A paused container's processes die of SIGKILL only once thawed (v1's
  * freezer): kill everything in its cgroup, thaw it and wait until it is

@@ -157,9 +157,8 @@ int container_events(const char *root, const char *id, bool stats_only,
 	if (c.status == CONTAINER_STOPPED)
 		r = error_set(err, EINVAL,
 			      "events %s: the container is stopped", id);
-	else if (!c.cgroup)
-		r = error_set(err, EOPNOTSUPP,
-			      "events %s: the container has no cgroup", id);
+	else if (!container_cgroup(&c, "events", err))
+		r = -1;
 	else if (stats_only)
 		r = emit_stats(c.cgroup, id, sink, ctx, err);
 	else if ((pidfd = pin_init(c.state)) < 0)

@@ -23,24 +23,27 @@ static int set_frozen(const char *root, const char *id, bool frozen,
 	const char *verb = frozen ? "pause" : "resume";
 	enum container_status want =
 	    frozen ? CONTAINER_RUNNING : CONTAINER_PAUSED;
+	struct cgroup *cg;
 	struct container c;
 	int r = -1;
 
 	if (container_open(root, id, &c, err) < 0)
 		return error_wrap(err, "%s", verb);
-	if (c.status != want)
+	if (c.status != want) {
 		error_set(err, EINVAL, "%s %s: the container is %s, not %s",
 			  verb, id, container_status_name(c.status),
 			  container_status_name(want));
-	else if (!c.cgroup)
-		error_set(err, EOPNOTSUPP, "%s %s: the container has no cgroup",
-			  verb, id);
-	else if (cgroup_freeze(c.cgroup, frozen, err) < 0)
+		goto out;
+	}
+	if (!(cg = container_cgroup(&c, verb, err)))
+		goto out;
+	if (cgroup_freeze(cg, frozen, err) < 0) {
 		error_wrap(err, "%s %s", verb, id);
-	else
-		r = 0;
-	if (r == 0)
-		log_debug("%s %s", frozen ? "paused" : "resumed", id);
+		goto out;
+	}
+	log_debug("%s %s", frozen ? "paused" : "resumed", id);
+	r = 0;
+out:
 	container_close(&c);
 	return r;
 }
@@ -60,9 +63,13 @@ int container_resume(const char *root, const char *id, struct error **err)
  * it, so afterwards the container is stopped. */
 int container_kill_paused(const struct container *c, struct error **err)
 {
-	if (!c->cgroup)
+	struct cgroup *cg;
+
+	if (!c->state->cgroup)
 		return 0;
-	if (cgroup_kill(c->cgroup, err) < 0)
+	if (!(cg = container_cgroup(c, "kill", err)))
+		return -1;
+	if (cgroup_kill(cg, err) < 0)
 		return error_wrap(err, "kill %s", c->state->id);
 	return 0;
 }

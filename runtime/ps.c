@@ -210,9 +210,8 @@ int container_ps(const char *root, const char *id, enum ps_format format,
 	*out = NULL;
 	if (container_open(root, id, &c, err) < 0)
 		return error_wrap(err, "ps");
-	if (!c.cgroup)
-		r = error_set(err, EOPNOTSUPP,
-			      "ps %s: the container has no cgroup", id);
+	if (!container_cgroup(&c, "ps", err))
+		r = -1;
 	else if (cgroup_pids(c.cgroup, &pids, &n, err) < 0)
 		r = error_wrap(err, "ps %s", id);
 	container_close(&c);

@@ -297,11 +297,8 @@ int container_update(const char *root, const char *id,
 			  id);
 		goto out;
 	}
-	if (!c.cgroup) {
-		error_set(err, EOPNOTSUPP,
-			  "update %s: the container has no cgroup", id);
+	if (!container_cgroup(&c, "update", err))
 		goto out;
-	}
 	if (state_load_config(&c.dir, &config, err) < 0 ||
 	    load_policy(&c.dir, &policy, err) < 0 ||
 	    stored_resources(config, &cur, err) < 0) {
