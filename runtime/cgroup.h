@@ -103,8 +103,8 @@ int cgroup_kill(const struct cgroup *cg, struct error **err);
 /* Pause (frozen) or resume every process of the cgroup, and wait until
  * the kernel reports it done: v1's freezer.state, or cgroup2's
  * cgroup.freeze and cgroup.events; the v1 freezer on a hybrid host (see
- * pick_freezer in cgroup.c).  A freeze that does not complete in time is
- * undone and fails. */
+ * pick_freezer in cgroup_kill.c).  A freeze that does not complete in
+ * time is undone and fails. */
 int cgroup_freeze(const struct cgroup *cg, bool frozen, struct error **err);
 
 /* Whether the cgroup is frozen or freezing (the container is paused);

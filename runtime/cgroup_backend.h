@@ -12,7 +12,8 @@
  * prepare and, should it need them, further operations.
  *
  * The layers, each calling only those below it:
- *   cgroup.c, cgroup_kill.c, cgroup_update.c, cgroup_stats.c  (cgroup.h)
+ *   cgroup.c, cgroup_kill.c, cgroup_reaper.c, cgroup_update.c,
+ *   cgroup_stats.c                                (cgroup.h)
  *   cgroup_v1.c, cgroup_v2.c                      (the backends)
  *   cgroup_update.c's driver, cgroup_stats.c's readers, cgroup_limits.c,
  *   cgroup_devices.c

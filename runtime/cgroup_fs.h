@@ -1,6 +1,7 @@
 /* The file system side of the cgroup module (cgroup_fs.c): one cgroup's
  * files, the hierarchies a cgroup is in, making and removing directories.
- * Shared by every backend; calls nothing of theirs.
+ * Shared by every backend; reaches one only through cg->backend
+ * (cg_hiers_open).
  *
  * A hierarchy is one cgroup mount corral puts the container in: on v2 the
  * one tree, on v1 each controller's mount plus name=systemd and a cgroup2
