@@ -186,11 +186,21 @@ build/tests/test_stage_params: tests/unit/test_stage_params.c \
 		$(filter %.o,$^) $(PKG_LIBS)
 
 # The cgroup unit tests and the integration tests' driver link the cgroup
-# module alone; the unit tests run it on fake trees (cg_fake_kernel).
+# module alone; the unit tests run it on fake trees, with their fake
+# kernel (tests/unit/cgroup_fake.c) in place of runtime/cgroup_kernel.c.
 CGROUP_OBJ := $(patsubst %.c,build/%.o,$(wildcard runtime/cgroup*.c)) \
 	build/runtime/fsutil.o build/spec/error.o
-build/tests/test_cgroup: tests/unit/test_cgroup.c tests/unit/unit.h \
-		$(CGROUP_OBJ)
+CGROUP_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_cgroup*.c))
+CGROUP_UNIT_OBJ := $(filter-out build/runtime/cgroup_kernel.o,$(CGROUP_OBJ)) \
+	build/tests/cgroup_fake.o
+build/tests/cgroup_fake.o: tests/unit/cgroup_fake.c tests/unit/cgroup_fake.h \
+		$(wildcard runtime/cgroup*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime -c -o $@ $<
+
+$(CGROUP_UNIT:%=build/tests/%): build/tests/%: tests/unit/%.c \
+		tests/unit/unit.h tests/unit/cgroup_fake.h $(CGROUP_UNIT_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \
@@ -249,7 +259,8 @@ format-check:
 demo: corral
 	@POLICY="$(POLICY)" tests/demo
 
-# make fuzz: libFuzzer targets over spec/ (clang, ASan+UBSan) in build/fuzz/;
+# make fuzz: libFuzzer targets over spec/ and the cgroup paths
+# (runtime/cgroup_path.c, pure as spec/ is) with clang, ASan+UBSan, in build/fuzz/;
 # make fuzz-run FUZZ_TIME=60 runs each on a copy of tests/fuzz/corpus/.
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
@@ -257,7 +268,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
 	-Werror -Wno-unused-parameter -D_GNU_SOURCE -Ispec \
 	$(shell pkg-config --cflags yajl 2>/dev/null) $(FUZZ_SAN)
-FUZZ_TARGETS := spec policy harden state egress
+FUZZ_TARGETS := spec policy harden state egress cgroup_path
 FUZZ_BIN := $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 FUZZ_SPEC_OBJ := $(SPEC_SRC:%.c=build/fuzz/%.o)
 
@@ -271,6 +282,17 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) \
 	@echo "  FUZZLD  $@"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< \
 		$(FUZZ_SPEC_OBJ) $(shell pkg-config --libs yajl 2>/dev/null) -lm
+
+build/fuzz/runtime/cgroup_path.o: runtime/cgroup_path.c runtime/cgroup_path.h
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_cgroup_path: tests/fuzz/fuzz_cgroup_path.c tests/fuzz/fuzz.h \
+		build/fuzz/runtime/cgroup_path.o build/fuzz/spec/error.o
+	@echo "  FUZZLD  $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -iquote runtime \
+		-o $@ $< $(filter %.o,$^)
 
 fuzz: $(FUZZ_SPEC_OBJ) $(FUZZ_BIN)
 

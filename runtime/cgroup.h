@@ -1,13 +1,18 @@
 /* Resource limits through cgroups, v2 (unified) and v1 (legacy, and hybrid
  * hosts whose controllers are on v1 with a cgroup2 at
- * /sys/fs/cgroup/unified).  The layout is detected at run time.
+ * /sys/fs/cgroup/unified).  The layout is detected at run time, and each
+ * has its backend (cgroup_backend.h).
  *
- * The parent makes the container's cgroup and writes its limits before the
- * container runs any code (cgroup_prepare), puts the first process in it
- * (cgroup_enter) before releasing it, and at delete kills what is left and
- * removes the cgroup (cgroup_kill, cgroup_destroy).  Fail closed: a limit
- * that cannot be written fails cgroup_prepare unless best_effort, in which
- * case it is reported in *skipped. */
+ * create names the cgroup (cgroup_path_for, cgroup_new), then makes it
+ * and writes every limit before the container runs any code
+ * (cgroup_make); the child starts in it through clone3 (cgroup_clone_fd)
+ * or is moved there before it runs a step of its own (cgroup_enter in the
+ * parent, cgroup_enter_self in the child); exec moves its process the
+ * same way.  pause, resume, ps, kill --all, update and events work on a
+ * live cgroup; delete kills what is left and removes it (cgroup_kill,
+ * cgroup_destroy).  Fail closed: a limit that cannot be written fails
+ * cgroup_make unless best_effort, in which case it is reported in
+ * *skipped. */
 #ifndef CORRAL_CGROUP_H
 #define CORRAL_CGROUP_H
 
@@ -16,34 +21,25 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cgroup_path.h"
 #include "error.h"
 #include "spec.h"
 
 #define CGROUP_MOUNT "/sys/fs/cgroup"
 
-enum cgroup_layout {
-	CGROUP_V2, /* everything on one cgroup2 mount */
-	CGROUP_V1, /* controllers on v1 mounts (a cgroup2 may exist beside) */
-};
+struct cgroup_backend;
 
 struct cgroup {
-	enum cgroup_layout layout;
+	const struct cgroup_backend *backend; /* the layout's operations */
 	char *mount_root; /* "/sys/fs/cgroup" (a temp dir in unit tests) */
 	char *path;	  /* below each hierarchy root: "corral/ID", "/a/b" */
 };
 
-/* Detect the layout of the hierarchy mounted at mount_root. */
-int cgroup_detect(const char *mount_root, enum cgroup_layout *out,
+/* The backend of the layout mounted at mount_root: cgroup_v2_backend for
+ * one cgroup2 mount, cgroup_v1_backend for controllers on v1 mounts (a
+ * cgroup2 may be beside them). */
+int cgroup_detect(const char *mount_root, const struct cgroup_backend **out,
 		  struct error **err);
-
-/* The cgroup path for a container: config.json's cgroupsPath when set
- * (absolute "/a/b", relative "a/b" below "corral/", or systemd's
- * "slice:prefix:name" mapped to "SLICE-PATH/prefix-name.scope", e.g.
- * "machine.slice:libpod:ID" -> "machine.slice/libpod-ID.scope" and
- * "a-b.slice:x:y" -> "a.slice/a-b.slice/x-y.scope"), else "corral/ID".
- * No ".." component is accepted.  Pure. */
-int cgroup_path_for(const char *cgroups_path, const char *id, char **out,
-		    struct error **err);
 
 /* Make the cgroup (in every v1 hierarchy that has a controller corral
  * writes, plus name=systemd/unified ones when present, or in the one v2
@@ -53,12 +49,13 @@ int cgroup_prepare(const char *mount_root, const char *path,
 		   const struct spec_resources *r, bool best_effort,
 		   struct cgroup **out, char ***skipped, struct error **err);
 
-/* Reopen an existing container cgroup (for delete) without writing; or
- * name one, to make it later with cgroup_make. */
-int cgroup_open(const char *mount_root, const char *path, struct cgroup **out,
-		struct error **err);
+/* The cgroup `path` below mount_root, its backend detected: nothing is
+ * opened, made or checked to exist (an existing container's cgroup, for
+ * delete, pause, ...; or one to make with cgroup_make). */
+int cgroup_new(const char *mount_root, const char *path, struct cgroup **out,
+	       struct error **err);
 
-/* cgroup_prepare for a cgroup named by cgroup_open. */
+/* cgroup_prepare for a cgroup named by cgroup_new. */
 int cgroup_make(const struct cgroup *cg, const struct spec_resources *r,
 		bool best_effort, char ***skipped, struct error **err);
 
@@ -106,8 +103,8 @@ int cgroup_kill(const struct cgroup *cg, struct error **err);
 /* Pause (frozen) or resume every process of the cgroup, and wait until
  * the kernel reports it done: v1's freezer.state, or cgroup2's
  * cgroup.freeze and cgroup.events; the v1 freezer on a hybrid host (see
- * pick_freezer in cgroup.c).  A freeze that does not complete in time is
- * undone and fails. */
+ * pick_freezer in cgroup_kill.c).  A freeze that does not complete in
+ * time is undone and fails. */
 int cgroup_freeze(const struct cgroup *cg, bool frozen, struct error **err);
 
 /* Whether the cgroup is frozen or freezing (the container is paused);

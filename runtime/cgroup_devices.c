@@ -43,7 +43,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cgroup_internal.h"
+#include "cgroup_devices.h"
+#include "cgroup_fs.h"
 #include "util.h"
 
 /* ---- instructions ------------------------------------------------------- */
@@ -266,9 +267,7 @@ int cg_devices_program(const struct spec_device_rule *rules, size_t n,
 
 static long sys_bpf(int cmd, union bpf_attr *attr)
 {
-	if (cg_fake_kernel && cg_fake_kernel->bpf)
-		return cg_fake_kernel->bpf(cmd, attr, sizeof(*attr));
-	return syscall(SYS_bpf, cmd, attr, sizeof(*attr));
+	return cg_kernel_bpf(cmd, attr, sizeof(*attr));
 }
 
 static int load(const struct bpf_insn *prog, size_t len, char *log,

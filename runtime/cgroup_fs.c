@@ -1,7 +1,8 @@
 /* The file system side of the cgroup module: reading and writing one
  * cgroup's files, listing the hierarchies, making and removing the
  * container's directories.  Everything here works on a real cgroupfs and
- * on the fake trees of the unit tests alike (see cg_fake_kernel).
+ * on the fake trees of the unit tests alike (see cg_kernel_made in
+ * cgroup_fs.h).
  *
  * Privileged: this runs as root on the host's cgroupfs.  It stays inside
  * the container's cgroup because every path is normalized first (no
@@ -17,11 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup_internal.h"
+#include "cgroup_backend.h"
 #include "fsutil.h"
 #include "util.h"
-
-const struct cg_fake_kernel *cg_fake_kernel;
 
 /* ---- small lists ------------------------------------------------------ */
 
@@ -91,8 +90,7 @@ int cg_write(int dirfd, const char *dir, const char *file, const char *value,
 	if ((size_t)n != len)
 		return error_set(err, EIO, "cgroup %s: write %s: short write",
 				 dir, file);
-	if (cg_fake_kernel && cg_fake_kernel->wrote)
-		cg_fake_kernel->wrote(dir, file, value);
+	cg_kernel_wrote(dir, file, value);
 	return 0;
 }
 
@@ -111,69 +109,6 @@ bool cg_exists(int dirfd, const char *file)
 	return fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* ---- paths ----------------------------------------------------------------
- */
-
-char *cg_join(const char *root, const char *path)
-{
-	size_t rl = strlen(root);
-	char *s = NULL;
-
-	while (rl > 1 && root[rl - 1] == '/')
-		rl--;
-	while (path && *path == '/')
-		path++;
-	if (!path || !*path)
-		return strndup(root, rl);
-	if (asprintf(&s, "%.*s/%s", (int)rl, root, path) < 0)
-		return NULL;
-	return s;
-}
-
-int cg_path_normalize(const char *path, char **out, struct error **err)
-{
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0;
-	const char *p = path;
-
-	*out = NULL;
-	if (!path || strlen(path) >= 4096)
-		return error_set(err, EINVAL,
-				 "cgroup path: missing or too long");
-	buf = malloc(strlen(path) + 1);
-	if (!buf)
-		return error_set(err, ENOMEM, "cgroup path: out of memory");
-	if (*p == '/')
-		buf[len++] = '/';
-	while (*p) {
-		size_t n;
-
-		p += strspn(p, "/");
-		n = strcspn(p, "/");
-		if (n == 0)
-			break;
-		if ((n == 1 && p[0] == '.') ||
-		    (n == 2 && p[0] == '.' && p[1] == '.'))
-			return error_set(err, EINVAL,
-					 "cgroup path \"%s\": \".\" and \"..\" "
-					 "are not allowed",
-					 path);
-		if (len > 0 && buf[len - 1] != '/')
-			buf[len++] = '/';
-		memcpy(buf + len, p, n);
-		len += n;
-		p += n;
-	}
-	buf[len] = '\0';
-	if (len == 0 || strcmp(buf, "/") == 0)
-		return error_set(err, EINVAL,
-				 "cgroup path \"%s\": the root cgroup is not a "
-				 "container's",
-				 path);
-	*out = steal_pointer(&buf);
-	return 0;
-}
-
 /* ---- hierarchies -------------------------------------------------------- */
 
 void cg_hiers_clear(struct cg_hiers *h)
@@ -188,23 +123,14 @@ void cg_hiers_clear(struct cg_hiers *h)
 	*h = (struct cg_hiers){0};
 }
 
-int cg_hiers_list(enum cgroup_layout layout, const char *mount_root,
-		  const char *path, struct cg_hiers *out, struct error **err)
+int cg_hiers_open(const struct cgroup *cg, struct cg_hiers *out,
+		  struct error **err)
 {
-	*out = (struct cg_hiers){0};
-	if (layout == CGROUP_V1)
-		return cg_v1_hiers_list(mount_root, path, out, err);
-	out->v = calloc(1, sizeof(*out->v));
-	if (!out->v)
-		return error_set(err, ENOMEM, "cgroup: out of memory");
-	out->n = 1;
-	out->v[0] =
-	    (struct cg_hier){"", true, cg_join(mount_root, NULL),
-			     path ? cg_join(mount_root, path) : NULL, -1};
-	if (!out->v[0].root || (path && !out->v[0].dir)) {
-		cg_hiers_clear(out);
-		return error_set(err, ENOMEM, "cgroup: out of memory");
-	}
+	if (cg->backend->hierarchies(cg->mount_root, cg->path, out, err) < 0)
+		return -1;
+	for (size_t i = 0; i < out->n; i++)
+		out->v[i].fd = open(out->v[i].dir, O_RDONLY | O_DIRECTORY |
+						       O_NOFOLLOW | O_CLOEXEC);
 	return 0;
 }
 
@@ -220,8 +146,7 @@ void cg_sleep_ms(long ms)
 
 int cg_rmdir(const char *dir, int timeout_ms)
 {
-	if (cg_fake_kernel && cg_fake_kernel->depopulate)
-		cg_fake_kernel->depopulate(dir);
+	cg_kernel_removing(dir);
 	for (int waited = 0;; waited += 10) {
 		if (rmdir(dir) == 0 || errno == ENOENT)
 			return 0;
@@ -264,8 +189,7 @@ static int make_one(int parent_fd, const char *parent, const char *name,
 		return error_errno(err, "cgroup %s: open", dir);
 	if (!created)
 		return 0;
-	if (cg_fake_kernel && cg_fake_kernel->populate &&
-	    cg_fake_kernel->populate(parent_fd, *fd, dir) < 0)
+	if (cg_kernel_made(parent_fd, *fd, dir) < 0)
 		return error_errno(err, "cgroup %s: fake kernel", dir);
 	if (walk->made &&
 	    walk->made(walk->ctx, parent_fd, parent, *fd, dir, err) < 0)

@@ -1,4 +1,4 @@
-/* How a table of limits is run (see struct cg_limit in cgroup_internal.h),
+/* How a table of limits is run (see struct cg_limit in cgroup_limits.h),
  * and what both layouts check and write the same way. */
 #include <errno.h>
 #include <stdarg.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup_internal.h"
+#include "cgroup_limits.h"
 #include "util.h"
 
 const char *const cg_controller_names[CG_N_CONTROLLERS] = {

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <yajl/yajl_gen.h>
 
-#include "cgroup_internal.h"
+#include "cgroup_backend.h"
 #include "util.h"
 
 #define NS_PER_USEC 1000ULL
@@ -31,31 +31,38 @@
 
 #define NO_HIERARCHY (-2)
 
-/* One controller's directory of the container: the v2 leaf, or the v1
- * hierarchy of that name (a link to a co-mounted one resolves).
- * NO_HIERARCHY when the host has no such hierarchy (its files read as
- * absent); -1 with *err set when it has one but the container's
- * directory is gone. */
-static int open_controller(const struct cgroup *cg, const char *controller,
-			   struct error **err)
+/* ROOT/PATH, open; -1 with *err set when it is gone. */
+static int open_below(const char *root, const char *path, struct error **err)
 {
-	_cleanup_free_ char *root = NULL, *dir = NULL;
+	_cleanup_free_ char *dir = root ? cg_join(root, path) : NULL;
 	int fd;
 
-	if (cg->layout == CGROUP_V2) {
-		dir = cg_join(cg->mount_root, cg->path);
-	} else {
-		root = cg_join(cg->mount_root, controller);
-		if (root && access(root, F_OK) < 0)
-			return NO_HIERARCHY;
-		dir = root ? cg_join(root, cg->path) : NULL;
-	}
 	if (!dir)
 		return error_set(err, ENOMEM, "cgroup: out of memory");
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return error_errno(err, "cgroup %s: open", dir);
 	return fd;
+}
+
+/* One controller's directory of the container on v1: the hierarchy of
+ * that name (a link to a co-mounted one resolves).  NO_HIERARCHY when the
+ * host has no such hierarchy (its files read as absent); -1 with *err set
+ * when it has one but the container's directory is gone. */
+static int open_v1_controller(const struct cgroup *cg, const char *controller,
+			      struct error **err)
+{
+	_cleanup_free_ char *root = cg_join(cg->mount_root, controller);
+
+	if (root && access(root, F_OK) < 0)
+		return NO_HIERARCHY;
+	return open_below(root, cg->path, err);
+}
+
+/* The container's directory on v2, the leaf every controller is in. */
+static int open_v2_leaf(const struct cgroup *cg, struct error **err)
+{
+	return open_below(cg->mount_root, cg->path, err);
 }
 
 /* A file's text, or NULL when the file is absent (a kernel without
@@ -180,20 +187,42 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 
 /* ---- v1 and v2 ---------------------------------------------------------- */
 
-static int read_v1(const struct cgroup *cg, struct cgroup_stats *s,
-		   struct error **err)
+/* The value of memory.stat's `key`, 0 when absent. */
+static uint64_t raw_value(const struct cgroup_stats *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_memory_raw; i++)
+		if (strcmp(s->memory_raw[i].key, key) == 0)
+			return s->memory_raw[i].value;
+	return 0;
+}
+
+/* What both layouts name alike: memory.stat (its page cache under
+ * `cache`), pids.current and pids.max. */
+static int read_stat_and_pids(int mem, int pids, const char *cache,
+			      struct cgroup_stats *s, struct error **err)
+{
+	if (read_raw(mem, "memory.stat", s, err) < 0)
+		return -1;
+	s->memory_cache = raw_value(s, cache);
+	s->pids_current = read_number(pids, "pids.current");
+	s->pids_limit = read_number(pids, "pids.max");
+	return 0;
+}
+
+int cg_v1_stats(const struct cgroup *cg, struct cgroup_stats *s,
+		struct error **err)
 {
 	_cleanup_close_ int acct = -1, cpu = -1, mem = -1, pids = -1;
 	_cleanup_free_ char *stat = NULL;
 	long hz = sysconf(_SC_CLK_TCK);
 
-	if ((acct = open_controller(cg, "cpuacct", err)) == -1)
+	if ((acct = open_v1_controller(cg, "cpuacct", err)) == -1)
 		return -1;
-	if ((cpu = open_controller(cg, "cpu", err)) == -1)
+	if ((cpu = open_v1_controller(cg, "cpu", err)) == -1)
 		return -1;
-	if ((mem = open_controller(cg, "memory", err)) == -1)
+	if ((mem = open_v1_controller(cg, "memory", err)) == -1)
 		return -1;
-	if ((pids = open_controller(cg, "pids", err)) == -1)
+	if ((pids = open_v1_controller(cg, "pids", err)) == -1)
 		return -1;
 	if (hz <= 0)
 		hz = 100;
@@ -220,18 +249,14 @@ static int read_v1(const struct cgroup *cg, struct cgroup_stats *s,
 	s->swap[CGROUP_STAT_MAX] =
 	    read_number(mem, "memory.memsw.max_usage_in_bytes");
 	s->swap[CGROUP_STAT_FAILCNT] = read_number(mem, "memory.memsw.failcnt");
-	if (read_raw(mem, "memory.stat", s, err) < 0)
-		return -1;
-	s->pids_current = read_number(pids, "pids.current");
-	s->pids_limit = read_number(pids, "pids.max");
-	return 0;
+	return read_stat_and_pids(mem, pids, "cache", s, err);
 }
 
 /* memory+swap, as v1's memsw reports it (and runc on v2). */
-static int read_v2(const struct cgroup *cg, struct cgroup_stats *s,
-		   struct error **err)
+int cg_v2_stats(const struct cgroup *cg, struct cgroup_stats *s,
+		struct error **err)
 {
-	_cleanup_close_ int fd = open_controller(cg, "", err);
+	_cleanup_close_ int fd = open_v2_leaf(cg, err);
 	_cleanup_free_ char *stat = NULL;
 
 	if (fd < 0)
@@ -256,11 +281,7 @@ static int read_v2(const struct cgroup *cg, struct cgroup_stats *s,
 					   read_number(fd, "memory.swap.peak"));
 	s->swap[CGROUP_STAT_FAILCNT] =
 	    read_keyed(fd, "memory.swap.events", "max");
-	if (read_raw(fd, "memory.stat", s, err) < 0)
-		return -1;
-	s->pids_current = read_number(fd, "pids.current");
-	s->pids_limit = read_number(fd, "pids.max");
-	return 0;
+	return read_stat_and_pids(fd, fd, "file", s, err);
 }
 
 int cgroup_stats_read(const struct cgroup *cg, struct cgroup_stats *out,
@@ -269,8 +290,7 @@ int cgroup_stats_read(const struct cgroup *cg, struct cgroup_stats *out,
 	int rc;
 
 	*out = (struct cgroup_stats){0};
-	rc = cg->layout == CGROUP_V2 ? read_v2(cg, out, err)
-				     : read_v1(cg, out, err);
+	rc = cg->backend->stats(cg, out, err);
 	if (rc < 0) {
 		cgroup_stats_clear(out);
 		return -1;
@@ -278,10 +298,6 @@ int cgroup_stats_read(const struct cgroup *cg, struct cgroup_stats *out,
 	/* runc's pids limit: 0 is "no limit" */
 	if (out->pids_limit == UINT64_MAX)
 		out->pids_limit = 0;
-	for (size_t i = 0; i < out->n_memory_raw; i++)
-		if (strcmp(out->memory_raw[i].key,
-			   cg->layout == CGROUP_V2 ? "file" : "cache") == 0)
-			out->memory_cache = out->memory_raw[i].value;
 	return 0;
 }
 
@@ -296,17 +312,31 @@ void cgroup_stats_clear(struct cgroup_stats *s)
 
 int cgroup_oom_kills(const struct cgroup *cg, uint64_t *out, struct error **err)
 {
-	_cleanup_close_ int fd =
-	    open_controller(cg, cg->layout == CGROUP_V2 ? "" : "memory", err);
-
 	*out = 0;
+	return cg->backend->oom_kills(cg, out, err);
+}
+
+/* The oom_kill count of FILE in fd, which this closes; -1 (no fd, *err
+ * set by its opener) fails. */
+static int oom_kills_in(int fd, const char *file, uint64_t *out)
+{
 	if (fd == -1)
 		return -1;
-	*out = read_keyed(fd,
-			  cg->layout == CGROUP_V2 ? "memory.events"
-						  : "memory.oom_control",
-			  "oom_kill");
+	*out = read_keyed(fd, file, "oom_kill");
+	if (fd >= 0)
+		close(fd);
 	return 0;
+}
+
+int cg_v1_oom_kills(const struct cgroup *cg, uint64_t *out, struct error **err)
+{
+	return oom_kills_in(open_v1_controller(cg, "memory", err),
+			    "memory.oom_control", out);
+}
+
+int cg_v2_oom_kills(const struct cgroup *cg, uint64_t *out, struct error **err)
+{
+	return oom_kills_in(open_v2_leaf(cg, err), "memory.events", out);
 }
 
 /* ---- the JSON ----------------------------------------------------------- */

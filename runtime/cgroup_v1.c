@@ -1,7 +1,7 @@
-/* cgroup v1: one mount per controller (or per group of co-mounted ones,
- * reached through their symlinks), plus name=systemd and, on hybrid
- * hosts, a cgroup2 at "unified".  The container's directory is made in
- * each of them, so that every process of the container can be found,
+/* The cgroup v1 backend (cgroup_backend.h): one mount per controller (or per
+ * group of co-mounted ones, reached through their symlinks), plus name=systemd
+ * and, on hybrid hosts, a cgroup2 at "unified".  The container's directory is
+ * made in each of them, so that every process of the container can be found,
  * frozen and killed through any of them. */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,18 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup_internal.h"
+#include "cgroup_backend.h"
 #include "util.h"
 
 /* cpuset first: a task cannot join a cpuset without cpus and mems. */
 static const char *const hierarchies[] = {
     "cpuset",  "cpu",	  "cpuacct", "memory",	"pids",	   "blkio",
     "devices", "freezer", "hugetlb", "systemd", "unified",
-};
-
-struct v1_ctx {
-	const struct cg_hiers *h;
-	const char *mount_root;
 };
 
 /* Which of `hierarchies` are mounted below mount_root, co-mounted ones
@@ -69,8 +64,8 @@ static int v1_scan(const char *mount_root, struct v1_scan *out,
 	return 0;
 }
 
-int cg_v1_hiers_list(const char *mount_root, const char *path,
-		     struct cg_hiers *out, struct error **err)
+static int v1_hierarchies(const char *mount_root, const char *path,
+			  struct cg_hiers *out, struct error **err)
 {
 	static struct v1_scan scan;
 
@@ -391,9 +386,11 @@ static int devices(struct cg_writer *w, const struct spec_resources *r,
 	return 0;
 }
 
-const struct cg_limit cg_v1_limits[] = {
-    {".linux.resources.memory.limit", memory_limit},
-    {".linux.resources.memory.swap", memory_swap},
+/* The memory limit and memsw rows come first: update swaps them. */
+enum { V1_ROW_MEMORY_LIMIT, V1_ROW_MEMORY_SWAP };
+static const struct cg_limit v1_limits[] = {
+    [V1_ROW_MEMORY_LIMIT] = {".linux.resources.memory.limit", memory_limit},
+    [V1_ROW_MEMORY_SWAP] = {".linux.resources.memory.swap", memory_swap},
     {".linux.resources.memory.reservation", memory_soft},
     {".linux.resources.memory.swappiness", memory_swappiness},
     {".linux.resources.memory.disableOOMKiller", memory_oom_killer},
@@ -414,26 +411,29 @@ const struct cg_limit cg_v1_limits[] = {
     {".linux.resources.devices", devices},
     {".linux.resources.unified", unified},
 };
-const size_t cg_v1_n_limits = ARRAY_SIZE(cg_v1_limits);
 
 /* ---- making the directories ------------------------------------------ */
 
+/* A controller's files are in the hierarchy of its name (at create every
+ * one listed is made and open; at update one may be gone). */
 static int v1_target(struct cg_writer *w, enum cg_controller c,
 		     const char **dir, struct error **err)
 {
-	const struct v1_ctx *x = w->ctx;
+	const struct cg_update *x = w->ctx;
 	const char *name = cg_controller_names[c];
 
 	*dir = NULL;
-	for (size_t i = 0; i < x->h->n; i++) {
-		if (strcmp(x->h->v[i].name, name) == 0 && x->h->v[i].fd >= 0) {
-			*dir = x->h->v[i].dir;
-			return x->h->v[i].fd;
-		}
+	for (size_t i = 0; i < x->h.n; i++) {
+		if (strcmp(x->h.v[i].name, name) != 0)
+			continue;
+		*dir = x->h.v[i].dir;
+		if (x->h.v[i].fd >= 0)
+			return x->h.v[i].fd;
+		return error_errno(err, "cgroup %s: open", x->h.v[i].dir);
 	}
 	return error_set(err, EOPNOTSUPP,
 			 "cgroup: no %s hierarchy is mounted at %s/%s", name,
-			 x->mount_root, name);
+			 x->cg->mount_root, name);
 }
 
 /* A new cpuset cgroup has no cpus and no mems, and no task can join it
@@ -459,39 +459,97 @@ static int cpuset_inherit(void *ctx, int parent_fd, const char *parent, int fd,
 	return 0;
 }
 
-int cg_v1_prepare(const char *mount_root, const char *path,
-		  const struct spec_resources *r, bool best_effort,
-		  struct cg_names *skipped, struct error **err)
+static int v1_prepare(const struct cgroup *cg, const struct spec_resources *r,
+		      bool best_effort, struct cg_names *skipped,
+		      struct error **err)
 {
-	struct cg_hiers h = {0};
-	struct v1_ctx x = {&h, mount_root};
+	struct cg_update x = {.cg = cg};
 	struct cg_writer w = {.mode = CG_COLLECT, .ctx = &x};
 	struct cg_names made = {0};
 	int rc = -1;
 
-	if (cg_write_limits(&w, cg_v1_limits, cg_v1_n_limits, r, best_effort,
-			    NULL, err) < 0 ||
-	    cg_v1_hiers_list(mount_root, path, &h, err) < 0)
+	if (cg_write_limits(&w, v1_limits, ARRAY_SIZE(v1_limits), r,
+			    best_effort, NULL, err) < 0 ||
+	    v1_hierarchies(cg->mount_root, cg->path, &x.h, err) < 0)
 		goto out;
-	for (size_t i = 0; i < h.n; i++) {
+	for (size_t i = 0; i < x.h.n; i++) {
 		struct cg_walk walk = {0};
 
-		if (strcmp(h.v[i].name, "cpuset") == 0)
+		if (strcmp(x.h.v[i].name, "cpuset") == 0)
 			walk.made = cpuset_inherit;
-		if (cg_make_path(h.v[i].root, path, &walk, &made, &h.v[i].fd,
-				 err) < 0)
+		if (cg_make_path(x.h.v[i].root, cg->path, &walk, &made,
+				 &x.h.v[i].fd, err) < 0)
 			goto out;
 	}
 	cg_names_clear(&w.written);
 	w = (struct cg_writer){
 	    .mode = CG_WRITE, .target = v1_target, .ctx = &x};
-	rc = cg_write_limits(&w, cg_v1_limits, cg_v1_n_limits, r, best_effort,
-			     skipped, err);
+	rc = cg_write_limits(&w, v1_limits, ARRAY_SIZE(v1_limits), r,
+			     best_effort, skipped, err);
 out:
-	cg_hiers_clear(&h);
+	cg_update_clear(&x);
 	if (rc < 0)
 		cg_rmdir_all(&made);
 	cg_names_clear(&made);
 	cg_names_clear(&w.written);
 	return rc;
 }
+
+/* ---- update ---------------------------------------------------------- */
+
+/* v1 refuses a memory limit above memsw and a memsw below the memory
+ * limit: when memsw grows it goes first, as runc orders it. */
+static bool memsw_grows(struct cg_update *x, const struct spec_resources *r)
+{
+	struct cg_writer w = {.mode = CG_WRITE, .target = v1_target, .ctx = x};
+	_cleanup_error_ struct error *e = NULL;
+	_cleanup_free_ char *now = NULL;
+	const char *dir;
+	long long cur;
+	char *end;
+	int fd;
+
+	if (!r->memory || !r->memory->swap.set || r->memory->swap.v == 0)
+		return false;
+	if (r->memory->swap.v < 0)
+		return true;
+	fd = v1_target(&w, CG_MEMORY, &dir, &e);
+	if (fd < 0 ||
+	    cg_read(fd, dir, "memory.memsw.limit_in_bytes", &now, &e) < 0)
+		return false;
+	errno = 0;
+	cur = strtoll(now, &end, 10);
+	return errno == 0 && end != now && r->memory->swap.v > cur;
+}
+
+/* The rows at create, memory limit and memsw swapped when memsw grows. */
+static int v1_update(const struct cgroup *cg, const struct spec_resources *r,
+		     struct error **err)
+{
+	struct cg_update x = {.cg = cg};
+	struct cg_limit rows[ARRAY_SIZE(v1_limits)];
+	int rc = -1;
+
+	memcpy(rows, v1_limits, sizeof(rows));
+	if (cg_hiers_open(cg, &x.h, err) == 0) {
+		if (memsw_grows(&x, r)) {
+			rows[V1_ROW_MEMORY_LIMIT] =
+			    v1_limits[V1_ROW_MEMORY_SWAP];
+			rows[V1_ROW_MEMORY_SWAP] =
+			    v1_limits[V1_ROW_MEMORY_LIMIT];
+		}
+		rc = cg_update_write(&x, rows, ARRAY_SIZE(rows), v1_target,
+				     NULL, r, err);
+	}
+	cg_update_clear(&x);
+	return rc;
+}
+
+const struct cgroup_backend cgroup_v1_backend = {
+    .name = "v1",
+    .hierarchies = v1_hierarchies,
+    .prepare = v1_prepare,
+    .update = v1_update,
+    .stats = cg_v1_stats,
+    .oom_kills = cg_v1_oom_kills,
+};

@@ -1,16 +1,18 @@
-/* cgroup v2: one tree.  The container's cgroup is a leaf (a v2 cgroup
- * holding processes cannot give controllers to children: "no internal
- * processes"); each directory above it enables, in its
+/* The cgroup v2 backend (cgroup_backend.h): one tree.  The container's cgroup
+ * is a leaf (a v2 cgroup holding processes cannot give controllers to children:
+ * "no internal processes"); each directory above it enables, in its
  * cgroup.subtree_control, the controllers the limits need.  Device rules
  * are a BPF_PROG_TYPE_CGROUP_DEVICE program attached to the leaf
  * (cgroup_devices.c). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup_internal.h"
+#include "cgroup_backend.h"
+#include "cgroup_devices.h"
 #include "util.h"
 
 #define CPU_PERIOD_DEFAULT 100000
@@ -308,7 +310,7 @@ static int devices(struct cg_writer *w, const struct spec_resources *r,
 }
 
 /* In order; "unified" last, so it can see what the others wrote. */
-const struct cg_limit cg_v2_limits[] = {
+static const struct cg_limit v2_limits[] = {
     {".linux.resources.memory.limit", memory_max},
     {".linux.resources.memory.swap", memory_swap},
     {".linux.resources.memory.reservation", memory_low},
@@ -331,7 +333,6 @@ const struct cg_limit cg_v2_limits[] = {
     {".linux.resources.devices", devices},
     {".linux.resources.unified", unified},
 };
-const size_t cg_v2_n_limits = ARRAY_SIZE(cg_v2_limits);
 
 /* ---- making the tree ------------------------------------------------- */
 
@@ -349,14 +350,17 @@ static int v2_target(struct cg_writer *w, enum cg_controller c,
 			 x->leaf, cg_controller_names[c], x->controllers);
 }
 
-/* Give the children of DIR the needed controllers DIR has.  One not
- * available here is left for v2_target to report at the leaf.  With
- * best_effort each is tried alone, so one refused does not take the
- * others with it. */
-static int enable_controllers(void *ctx, int fd, const char *dir,
-			      struct error **err)
+/* How enable_in() writes: the controllers together in one write (create),
+ * each alone with failures left for v2_target to report (create with
+ * best_effort: one refused does not take the others with it), or each
+ * alone, failing on the first refused (update). */
+enum enable_how { ENABLE_TOGETHER, ENABLE_EACH_TRY, ENABLE_EACH };
+
+/* Give the children of DIR the `needed` controllers DIR has.  One not
+ * available here is left for the target to report at the leaf. */
+static int enable_in(int fd, const char *dir, unsigned needed,
+		     enum enable_how how, struct error **err)
 {
-	struct v2_ctx *x = ctx;
 	_cleanup_free_ char *have = NULL, *on = NULL;
 	char buf[128] = "";
 	size_t len = 0;
@@ -366,45 +370,58 @@ static int enable_controllers(void *ctx, int fd, const char *dir,
 		return -1;
 	for (int c = 0; c < CG_BLKIO; c++) {
 		const char *name = cg_controller_names[c];
+		_cleanup_error_ struct error *e = NULL;
+		char one[32];
 
-		if (!(x->needed & (1u << c)) || !cg_word_in(have, name) ||
+		if (!(needed & (1u << c)) || !cg_word_in(have, name) ||
 		    cg_word_in(on, name))
 			continue;
-		if (x->best_effort) {
-			_cleanup_error_ struct error *e = NULL;
-			char one[32];
-
-			snprintf(one, sizeof(one), "+%s", name);
-			cg_write(fd, dir, "cgroup.subtree_control", one, &e);
+		if (how == ENABLE_TOGETHER) {
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+						"%s+%s", len ? " " : "", name);
 			continue;
 		}
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s+%s",
-					len ? " " : "", name);
+		snprintf(one, sizeof(one), "+%s", name);
+		if (cg_write(fd, dir, "cgroup.subtree_control", one,
+			     how == ENABLE_EACH ? err : &e) < 0 &&
+		    how == ENABLE_EACH)
+			return -1;
 	}
 	if (len == 0)
 		return 0;
 	return cg_write(fd, dir, "cgroup.subtree_control", buf, err);
 }
 
-int cg_v2_prepare(const char *mount_root, const char *path,
-		  const struct spec_resources *r, bool best_effort,
-		  struct cg_names *skipped, struct error **err)
+static int enable_controllers(void *ctx, int fd, const char *dir,
+			      struct error **err)
+{
+	struct v2_ctx *x = ctx;
+
+	return enable_in(fd, dir, x->needed,
+			 x->best_effort ? ENABLE_EACH_TRY : ENABLE_TOGETHER,
+			 err);
+}
+
+static int v2_prepare(const struct cgroup *cg, const struct spec_resources *r,
+		      bool best_effort, struct cg_names *skipped,
+		      struct error **err)
 {
 	struct v2_ctx x = {.best_effort = best_effort, .leaf_fd = -1};
 	struct cg_writer w = {.mode = CG_COLLECT, .ctx = &x};
 	struct cg_walk walk = {.descend = enable_controllers, .ctx = &x};
-	_cleanup_free_ char *leaf = cg_join(mount_root, path);
+	_cleanup_free_ char *leaf = cg_join(cg->mount_root, cg->path);
 	struct cg_names made = {0};
 	int rc = -1;
 
 	if (!leaf)
 		return error_set(err, ENOMEM, "cgroup: out of memory");
-	if (cg_write_limits(&w, cg_v2_limits, cg_v2_n_limits, r, best_effort,
-			    NULL, err) < 0)
+	if (cg_write_limits(&w, v2_limits, ARRAY_SIZE(v2_limits), r,
+			    best_effort, NULL, err) < 0)
 		goto out;
 	x.needed = w.wanted;
 	x.leaf = leaf;
-	if (cg_make_path(mount_root, path, &walk, &made, &x.leaf_fd, err) < 0 ||
+	if (cg_make_path(cg->mount_root, cg->path, &walk, &made, &x.leaf_fd,
+			 err) < 0 ||
 	    cg_read(x.leaf_fd, leaf, "cgroup.controllers", &x.controllers,
 		    err) < 0)
 		goto out;
@@ -412,8 +429,8 @@ int cg_v2_prepare(const char *mount_root, const char *path,
 	cg_names_clear(&w.written);
 	w = (struct cg_writer){
 	    .mode = CG_WRITE, .target = v2_target, .ctx = &x};
-	rc = cg_write_limits(&w, cg_v2_limits, cg_v2_n_limits, r, best_effort,
-			     skipped, err);
+	rc = cg_write_limits(&w, v2_limits, ARRAY_SIZE(v2_limits), r,
+			     best_effort, skipped, err);
 out:
 	if (x.leaf_fd >= 0)
 		close(x.leaf_fd);
@@ -424,3 +441,123 @@ out:
 	free(x.controllers);
 	return rc;
 }
+
+/* ---- update ---------------------------------------------------------- */
+
+/* The leaf, when the controller is enabled for it. */
+static int v2_update_target(struct cg_writer *w, enum cg_controller c,
+			    const char **dir, struct error **err)
+{
+	struct cg_update *x = w->ctx;
+	const char *name = cg_controller_names[c];
+
+	*dir = x->h.v[0].dir;
+	if (c < CG_BLKIO && x->h.v[0].fd >= 0 &&
+	    cg_word_in(x->controllers, name))
+		return x->h.v[0].fd;
+	return error_set(err, EOPNOTSUPP,
+			 "cgroup %s: the %s controller is not "
+			 "enabled for this cgroup",
+			 x->h.v[0].dir, name);
+}
+
+static int read_controllers(int fd, const char *dir, char **out,
+			    struct error **err)
+{
+	free(*out);
+	*out = NULL;
+	if (cg_read(fd, dir, "cgroup.controllers", out, err) < 0)
+		return -1;
+	(*out)[strcspn(*out, "\n")] = '\0';
+	return 0;
+}
+
+/* A controller create did not need (no cpu limit then) is not enabled
+ * for the leaf; enable it in each parent's subtree_control, from the root
+ * down, as create does.  The parents hold no processes, so this is
+ * allowed; the leaf stays a leaf.  One a parent lacks is left for
+ * v2_update_target() to report. */
+static int enable_wanted(struct cg_update *x, unsigned wanted,
+			 struct error **err)
+{
+	_cleanup_free_ char *copy = strdup(x->cg->path);
+	_cleanup_free_ char *dir = strdup(x->cg->mount_root);
+	_cleanup_close_ int fd = -1;
+	char *save = NULL, *comp, *next;
+
+	if (!copy || !dir)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, "cgroup %s: open", dir);
+	for (comp = strtok_r(copy, "/", &save); comp; comp = next) {
+		_cleanup_free_ char *child = cg_join(dir, comp);
+		int child_fd;
+
+		next = strtok_r(NULL, "/", &save);
+		if (!child)
+			return error_set(err, ENOMEM, "cgroup: out of memory");
+		if (enable_in(fd, dir, wanted, ENABLE_EACH, err) < 0)
+			return -1;
+		child_fd = openat(
+		    fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (child_fd < 0)
+			return error_errno(err, "cgroup %s: open", child);
+		close(fd);
+		fd = child_fd;
+		free(dir);
+		dir = steal_pointer(&child);
+	}
+	return read_controllers(fd, dir, &x->controllers, err);
+}
+
+static int v2_update(const struct cgroup *cg, const struct spec_resources *r,
+		     struct error **err)
+{
+	struct cg_update x = {.cg = cg};
+	int rc = -1;
+
+	if (cg_hiers_open(cg, &x.h, err) < 0)
+		goto out;
+	if (x.h.v[0].fd < 0) {
+		error_errno(err, "cgroup %s: open", x.h.v[0].dir);
+		goto out;
+	}
+	if (read_controllers(x.h.v[0].fd, x.h.v[0].dir, &x.controllers, err) <
+	    0)
+		goto out;
+	rc = cg_update_write(&x, v2_limits, ARRAY_SIZE(v2_limits),
+			     v2_update_target, enable_wanted, r, err);
+out:
+	cg_update_clear(&x);
+	return rc;
+}
+
+/* ---- the tree -------------------------------------------------------- */
+
+static int v2_hierarchies(const char *mount_root, const char *path,
+			  struct cg_hiers *out, struct error **err)
+{
+	*out = (struct cg_hiers){0};
+	out->v = calloc(1, sizeof(*out->v));
+	if (!out->v)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	out->n = 1;
+	out->v[0] =
+	    (struct cg_hier){"", true, cg_join(mount_root, NULL),
+			     path ? cg_join(mount_root, path) : NULL, -1};
+	if (!out->v[0].root || (path && !out->v[0].dir)) {
+		cg_hiers_clear(out);
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	}
+	return 0;
+}
+
+const struct cgroup_backend cgroup_v2_backend = {
+    .name = "v2",
+    .hierarchies = v2_hierarchies,
+    .prepare = v2_prepare,
+    .update = v2_update,
+    .stats = cg_v2_stats,
+    .oom_kills = cg_v2_oom_kills,
+};

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup_commands.h"
 #include "container.h"
 #include "exec.h"
 #include "fsutil.h"

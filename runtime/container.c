@@ -26,33 +26,47 @@
 
 #define KILL_WAIT_MS 10000
 
-/* An opened container: its directory (locked), state and live status. */
-struct opened {
-	struct container_dir dir;
-	struct spec_state *state;
-	const char *status;
-};
-
-static void opened_close(struct opened *c)
+void container_close(struct container *c)
 {
+	cgroup_free(c->cgroup);
+	c->cgroup = NULL;
+	error_free(c->cgroup_error);
+	c->cgroup_error = NULL;
 	spec_state_free(c->state);
 	c->state = NULL;
 	state_dir_close(&c->dir);
 }
 
-static int open_container(const char *root, const char *id, struct opened *c,
-			  struct error **err)
+/* The state is read once, and the status worked out once from it. */
+int container_open(const char *root, const char *id, struct container *c,
+		   struct error **err)
 {
-	c->dir = (struct container_dir){-1, -1};
-	c->state = NULL;
+	*c = (struct container){.dir = {-1, -1}};
 	if (state_dir_open(root, id, &c->dir, err) < 0)
 		return -1;
 	if (state_load(&c->dir, &c->state, err) < 0) {
-		opened_close(c);
+		container_close(c);
 		return -1;
 	}
+	if (c->state->cgroup)
+		cgroup_new(CGROUP_MOUNT, c->state->cgroup, &c->cgroup,
+			   &c->cgroup_error);
 	c->status = state_status(&c->dir, c->state);
 	return 0;
+}
+
+struct cgroup *container_cgroup(const struct container *c, const char *verb,
+				struct error **err)
+{
+	if (c->cgroup)
+		return c->cgroup;
+	if (c->cgroup_error)
+		error_set(err, c->cgroup_error->code, "%s %s: %s", verb,
+			  c->state->id, c->cgroup_error->msg);
+	else
+		error_set(err, EOPNOTSUPP, "%s %s: the container has no cgroup",
+			  verb, c->state->id);
+	return NULL;
 }
 
 /* poststart and poststop hooks: a failure is a warning, and the remaining
@@ -136,14 +150,14 @@ int container_start(const char *root, const char *id, struct error **err)
 {
 	_cleanup_close_ int fifo = -1, pidfd = -1;
 	char reply[4096];
-	struct opened c;
+	struct container c;
 	int r = -1;
 
-	if (open_container(root, id, &c, err) < 0)
+	if (container_open(root, id, &c, err) < 0)
 		return -1;
-	if (strcmp(c.status, "created") != 0) {
+	if (c.status != CONTAINER_CREATED) {
 		error_set(err, EINVAL, "cannot start container %s: it is %s",
-			  id, c.status);
+			  id, container_status_name(c.status));
 		goto out;
 	}
 	/* The pidfd first: opening the fifo releases init, and a short
@@ -170,25 +184,25 @@ int container_start(const char *root, const char *id, struct error **err)
 		goto out;
 	}
 	log_debug("started %s: pid %d", id, c.state->pid);
-	c.state->status = "running";
+	c.state->status = container_status_name(CONTAINER_RUNNING);
 	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTART);
 	r = 0;
 out:
-	opened_close(&c);
+	container_close(&c);
 	return r;
 }
 
 int container_state(const char *root, const char *id, char **json,
 		    struct error **err)
 {
-	struct opened c;
+	struct container c;
 	int r;
 
-	if (open_container(root, id, &c, err) < 0)
+	if (container_open(root, id, &c, err) < 0)
 		return -1;
-	c.state->status = c.status;
+	c.state->status = container_status_name(c.status);
 	r = spec_state_emit(c.state, STATE_PUBLIC, json, err);
-	opened_close(&c);
+	container_close(&c);
 	return r;
 }
 
@@ -196,32 +210,27 @@ int container_state(const char *root, const char *id, char **json,
  * signals through its pidfd: forks and setsid daemons included, and
  * nothing else (cgroup_signal pins each pid first, so a recycled one is
  * never hit). */
-static int signal_all(const struct spec_state *st, int sig, struct error **err)
+static int signal_all(const struct container *c, int sig, struct error **err)
 {
-	struct cgroup *cg = NULL;
-	int r;
+	struct cgroup *cg = container_cgroup(c, "kill --all", err);
 
-	if (!st->cgroup)
-		return error_set(err, EOPNOTSUPP,
-				 "kill --all %s: the container has no cgroup",
-				 st->id);
-	if (cgroup_open(CGROUP_MOUNT, st->cgroup, &cg, err) < 0)
-		return error_wrap(err, "kill --all %s", st->id);
-	r = cgroup_signal(cg, sig, st->pid, err);
-	cgroup_free(cg);
-	return r < 0 ? error_wrap(err, "kill --all %s", st->id) : 0;
+	if (!cg)
+		return -1;
+	if (cgroup_signal(cg, sig, c->state->pid, err) < 0)
+		return error_wrap(err, "kill --all %s", c->state->id);
+	return 0;
 }
 
 int container_kill(const char *root, const char *id, int sig, bool all,
 		   struct error **err)
 {
 	_cleanup_close_ int pidfd = -1;
-	struct opened c;
+	struct container c;
 	int r = -1;
 
-	if (open_container(root, id, &c, err) < 0)
+	if (container_open(root, id, &c, err) < 0)
 		return -1;
-	if (strcmp(c.status, "stopped") == 0) {
+	if (c.status == CONTAINER_STOPPED) {
 		error_set(err, ESRCH, "%s: container not running", id);
 		goto out;
 	}
@@ -232,19 +241,19 @@ int container_kill(const char *root, const char *id, int sig, bool all,
 	 * it alone, so it goes to the whole cgroup. */
 	if (sig == SIGKILL && c.state->shared_pidns)
 		all = true;
-	if (all && signal_all(c.state, sig, err) < 0)
+	if (all && signal_all(&c, sig, err) < 0)
 		goto out;
 	if (pidfd_send_signal_(pidfd, sig) < 0 && errno != ESRCH) {
 		error_errno(err, "kill container %s", id);
 		goto out;
 	}
 	/* a paused container dies only once thawed */
-	if (sig == SIGKILL && strcmp(c.status, "paused") == 0 &&
-	    container_kill_paused(c.state, err) < 0)
+	if (sig == SIGKILL && c.status == CONTAINER_PAUSED &&
+	    container_kill_paused(&c, err) < 0)
 		goto out;
 	r = 0;
 out:
-	opened_close(&c);
+	container_close(&c);
 	return r;
 }
 
@@ -272,19 +281,16 @@ static int kill_and_wait(const struct spec_state *st, struct error **err)
 /* Whatever is left in the cgroup (a process that escaped the pid
  * namespace's teardown cannot exist, but a joined one could) dies with it,
  * then the cgroup goes. */
-static int remove_cgroup(const struct spec_state *st, struct error **err)
+static int remove_cgroup(const struct container *c, struct error **err)
 {
-	struct cgroup *cg = NULL;
-	int r;
+	struct cgroup *cg;
 
-	if (!st->cgroup)
+	if (!c->state->cgroup)
 		return 0;
-	if (cgroup_open(CGROUP_MOUNT, st->cgroup, &cg, err) < 0)
-		return error_wrap(err, "delete %s", st->id);
-	r = cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0 ? -1 : 0;
-	cgroup_free(cg);
-	if (r < 0)
-		return error_wrap(err, "delete %s", st->id);
+	if (!(cg = container_cgroup(c, "delete", err)))
+		return -1;
+	if (cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0)
+		return error_wrap(err, "delete %s", c->state->id);
 	return 0;
 }
 
@@ -307,7 +313,7 @@ static int remove_leftover_cgroup(const struct container_dir *dir,
 	r = cgroup_path_for(spec->linux_ ? spec->linux_->cgroups_path : NULL,
 			    id, &path, err);
 	spec_free(spec);
-	if (r < 0 || cgroup_open(CGROUP_MOUNT, path, &cg, err) < 0)
+	if (r < 0 || cgroup_new(CGROUP_MOUNT, path, &cg, err) < 0)
 		return error_wrap(err, "delete %s", id);
 	r = cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0 ? -1 : 0;
 	cgroup_free(cg);
@@ -355,10 +361,10 @@ static int remove_leftover(const char *root, const char *id, struct error **err)
 int container_delete(const char *root, const char *id, bool force,
 		     struct error **err)
 {
-	struct opened c;
+	struct container c;
 	int r = -1;
 
-	if (open_container(root, id, &c, err) < 0) {
+	if (container_open(root, id, &c, err) < 0) {
 		if (force && (*err)->code == ENOENT) {
 			error_free(*err);
 			*err = NULL;
@@ -366,50 +372,57 @@ int container_delete(const char *root, const char *id, bool force,
 		}
 		return -1;
 	}
-	if (!force && strcmp(c.status, "stopped") != 0 &&
-	    strcmp(c.status, "created") != 0) {
+	if (!force && c.status != CONTAINER_STOPPED &&
+	    c.status != CONTAINER_CREATED) {
 		error_set(err, EBUSY,
 			  "cannot delete container %s: it is %s (use --force)",
-			  id, c.status);
+			  id, container_status_name(c.status));
 		goto out;
 	}
-	if (strcmp(c.status, "paused") == 0 &&
-	    container_kill_paused(c.state, err) < 0)
+	if (c.status == CONTAINER_PAUSED && container_kill_paused(&c, err) < 0)
 		goto out;
-	if (strcmp(c.status, "stopped") != 0 && kill_and_wait(c.state, err) < 0)
+	if (c.status != CONTAINER_STOPPED && kill_and_wait(c.state, err) < 0)
 		goto out;
-	if (remove_cgroup(c.state, err) < 0)
+	if (remove_cgroup(&c, err) < 0)
 		goto out;
-	c.state->status = "stopped";
+	c.state->status = container_status_name(CONTAINER_STOPPED);
 	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTOP);
 	r = state_dir_remove(root, id, &c.dir, err);
 	log_debug("deleted %s", id);
 out:
-	opened_close(&c);
+	container_close(&c);
 	return r;
 }
 
-static int list_one(const char *root, const char *id, struct spec_state **out)
+static int list_one(const char *root, const char *id, struct spec_state **out,
+		    enum container_status *status)
 {
 	_cleanup_error_ struct error *err = NULL;
-	struct opened c;
+	struct container c;
 
-	if (open_container(root, id, &c, &err) < 0)
+	if (container_open(root, id, &c, &err) < 0)
 		return -1;
-	c.state->status = c.status;
+	c.state->status = container_status_name(c.status);
+	*status = c.status;
 	*out = c.state;
 	c.state = NULL;
-	opened_close(&c);
+	container_close(&c);
 	return 0;
 }
 
-static int cmp_state(const void *a, const void *b)
+/* A container as `list` shows it. */
+struct listed {
+	struct spec_state *state;
+	enum container_status status;
+};
+
+static int cmp_listed(const void *a, const void *b)
 {
-	return strcmp((*(struct spec_state *const *)a)->id,
-		      (*(struct spec_state *const *)b)->id);
+	return strcmp(((const struct listed *)a)->state->id,
+		      ((const struct listed *)b)->state->id);
 }
 
-static int format_table(struct spec_state **states, size_t n,
+static int format_table(const struct listed *v, size_t n,
 			enum list_format format, char **out, struct error **err)
 {
 	char *buf = NULL;
@@ -422,13 +435,13 @@ static int format_table(struct spec_state **states, size_t n,
 		fprintf(f, "%-12s %-8s %-10s %-40s %s\n", "ID", "PID", "STATUS",
 			"BUNDLE", "CREATED");
 	for (size_t i = 0; i < n; i++) {
-		const struct spec_state *s = states[i];
+		const struct spec_state *s = v[i].state;
 
 		if (format == LIST_QUIET)
 			fprintf(f, "%s\n", s->id);
 		else
 			fprintf(f, "%-12s %-8d %-10s %-40s %s\n", s->id,
-				strcmp(s->status, "stopped") ? s->pid : 0,
+				v[i].status == CONTAINER_STOPPED ? 0 : s->pid,
 				s->status, s->bundle, s->created);
 	}
 	fclose(f);
@@ -439,36 +452,43 @@ static int format_table(struct spec_state **states, size_t n,
 int container_list(const char *root, enum list_format format, char **out,
 		   struct error **err)
 {
-	struct spec_state **states = NULL;
+	_cleanup_free_ struct spec_state **states = NULL;
+	struct listed *v = NULL;
 	size_t n = 0;
 	struct dirent *e;
 	DIR *d = opendir(root);
 	int r;
 
 	while (d && (e = readdir(d))) {
-		struct spec_state *s, **grown;
+		struct listed one, *grown;
 
-		if (e->d_name[0] == '.' || list_one(root, e->d_name, &s) < 0)
+		if (e->d_name[0] == '.' ||
+		    list_one(root, e->d_name, &one.state, &one.status) < 0)
 			continue;
-		grown = realloc(states, (n + 1) * sizeof(*states));
+		grown = realloc(v, (n + 1) * sizeof(*v));
 		if (!grown) {
-			spec_state_free(s);
+			spec_state_free(one.state);
 			break;
 		}
-		states = grown;
-		states[n++] = s;
+		v = grown;
+		v[n++] = one;
 	}
 	if (d)
 		closedir(d);
 	if (n > 1)
-		qsort(states, n, sizeof(*states), cmp_state);
-	if (format == LIST_JSON)
+		qsort(v, n, sizeof(*v), cmp_listed);
+	states = calloc(n ? n : 1, sizeof(*states));
+	for (size_t i = 0; states && i < n; i++)
+		states[i] = v[i].state;
+	if (!states)
+		r = error_set(err, ENOMEM, "list: out of memory");
+	else if (format == LIST_JSON)
 		r = spec_state_emit_list(states, n, out, err);
 	else
-		r = format_table(states, n, format, out, err);
+		r = format_table(v, n, format, out, err);
 	for (size_t i = 0; i < n; i++)
-		spec_state_free(states[i]);
-	free(states);
+		spec_state_free(v[i].state);
+	free(v);
 	return r;
 }
 

@@ -1,6 +1,8 @@
-/* The OCI lifecycle: one function per command.  Each takes the state root
- * and the container ID, does its work under the container's lock, and
- * reports failure through *err; printing is left to main. */
+/* The OCI lifecycle: one function per command (create.c, container.c,
+ * explain.c; the commands that work through a container's cgroup are in
+ * cgroup_commands.h, exec in exec.h).  Each takes the state root and the
+ * container ID, does its work under the container's lock, and reports
+ * failure through *err; printing is left to main. */
 #ifndef CORRAL_CONTAINER_H
 #define CORRAL_CONTAINER_H
 
@@ -61,57 +63,32 @@ enum list_format { LIST_TABLE, LIST_JSON, LIST_QUIET };
 int container_list(const char *root, enum list_format format, char **out,
 		   struct error **err);
 
-/* ---- through the container's cgroup (pause.c, update.c, ps.c, events.c) */
+/* ---- an existing container, for the commands ---------------------------- */
 
-/* Freeze every process of a running container (it becomes "paused"), or
- * thaw a paused one. */
-int container_pause(const char *root, const char *id, struct error **err);
-int container_resume(const char *root, const char *id, struct error **err);
-
-/* `update`: a LinuxResources document (FILE, or "-" for stdin) and
- * runc's single-value flags on top of it, as given on the command line.
- * Narrowing is free; widening only up to the policy the container was
- * created under (policy.json in its state directory). */
-struct update_opts {
-	const char *resources;
-	const char *memory, *memory_swap, *pids_limit;
-	const char *cpu_quota, *cpu_period, *cpu_shares;
-	const char *cpuset_cpus, *cpuset_mems;
-};
-int container_update(const char *root, const char *id,
-		     const struct update_opts *o, struct error **err);
-
-/* The host pids of the container's processes: a JSON array, or the
- * lines of `ps ARGS` (default -ef) for those pids, with its header. */
-enum ps_format { PS_TABLE, PS_JSON };
-int container_ps(const char *root, const char *id, enum ps_format format,
-		 char *const *ps_args, size_t n_ps_args, char **out,
-		 struct error **err);
-
-/* runc's `events`: with stats_only one stats object; else a stats object
- * every interval_ms and an oom object whenever the OOM killer strikes,
- * until the container stops.  Each object (one line of JSON) goes to
- * sink, which returns -1 to stop. */
-typedef int (*event_sink)(const char *json, void *ctx);
-int container_events(const char *root, const char *id, bool stats_only,
-		     unsigned interval_ms, event_sink sink, void *ctx,
-		     struct error **err);
-
-/* A container opened for those commands: its directory (locked), its
- * state and live status, and its cgroup (NULL when it has none). */
-struct cgroup_container {
+/* A container opened for a command: its directory (locked), its state,
+ * its live status (state_status) and its cgroup (named, not checked to
+ * exist: cgroup_new).  A cgroup that cannot be named (a state.json path
+ * corral would refuse, no cgroup mount) fails only the commands that need
+ * it (container_cgroup), as `state` and `list` do not. */
+struct container {
 	struct container_dir dir;
 	struct spec_state *state;
-	const char *status;
-	struct cgroup *cgroup;
+	enum container_status status;
+	struct cgroup *cgroup;	    /* NULL when it has none, or on error */
+	struct error *cgroup_error; /* why, when state.json names one */
 };
-int container_open_cgroup(const char *root, const char *id,
-			  struct cgroup_container *c, struct error **err);
-void container_close_cgroup(struct cgroup_container *c);
+int container_open(const char *root, const char *id, struct container *c,
+		   struct error **err);
+void container_close(struct container *c);
+
+/* c's cgroup for the command `verb`; NULL with *err set ("VERB ID: the
+ * container has no cgroup", or why it could not be named) otherwise. */
+struct cgroup *container_cgroup(const struct container *c, const char *verb,
+				struct error **err);
 
 /* A paused container's processes die of SIGKILL only once thawed (v1's
  * freezer): kill everything in its cgroup, thaw it and wait until it is
  * empty.  For kill and delete. */
-int container_kill_paused(const struct spec_state *st, struct error **err);
+int container_kill_paused(const struct container *c, struct error **err);
 
 #endif

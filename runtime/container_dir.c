@@ -255,7 +255,7 @@ static bool cgroup_frozen(const struct spec_state *s)
 	struct cgroup *cg = NULL;
 	bool frozen = false;
 
-	if (!s->cgroup || cgroup_open(CGROUP_MOUNT, s->cgroup, &cg, &err) < 0)
+	if (!s->cgroup || cgroup_new(CGROUP_MOUNT, s->cgroup, &cg, &err) < 0)
 		return false;
 	if (cgroup_is_frozen(cg, &frozen, &err) < 0)
 		frozen = false;
@@ -263,8 +263,20 @@ static bool cgroup_frozen(const struct spec_state *s)
 	return frozen;
 }
 
-const char *state_status(const struct container_dir *dir,
-			 const struct spec_state *s)
+const char *container_status_name(enum container_status status)
+{
+	static const char *const names[] = {
+	    [CONTAINER_CREATED] = "created",
+	    [CONTAINER_RUNNING] = "running",
+	    [CONTAINER_PAUSED] = "paused",
+	    [CONTAINER_STOPPED] = "stopped",
+	};
+
+	return names[status];
+}
+
+enum container_status state_status(const struct container_dir *dir,
+				   const struct spec_state *s)
 {
 	uint64_t start;
 	char st = '?';
@@ -272,8 +284,8 @@ const char *state_status(const struct container_dir *dir,
 
 	if (s->pid <= 0 || proc_stat(s->pid, &start, &st) < 0 ||
 	    start != s->start_time || st == 'Z' || st == 'X')
-		return "stopped";
+		return CONTAINER_STOPPED;
 	if (fstatat(dir->dirfd, FIFO_FILE, &sb, AT_SYMLINK_NOFOLLOW) == 0)
-		return "created";
-	return cgroup_frozen(s) ? "paused" : "running";
+		return CONTAINER_CREATED;
+	return cgroup_frozen(s) ? CONTAINER_PAUSED : CONTAINER_RUNNING;
 }

@@ -54,10 +54,20 @@ int state_save(const struct container_dir *dir, const struct spec_state *s,
 int state_load_config(const struct container_dir *dir, struct spec **out,
 		      struct error **err);
 
-/* created, running, paused or stopped, from the live process: the pid
- * must exist, not be a zombie, and have the recorded start time; a
- * running container whose cgroup is frozen is paused. */
-const char *state_status(const struct container_dir *dir,
-			 const struct spec_state *s);
+/* A container's status, as runtime-spec names it (container_status_name:
+ * "created", "running", "paused", "stopped"). */
+enum container_status {
+	CONTAINER_CREATED,
+	CONTAINER_RUNNING,
+	CONTAINER_PAUSED,
+	CONTAINER_STOPPED,
+};
+const char *container_status_name(enum container_status status);
+
+/* The status from the live process: the pid must exist, not be a zombie,
+ * and have the recorded start time; a running container whose cgroup is
+ * frozen is paused. */
+enum container_status state_status(const struct container_dir *dir,
+				   const struct spec_state *s);
 
 #endif

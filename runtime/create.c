@@ -240,7 +240,7 @@ static int name_cgroup(struct create_ctx *c, struct error **err)
 
 	if (cgroup_path_for(l ? l->cgroups_path : NULL, c->o->id, &path, err) <
 		0 ||
-	    cgroup_open(CGROUP_MOUNT, path, &c->cgroup, err) < 0)
+	    cgroup_new(CGROUP_MOUNT, path, &c->cgroup, err) < 0)
 		return error_wrap(err, "cgroup");
 	return 0;
 }

@@ -8,6 +8,7 @@
  * lasts as long as the container must not block the commands on it.
  * Its init is pinned with a pidfd (checked against the recorded start
  * time), so the end of the stream is the end of that process. */
+#include "cgroup_commands.h"
 #include "container.h"
 
 #include <errno.h>
@@ -148,24 +149,23 @@ int container_events(const char *root, const char *id, bool stats_only,
 {
 	_cleanup_(cgroup_freep) struct cgroup *cg = NULL;
 	_cleanup_close_ int pidfd = -1;
-	struct cgroup_container c;
+	struct container c;
 	int r = 0;
 
-	if (container_open_cgroup(root, id, &c, err) < 0)
+	if (container_open(root, id, &c, err) < 0)
 		return error_wrap(err, "events");
-	if (strcmp(c.status, "stopped") == 0)
+	if (c.status == CONTAINER_STOPPED)
 		r = error_set(err, EINVAL,
 			      "events %s: the container is stopped", id);
-	else if (!c.cgroup)
-		r = error_set(err, EOPNOTSUPP,
-			      "events %s: the container has no cgroup", id);
+	else if (!container_cgroup(&c, "events", err))
+		r = -1;
 	else if (stats_only)
 		r = emit_stats(c.cgroup, id, sink, ctx, err);
 	else if ((pidfd = pin_init(c.state)) < 0)
 		r = error_set(err, ESRCH, "events %s: the container is stopped",
 			      id);
 	cg = steal_pointer(&c.cgroup);
-	container_close_cgroup(&c);
+	container_close(&c);
 	if (r < 0 || stats_only)
 		return r;
 	return stream(cg, id, pidfd, interval_ms ? interval_ms : 1, sink, ctx,

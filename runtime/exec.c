@@ -72,15 +72,15 @@ static bool init_alive(const struct exec_ctx *c)
 
 static int open_running(struct exec_ctx *c, struct error **err)
 {
-	const char *status;
+	enum container_status status;
 
 	if (state_dir_open(c->o->root, c->o->id, &c->dir, err) < 0 ||
 	    state_load(&c->dir, &c->state, err) < 0)
 		return -1;
 	status = state_status(&c->dir, c->state);
-	if (strcmp(status, "running") != 0)
+	if (status != CONTAINER_RUNNING)
 		return error_set(err, EINVAL, "container is %s, not running",
-				 status);
+				 container_status_name(status));
 	c->pidfd = pidfd_open_(c->state->pid);
 	if (c->pidfd < 0 || !init_alive(c))
 		return error_set(err, ESRCH, "container is not running");
@@ -317,7 +317,7 @@ static int open_cgroup(struct exec_ctx *c, struct error **err)
 {
 	if (!c->state->cgroup)
 		return 0;
-	if (cgroup_open(CGROUP_MOUNT, c->state->cgroup, &c->cgroup, err) < 0)
+	if (cgroup_new(CGROUP_MOUNT, c->state->cgroup, &c->cgroup, err) < 0)
 		return error_wrap(err, "cgroup");
 	return 0;
 }

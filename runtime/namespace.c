@@ -125,7 +125,7 @@ static bool is_pod_ns(const char *root, const struct spec *joiner,
 		return false;
 	if (joinable_sandbox(&dir, joiner) &&
 	    state_load(&dir, &st, NULL) == 0 &&
-	    strcmp(state_status(&dir, st), "running") == 0 &&
+	    state_status(&dir, st) == CONTAINER_RUNNING &&
 	    (pidfd = pidfd_open_(st->pid)) >= 0 &&
 	    proc_stat(st->pid, &start, NULL) == 0 && start == st->start_time) {
 		snprintf(path, sizeof(path), "/proc/%d/ns/%s", st->pid, name);

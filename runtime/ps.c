@@ -3,6 +3,7 @@
  * containerd reads); as a table, what runc prints: the host's `ps` with
  * the given arguments (default -ef), its header, and the lines whose PID
  * column is one of the container's pids. */
+#include "cgroup_commands.h"
 #include "container.h"
 
 #include <errno.h>
@@ -202,19 +203,18 @@ int container_ps(const char *root, const char *id, enum ps_format format,
 		 struct error **err)
 {
 	_cleanup_free_ pid_t *pids = NULL;
-	struct cgroup_container c;
+	struct container c;
 	size_t n = 0;
 	int r = 0;
 
 	*out = NULL;
-	if (container_open_cgroup(root, id, &c, err) < 0)
+	if (container_open(root, id, &c, err) < 0)
 		return error_wrap(err, "ps");
-	if (!c.cgroup)
-		r = error_set(err, EOPNOTSUPP,
-			      "ps %s: the container has no cgroup", id);
+	if (!container_cgroup(&c, "ps", err))
+		r = -1;
 	else if (cgroup_pids(c.cgroup, &pids, &n, err) < 0)
 		r = error_wrap(err, "ps %s", id);
-	container_close_cgroup(&c);
+	container_close(&c);
 	if (r < 0)
 		return -1;
 	if (format == PS_JSON)

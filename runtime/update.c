@@ -6,6 +6,7 @@
  * the built-in defaults when there is none).  The cgroup is written first
  * (cgroup_update), then the stored effective config.json, so later
  * commands (explain, exec) see the limits in force. */
+#include "cgroup_commands.h"
 #include "container.h"
 
 #include <errno.h>
@@ -283,24 +284,21 @@ static int stored_resources(struct spec *s, struct spec_resources **out,
 int container_update(const char *root, const char *id,
 		     const struct update_opts *o, struct error **err)
 {
-	struct cgroup_container c;
+	struct container c;
 	struct spec *config = NULL;
 	struct policy *policy = NULL;
 	struct spec_resources *r = NULL, *cur = NULL;
 	int rc = -1;
 
-	if (container_open_cgroup(root, id, &c, err) < 0)
+	if (container_open(root, id, &c, err) < 0)
 		return error_wrap(err, "update");
-	if (strcmp(c.status, "stopped") == 0) {
+	if (c.status == CONTAINER_STOPPED) {
 		error_set(err, EINVAL, "update %s: the container is stopped",
 			  id);
 		goto out;
 	}
-	if (!c.cgroup) {
-		error_set(err, EOPNOTSUPP,
-			  "update %s: the container has no cgroup", id);
+	if (!container_cgroup(&c, "update", err))
 		goto out;
-	}
 	if (state_load_config(&c.dir, &config, err) < 0 ||
 	    load_policy(&c.dir, &policy, err) < 0 ||
 	    stored_resources(config, &cur, err) < 0) {
@@ -321,6 +319,6 @@ out:
 	spec_resources_free(r);
 	policy_free(policy);
 	spec_free(config);
-	container_close_cgroup(&c);
+	container_close(&c);
 	return rc;
 }

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 
 #include "cgroup.h"
-#include "cgroup_internal.h"
+#include "cgroup_backend.h"
 #include "util.h"
 
 #define MAX_ITEMS 16
@@ -130,11 +130,11 @@ static int dirs(const char *root, const char *path, bool *any)
 {
 	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
 	struct error *e = NULL;
-	enum cgroup_layout layout;
+	const struct cgroup_backend *backend;
 	struct stat st;
 
-	if (cgroup_detect(root, &layout, &e) < 0 ||
-	    cg_hiers_list(layout, root, path, &h, &e) < 0)
+	if (cgroup_detect(root, &backend, &e) < 0 ||
+	    backend->hierarchies(root, path, &h, &e) < 0)
 		return fail(e);
 	for (size_t i = 0; i < h.n; i++) {
 		if (stat(h.v[i].dir, &st) == 0) {
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 	struct cgroup *cg = NULL;
 	struct error *e = NULL;
 	bool best_effort = false, any = false;
-	enum cgroup_layout layout;
+	const struct cgroup_backend *backend;
 	int i = 1, rc = 0;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -196,9 +196,9 @@ int main(int argc, char **argv)
 	argc -= i;
 	argv += i;
 	if (strcmp(argv[0], "detect") == 0) {
-		if (cgroup_detect(root, &layout, &e) < 0)
+		if (cgroup_detect(root, &backend, &e) < 0)
 			return fail(e);
-		printf("%s\n", layout == CGROUP_V2 ? "v2" : "v1");
+		printf("%s\n", backend->name);
 		return 0;
 	}
 	if (strcmp(argv[0], "path") == 0 && argc == 3) {
@@ -215,7 +215,7 @@ int main(int argc, char **argv)
 		return prepare(root, best_effort, argc - 1, argv + 1);
 	if (strcmp(argv[0], "dirs") == 0)
 		return dirs(root, argv[1], &any);
-	if (cgroup_open(root, argv[1], &cg, &e) < 0)
+	if (cgroup_new(root, argv[1], &cg, &e) < 0)
 		return fail(e);
 	if (strcmp(argv[0], "enter") == 0 && argc == 3) {
 		char *end;
