@@ -499,9 +499,10 @@ static void log_changes(const char *id, const struct hardened *h)
 			 "container runs as config.json says",
 			 id);
 	for (size_t i = 0; i < h->n_changes; i++)
-		log_info("%s: %s: %s -> %s (%s)", id, h->changes[i].field,
-			 h->changes[i].asked, h->changes[i].applied,
-			 h->changes[i].reason);
+		(h->changes[i].warn ? log_warn : log_info)(
+		    "%s: %s: %s -> %s (%s)", id, h->changes[i].field,
+		    h->changes[i].asked, h->changes[i].applied,
+		    h->changes[i].reason);
 }
 
 static void ctx_release(struct create_ctx *c, bool failed)
