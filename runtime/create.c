@@ -137,8 +137,13 @@ static int check_spec(const struct create_ctx *c, struct error **err)
 {
 	const struct spec *s = c->spec;
 
+	/* The hostname goes to the container's own uts namespace; under a
+	 * permissive policy, as runc does, also to one config.json joins. */
+	bool joined_uts =
+	    !c->hardened->sandbox.enforced && c->ns.join_fds[NS_UTS] >= 0;
+
 	if ((s->hostname || s->domainname) &&
-	    !(c->ns.clone_flags & CLONE_NEWUTS))
+	    !(c->ns.clone_flags & CLONE_NEWUTS) && !joined_uts)
 		return error_set(
 		    err, EINVAL,
 		    "config.json: .hostname: needs a new uts namespace");
