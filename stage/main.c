@@ -165,6 +165,10 @@ static int init_main(struct stage_params *p)
 			  NULL);
 		return 1;
 	}
+	/* A signal that `kill` sends as soon as `start` has returned is held
+	 * until the supervisor forwards it: as PID 1 of its namespace it
+	 * would drop one with no handler that arrived unblocked. */
+	supervisor_block_signals();
 	if (wait_for_start(p, state_json, &err) < 0) {
 		say_error(err);
 		return 127;

@@ -152,16 +152,37 @@ supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
 	}
 }
 
+/* The mask before supervisor_block_signals(), which the workload gets. */
+static sigset_t unblocked;
+static bool signals_blocked;
+
+static void forwarded_set(sigset_t *set)
+{
+	sigfillset(set);
+	for (size_t i = 0; i < ARRAY_SIZE(synchronous); i++)
+		sigdelset(set, synchronous[i]);
+}
+
+void supervisor_block_signals(void)
+{
+	sigset_t set;
+
+	if (signals_blocked)
+		return;
+	forwarded_set(&set);
+	sigprocmask(SIG_BLOCK, &set, &unblocked);
+	signals_blocked = true;
+}
+
 void supervisor_run(const struct supervisor_config *c, int (*workload)(void *),
 		    void *arg)
 {
 	sigset_t set, old;
 	pid_t child;
 
-	sigfillset(&set);
-	for (size_t i = 0; i < ARRAY_SIZE(synchronous); i++)
-		sigdelset(&set, synchronous[i]);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	supervisor_block_signals();
+	forwarded_set(&set);
+	old = unblocked;
 	child = fork();
 	if (child < 0)
 		die("fork the workload");

@@ -21,6 +21,12 @@ struct supervisor_config {
 	const struct reaper *reaper; /* NULL when PID 1 */
 };
 
+/* Block the signals the supervisor forwards (all but the synchronous
+ * ones), keeping the mask before for the workload; supervisor_run() does
+ * it too, and a second call does nothing.  Called before the container is
+ * started, so none sent right after `start` is lost. */
+void supervisor_block_signals(void);
+
 /* Fork the workload, which runs `workload(arg)` (expected to exec; if it
  * returns, the workload exits 127), and supervise it.  Never returns: exits
  * with the workload's status (128+N when killed by signal N), or 137 at the
