@@ -4,7 +4,9 @@
  * looks up and fails for one without a row here, so a field the parser
  * learns later cannot pass through unclassified; docs/threat-model.md
  * carries the same table.  Under a permissive policy every field is
- * applied as written.
+ * applied as written, as by a plain OCI runtime: but the deprecated
+ * kernel memory limits, dropped in every mode, and the device rules, to
+ * which the standard devices are added (harden_devices_permissive).
  *
  * Hook kinds share their rows: ".hooks.*" stands for each of them.
  */
