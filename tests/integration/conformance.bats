@@ -109,3 +109,18 @@ run_p() {
 	assert_failure
 	assert_error_line
 }
+
+@test "permissive: mounts show in config.json's order, binds among them" {
+	mkdir -p "$BATS_TEST_TMPDIR/src"
+	update_config '.mounts += [
+		{"destination": "/tmp/m1", "type": "tmpfs", "source": "tmpfs"},
+		{"destination": "/tmp/m2", "type": "bind", "source": $src,
+		 "options": ["bind", "unbindable"]},
+		{"destination": "/tmp/m3", "type": "tmpfs", "source": "tmpfs"},
+		{"destination": "/tmp/m4", "type": "bind", "source": $src,
+		 "options": ["rbind", "rprivate"]}]' --arg src "$BATS_TEST_TMPDIR/src"
+	set_args sh -c 'grep -o " /tmp/m[0-9] " /proc/self/mountinfo | tr -d " \n"'
+	run_p "$ID"
+	assert_success
+	assert_output "/tmp/m1/tmp/m2/tmp/m3/tmp/m4"
+}
