@@ -608,3 +608,22 @@ int main(void)
 {
 	return unit_run();
 }
+
+/* harden() of its own output under a permissive policy adds no device
+ * rule again and records no change but the sandbox's. */
+TEST(permissive_devices_are_idempotent)
+{
+	struct spec *s = fixture("cri_container.json");
+	struct policy *p = policy_of("{\"mode\": \"permissive\"}");
+	struct hardened *h = harden_ok(s, p);
+	struct hardened *h2 = h ? harden_ok(h->spec, p) : NULL;
+	_cleanup_free_ char *once = h ? spec_text(h->spec) : NULL;
+	_cleanup_free_ char *twice = h2 ? spec_text(h2->spec) : NULL;
+
+	CHECK(once && twice && strcmp(once, twice) == 0);
+	CHECK(h2 && h2->n_changes == 1);
+	hardened_free(h);
+	hardened_free(h2);
+	policy_free(p);
+	spec_free(s);
+}
