@@ -302,10 +302,15 @@ fuzz-run: fuzz
 clean:
 	rm -rf build corral
 
+# The OCI runtime-tools validation suite against corral (permissive and
+# default policies) and runc, in one run (root; tests/conformance/README.md)
+conformance: corral
+	@tests/conformance/run
+
 # corral vs crun and runc, side by side (root; not part of check):
 # tests/bench/README.md says what is measured, BENCH_N=20 for a short run
 bench: corral
 	@tests/bench/run
 
 .PHONY: all unit helpers check sanitize install deps format format-check demo clean \
-	bench fuzz fuzz-run stage
+	bench fuzz fuzz-run stage conformance

@@ -149,8 +149,13 @@ static int check_spec(const struct create_ctx *c, struct error **err)
 {
 	const struct spec *s = c->spec;
 
+	/* The hostname goes to the container's own uts namespace; under a
+	 * permissive policy, as runc does, also to one config.json joins. */
+	bool joined_uts =
+	    !c->hardened->sandbox.enforced && c->ns.join_fds[NS_UTS] >= 0;
+
 	if ((s->hostname || s->domainname) &&
-	    !(c->ns.clone_flags & CLONE_NEWUTS))
+	    !(c->ns.clone_flags & CLONE_NEWUTS) && !joined_uts)
 		return error_set(
 		    err, EINVAL,
 		    "config.json: .hostname: needs a new uts namespace");
@@ -482,9 +487,10 @@ static void log_changes(const char *id, const struct hardened *h)
 			 "container runs as config.json says",
 			 id);
 	for (size_t i = 0; i < h->n_changes; i++)
-		log_info("%s: %s: %s -> %s (%s)", id, h->changes[i].field,
-			 h->changes[i].asked, h->changes[i].applied,
-			 h->changes[i].reason);
+		(h->changes[i].warn ? log_warn : log_info)(
+		    "%s: %s: %s -> %s (%s)", id, h->changes[i].field,
+		    h->changes[i].asked, h->changes[i].applied,
+		    h->changes[i].reason);
 }
 
 static void ctx_release(struct create_ctx *c, bool failed)

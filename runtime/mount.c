@@ -84,10 +84,47 @@ static int set_propagation_and_attrs(int fd, const struct spec_mount_flags *f,
 	return 0;
 }
 
+/* The kernel lists a namespace's mounts by mount id, and the parent made
+ * the bind's clone before this process mounted anything: under a
+ * permissive policy, where config.json's mounts must show in its order as
+ * runc's do, the attached bind is replaced by a clone of itself made now
+ * (same mount, same flags, a newer id).  Not under the sandbox: the
+ * clone resolves the destination in the rootfs again, which the bundle's
+ * writer can race; there the bind stays the descriptor the parent
+ * opened.  If the clone cannot be made, the first attach stays. */
+static int reclone(int rootfd, int target, const char *dst,
+		   unsigned long propagation, struct error **err)
+{
+	_cleanup_close_ int attached = -1, fresh = -1;
+	char p[FD_PATH_MAX];
+
+	attached = open_in_root(rootfd, dst, O_PATH | O_NOFOLLOW, NULL);
+	if (attached < 0)
+		return 0;
+	fd_path(attached, p);
+	/* an unbindable mount cannot be cloned: private for the clone, and
+	 * config.json's propagation again on the new one */
+	if (propagation & MS_UNBINDABLE)
+		mount(NULL, p, NULL, MS_PRIVATE | (propagation & MS_REC), NULL);
+	fresh = (int)syscall(SYS_open_tree, attached, "",
+			     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+				 AT_EMPTY_PATH | AT_RECURSIVE);
+	if (fresh < 0 || umount2(p, MNT_DETACH) < 0)
+		return 0;
+	if (syscall(SYS_move_mount, fresh, "", target, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return error_errno(err, "bind on %s", dst);
+	fd_path(fresh, p);
+	if (propagation && mount(NULL, p, NULL, propagation, NULL) < 0)
+		return error_errno(err, "set propagation of %s", dst);
+	return 0;
+}
+
 /* A bind is the detached clone the parent made of its source, already
  * restricted (mount_sources.c): here it is only attached on its target
  * in the rootfs. */
 static int mount_bind(int rootfd, size_t index, const struct spec_mount *m,
+		      unsigned long propagation,
 		      const struct mount_sources *sources, struct error **err)
 {
 	_cleanup_close_ int target = -1;
@@ -105,6 +142,9 @@ static int mount_bind(int rootfd, size_t index, const struct spec_mount *m,
 		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return error_errno(err, "bind %s on %s", m->source,
 				   m->destination);
+	if (sources->reclone_binds)
+		return reclone(rootfd, target, m->destination, propagation,
+			       err);
 	return 0;
 }
 
@@ -260,7 +300,7 @@ static int mount_one(int rootfd, size_t index, const struct spec_mount *m,
 	if (spec_mount_options_parse(m->options, m->n_options, &f, err) < 0)
 		return error_wrap(err, "mount %s", m->destination);
 	if (f.bind || strcmp(type, "bind") == 0) {
-		r = mount_bind(rootfd, index, m, sources, err);
+		r = mount_bind(rootfd, index, m, f.propagation, sources, err);
 	} else if (strcmp(type, "cgroup") == 0 ||
 		   strcmp(type, "cgroup2") == 0) {
 		r = mount_cgroup(rootfd, m, &f, err);

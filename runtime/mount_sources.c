@@ -249,7 +249,8 @@ int mount_sources_open(const struct hardened *h, const char *bundle,
 {
 	size_t n = h->spec->n_mounts;
 
-	*out = (struct mount_sources){.root = -1, .n = n};
+	*out = (struct mount_sources){
+	    .root = -1, .n = n, .reclone_binds = !h->sandbox.enforced};
 	out->binds = malloc((n ? n : 1) * sizeof(*out->binds));
 	out->is_dir = calloc(n ? n : 1, sizeof(*out->is_dir));
 	if (!out->binds || !out->is_dir) {

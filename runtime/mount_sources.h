@@ -33,6 +33,10 @@ struct mount_sources {
 	int *binds;   /* per mount of the effective spec: a clone, or -1 */
 	bool *is_dir; /* per mount: the bind's source is a directory */
 	size_t n;
+	/* A permissive policy: the child re-clones each bind where it is
+	 * attached, so the container's mountinfo lists config.json's mounts
+	 * in config.json's order (runtime/mount.c). */
+	bool reclone_binds;
 };
 
 /* Open and clone every host source of h's effective spec.  bundle_fd and

@@ -40,6 +40,7 @@ static const struct {
     {"syscalls", harden_syscalls},
     {"time", harden_time},
     {"memory", harden_memory},
+    {"memory", harden_kernel_memory},
     {"pids", harden_pids},
     {"cpu", harden_cpu},
     {"kernel surface", harden_kernel_paths},
@@ -98,8 +99,10 @@ void harden_record(struct harden_ctx *c, const char *field, const char *asked,
 		c->cap_changes = cap;
 	}
 	ch = &h->changes[h->n_changes];
-	*ch = (struct harden_change){strdup(field), strdup(asked),
-				     strdup(applied), strdup(reason)};
+	*ch = (struct harden_change){.field = strdup(field),
+				     .asked = strdup(asked),
+				     .applied = strdup(applied),
+				     .reason = strdup(reason)};
 	h->n_changes++;
 	if (!ch->field || !ch->asked || !ch->applied || !ch->reason)
 		c->oom = true;
@@ -273,13 +276,18 @@ static void policy_freep(struct policy **p)
 	policy_free(*p);
 }
 
-/* mode "permissive": config.json as written, and one loud change. */
+/* mode "permissive": config.json as written, and one loud change; as a
+ * plain OCI runtime does, the deprecated kernel memory limits are dropped
+ * and the standard devices stay allowed. */
 static int permissive(struct hardened *h, struct error **err)
 {
 	struct harden_ctx c = {.h = h, .spec = h->spec};
 
 	h->sandbox.enforced = false;
 	harden_record(&c, "sandbox", "-", "off", "policy: mode permissive");
+	if (harden_kernel_memory(&c, err) < 0 ||
+	    harden_devices_permissive(&c, err) < 0)
+		return -1;
 	harden_list_binds(&c, true);
 	if (c.oom)
 		return error_set(err, ENOMEM, "harden: out of memory");

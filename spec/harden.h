@@ -58,6 +58,7 @@ struct harden_change {
 	char *asked;
 	char *applied;
 	char *reason;
+	bool warn; /* the runtime also prints it as a warning */
 };
 
 /* Why a bind mount of the effective spec was kept, which tells the

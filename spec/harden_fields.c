@@ -4,7 +4,9 @@
  * looks up and fails for one without a row here, so a field the parser
  * learns later cannot pass through unclassified; docs/threat-model.md
  * carries the same table.  Under a permissive policy every field is
- * applied as written.
+ * applied as written, as by a plain OCI runtime: but the deprecated
+ * kernel memory limits, dropped in every mode, and the device rules, to
+ * which the standard devices are added (harden_devices_permissive).
  *
  * Hook kinds share their rows: ".hooks.*" stands for each of them.
  */
@@ -142,9 +144,9 @@ const struct harden_field harden_fields[] = {
      "the smallest of config, policy, annotation"},
     {".linux.resources.memory.reservation", "kept", "a soft target"},
     {".linux.resources.memory.swap", "replaced", "equal to limit: no swap"},
-    {".linux.resources.memory.kernel", "refused",
-     "kernel memory cannot be limited apart (unless limits.bestEffort)"},
-    {".linux.resources.memory.kernelTCP", "refused", "as kernel"},
+    {".linux.resources.memory.kernel", "dropped",
+     "deprecated by the runtime-spec, with a warning, in every mode"},
+    {".linux.resources.memory.kernelTCP", "dropped", "as kernel"},
     {".linux.resources.memory.swappiness", "kept", "a preference"},
     {".linux.resources.memory.disableOOMKiller", "kept",
      "the memory limit holds either way"},

@@ -99,6 +99,7 @@ int harden_time(struct harden_ctx *c, struct error **err);
 int harden_memory(struct harden_ctx *c, struct error **err);
 int harden_pids(struct harden_ctx *c, struct error **err);
 int harden_cpu(struct harden_ctx *c, struct error **err);
+int harden_kernel_memory(struct harden_ctx *c, struct error **err);
 
 /* harden_mounts.c */
 int harden_mounts(struct harden_ctx *c, struct error **err);
@@ -114,6 +115,7 @@ bool harden_clean_path(const char *p);
  * personality */
 int harden_kernel_paths(struct harden_ctx *c, struct error **err);
 int harden_devices(struct harden_ctx *c, struct error **err);
+int harden_devices_permissive(struct harden_ctx *c, struct error **err);
 int harden_sysctls(struct harden_ctx *c, struct error **err);
 int harden_rlimits(struct harden_ctx *c, struct error **err);
 int harden_personality(struct harden_ctx *c, struct error **err);

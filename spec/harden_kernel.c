@@ -294,6 +294,90 @@ int harden_devices(struct harden_ctx *c, struct error **err)
 	return 0;
 }
 
+/* Whether an allow rule for exactly this is already past the last deny
+ * (so a second harden() adds nothing: harden() is idempotent). */
+static bool already_allowed(const struct spec_resources *res, char type,
+			    int64_t major, int64_t minor, const char *access)
+{
+	for (size_t i = res->n_devices; i-- > 0;) {
+		const struct spec_device_rule *d = &res->devices[i];
+
+		if (!d->allow)
+			return false;
+		if (d->type == type && d->major.set && d->major.v == major &&
+		    d->minor.set == (minor >= 0) &&
+		    (minor < 0 || d->minor.v == minor) && d->access &&
+		    strcmp(d->access, access) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Appends an allow rule unless it is there already; counts what it adds
+ * in *added; false when out of memory. */
+static bool add_rule(struct spec_resources *res, char type, int64_t major,
+		     int64_t minor, const char *access, size_t *added)
+{
+	char *a;
+
+	if (already_allowed(res, type, major, minor, access))
+		return true;
+	a = strdup(access);
+	if (!a)
+		return false;
+	res->devices[res->n_devices++] = (struct spec_device_rule){
+	    true, type, {true, major}, {minor >= 0, minor}, a};
+	(*added)++;
+	return true;
+}
+
+/* Under a permissive policy config.json's device rules are kept as
+ * written, then, as runc does, the standard devices are allowed (the
+ * runtime-spec has the runtime supply /dev/null and the others, so a
+ * config that denies everything, as runtime-tools' does, still has
+ * them), and so is making config.json's own nodes ("m": runc makes them
+ * before it writes the rules; what may open them stays config.json's
+ * say).  Nothing is added when config.json sets no rule, as nothing is
+ * denied then, nor what is allowed already. */
+int harden_devices_permissive(struct harden_ctx *c, struct error **err)
+{
+	const struct spec_linux *lx = c->spec->linux_;
+	struct spec_resources *res = lx ? lx->resources : NULL;
+	struct spec_device_rule *r;
+	size_t added = 0;
+	bool ok = true;
+
+	if (!res || res->n_devices == 0)
+		return 0;
+	r = realloc(res->devices,
+		    (res->n_devices + harden_n_std_devices + lx->n_devices) *
+			sizeof(*r));
+	if (!r) {
+		c->oom = true;
+		return 0;
+	}
+	res->devices = r;
+	for (size_t i = 0; ok && i < harden_n_std_devices; i++)
+		ok = add_rule(res, 'c', harden_std_devices[i].major,
+			      harden_std_devices[i].minor, "rwm", &added);
+	for (size_t i = 0; ok && i < lx->n_devices; i++) {
+		const struct spec_device *d = &lx->devices[i];
+
+		if (d->type != 'p') /* a FIFO is no device to the cgroup */
+			ok = add_rule(res, d->type == 'b' ? 'b' : 'c', d->major,
+				      d->minor, "m", &added);
+	}
+	if (!ok)
+		c->oom = true;
+	if (added)
+		harden_record(c, ".linux.resources.devices", "as written",
+			      "as written, then the standard devices and "
+			      "making .linux.devices allowed",
+			      "runtime-spec: the runtime supplies the default "
+			      "devices");
+	return 0;
+}
+
 /* ---- sysctls, rlimits, personality ----------------------------------- */
 
 /* An exact name, or a prefix entry "net.ipv4.*" (which does not match

@@ -278,6 +278,41 @@ int harden_pids(struct harden_ctx *c, struct error **err)
 	return 0;
 }
 
+/* ---- deprecated limits ----------------------------------------------- */
+
+/* memory.kernel and memory.kernelTCP are deprecated by the runtime-spec;
+ * cgroup v2 has no such limit and recent kernels ignore v1's.  runc
+ * ignores them with a warning, and so does corral, whatever the policy:
+ * they are dropped here, with a warning, so the runtime never sees them.
+ * Dropping them loosens nothing: they could never be enforced. */
+int harden_kernel_memory(struct harden_ctx *c, struct error **err)
+{
+	static const char *const fields[] = {
+	    ".linux.resources.memory.kernel",
+	    ".linux.resources.memory.kernelTCP"};
+	struct spec_linux *lx = c->spec->linux_;
+	struct spec_memory *m =
+	    lx && lx->resources ? lx->resources->memory : NULL;
+
+	if (!m)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		struct spec_opt *o = i == 0 ? &m->kernel : &m->kernel_tcp;
+		_cleanup_free_ char *asked = NULL;
+
+		if (!o->set)
+			continue;
+		asked = harden_opt(c, *o);
+		harden_record(c, fields[i], asked, "dropped",
+			      "deprecated by the runtime-spec: kernel memory "
+			      "cannot be limited apart");
+		if (c->h->n_changes && !c->oom)
+			c->h->changes[c->h->n_changes - 1].warn = true;
+		*o = (struct spec_opt){0};
+	}
+	return 0;
+}
+
 /* ---- cpu ------------------------------------------------------------- */
 
 /* The policy's share of a CPU (quota/period) caps config.json's; config's

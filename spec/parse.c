@@ -256,11 +256,64 @@ static int parse_hooks(yajl_val doc, struct spec *s, struct error **err)
 
 /* ---- the document ---------------------------------------------------- */
 
+/* n numeric identifiers "1.2.3", none with a leading zero; advances *p. */
+static bool semver_numbers(const char **p, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const char *start = *p;
+
+		if (i > 0 && *(*p)++ != '.')
+			return false;
+		start = *p;
+		while (**p >= '0' && **p <= '9')
+			(*p)++;
+		if (*p == start || (start[0] == '0' && *p - start > 1))
+			return false;
+	}
+	return true;
+}
+
+/* Dot-separated non-empty identifiers of [0-9A-Za-z-]. */
+static bool semver_identifiers(const char **p)
+{
+	bool empty = true;
+
+	for (;; (*p)++) {
+		char ch = **p;
+
+		if ((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
+		    (ch >= 'A' && ch <= 'Z') || ch == '-')
+			empty = false;
+		else if (ch == '.' && !empty)
+			empty = true;
+		else
+			return !empty;
+	}
+}
+
+/* SemVer 2.0.0, as the runtime-spec asks of ociVersion:
+ * MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]. */
+static bool semver(const char *v)
+{
+	if (!semver_numbers(&v, 3))
+		return false;
+	if (*v == '-' && (v++, !semver_identifiers(&v)))
+		return false;
+	if (*v == '+' && (v++, !semver_identifiers(&v)))
+		return false;
+	return *v == '\0';
+}
+
 static int parse_spec(yajl_val doc, struct spec *s, struct error **err)
 {
 	if (json_field_string(doc, NULL, "ociVersion", true, &s->oci_version,
-			      err) < 0 ||
-	    json_field_struct(doc, NULL, "process", sizeof(*s->process),
+			      err) < 0)
+		return -1;
+	if (!semver(s->oci_version))
+		return error_set(err, EINVAL,
+				 ".ociVersion: expected a SemVer version like "
+				 "\"1.2.0\"");
+	if (json_field_struct(doc, NULL, "process", sizeof(*s->process),
 			      parse_process, &s->process, err) < 0 ||
 	    json_field_struct(doc, NULL, "root", sizeof(*s->root), parse_root,
 			      &s->root, err) < 0 ||

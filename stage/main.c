@@ -84,7 +84,7 @@ static int read_params(int argc, char **argv, struct stage_params *p,
 
 /* The end of create's sync protocol: "ready", then the parent commits
  * the state and sends it back (the startContainer hooks read it). */
-static int report_ready(const struct stage_params *p, char **state_json,
+static int report_ready(struct stage_params *p, char **state_json,
 			struct error **err)
 {
 	if (sync_send(p->sync_fd, SYNC_READY, NULL, 0, err) < 0 ||
@@ -97,6 +97,7 @@ static int report_ready(const struct stage_params *p, char **state_json,
 	if (sync_send(p->sync_fd, SYNC_COMMITTED, NULL, 0, err) < 0)
 		return -1;
 	close(p->sync_fd);
+	p->sync_fd = -1;
 	return 0;
 }
 
@@ -154,6 +155,7 @@ static int init_main(struct stage_params *p)
 	    .uid = p->uid,
 	    .gid = p->gid,
 	    .reaper = p->cgroup_procs_fd >= 0 ? &reaper : NULL,
+	    .exec_fd = &p->sync_fd,
 	};
 
 	/* In a user namespace /proc/self of a non-dumpable process belongs
@@ -165,6 +167,10 @@ static int init_main(struct stage_params *p)
 			  NULL);
 		return 1;
 	}
+	/* A signal that `kill` sends as soon as `start` has returned is held
+	 * until the supervisor forwards it: as PID 1 of its namespace it
+	 * would drop one with no handler that arrived unblocked. */
+	supervisor_block_signals();
 	if (wait_for_start(p, state_json, &err) < 0) {
 		say_error(err);
 		return 127;

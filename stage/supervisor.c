@@ -1,6 +1,7 @@
 #include "supervisor.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/seccomp.h>
@@ -152,21 +153,59 @@ supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
 	}
 }
 
+/* The mask before supervisor_block_signals(), which the workload gets. */
+static sigset_t unblocked;
+static bool signals_blocked;
+
+static void forwarded_set(sigset_t *set)
+{
+	sigfillset(set);
+	for (size_t i = 0; i < ARRAY_SIZE(synchronous); i++)
+		sigdelset(set, synchronous[i]);
+}
+
+void supervisor_block_signals(void)
+{
+	sigset_t set;
+
+	if (signals_blocked)
+		return;
+	forwarded_set(&set);
+	sigprocmask(SIG_BLOCK, &set, &unblocked);
+	signals_blocked = true;
+}
+
 void supervisor_run(const struct supervisor_config *c, int (*workload)(void *),
 		    void *arg)
 {
 	sigset_t set, old;
 	pid_t child;
 
-	sigfillset(&set);
-	for (size_t i = 0; i < ARRAY_SIZE(synchronous); i++)
-		sigdelset(&set, synchronous[i]);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	int exec_pipe[2] = {-1, -1};
+	char byte;
+
+	supervisor_block_signals();
+	forwarded_set(&set);
+	old = unblocked;
+	if (c->exec_fd && pipe2(exec_pipe, O_CLOEXEC) < 0)
+		die("make the exec pipe");
 	child = fork();
 	if (child < 0)
 		die("fork the workload");
-	if (child == 0)
+	if (child == 0) {
+		if (c->exec_fd) {
+			close(exec_pipe[0]);
+			*c->exec_fd = exec_pipe[1];
+		}
 		start_workload(c, workload, arg, &old);
+	}
+	if (c->exec_fd) {
+		/* the signals stay pending meanwhile: they are blocked */
+		close(exec_pipe[1]);
+		while (read(exec_pipe[0], &byte, 1) < 0 && errno == EINTR)
+			;
+		close(exec_pipe[0]);
+	}
 	drop_privileges(c);
 	supervise(c, child, &set);
 }

@@ -19,7 +19,18 @@ struct supervisor_config {
 	uid_t uid;	     /* the supervisor drops to the workload's ids */
 	gid_t gid;
 	const struct reaper *reaper; /* NULL when PID 1 */
+	/* Where the workload finds the write end of a close-on-exec pipe:
+	 * the supervisor forwards nothing until it closes (the workload's
+	 * execve, or its death), so a signal sent right after `start` meets
+	 * the program, not the stage.  NULL: no wait. */
+	int *exec_fd;
 };
+
+/* Block the signals the supervisor forwards (all but the synchronous
+ * ones), keeping the mask before for the workload; supervisor_run() does
+ * it too, and a second call does nothing.  Called before the container is
+ * started, so none sent right after `start` is lost. */
+void supervisor_block_signals(void);
 
 /* Fork the workload, which runs `workload(arg)` (expected to exec; if it
  * returns, the workload exits 127), and supervise it.  Never returns: exits

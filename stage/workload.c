@@ -127,9 +127,10 @@ static int switch_user(const struct stage_params *p, struct error **err)
 /* The kept fds stay open across the exec; every other one (the stage's
  * own parameters, the supervisor's cgroup files, anything the caller
  * left open) is closed now, before the chdir: a cwd of /proc/self/fd/N
- * must not find a descriptor of anything outside (CVE-2024-21626).  The
- * sync socket of `corral exec` alone stays, close-on-exec, to carry an
- * error until the exec. */
+ * must not find a descriptor of anything outside (CVE-2024-21626).  One
+ * more stays, close-on-exec, until the exec: the sync socket of `corral
+ * exec`, to carry an error, or the supervisor's exec pipe, whose closing
+ * tells it the program runs (stage/supervisor.h). */
 static int pass_fds(int keep, int sync_fd, struct error **err)
 {
 	unsigned int first = 3 + (unsigned int)keep;
@@ -267,8 +268,8 @@ int workload_exec(const struct stage_params *p, struct error **err)
 	 * ignored across exec, and the workload must not get that (a `yes
 	 * | head` would never end). */
 	signal(SIGPIPE, SIG_DFL);
-	if (pass_fds(p->keep_fds, p->mode == STAGE_EXEC ? p->sync_fd : -1,
-		     err) < 0)
+	/* the sync socket of exec, or the supervisor's exec pipe */
+	if (pass_fds(p->keep_fds, p->sync_fd, err) < 0)
 		return -1;
 	if (chdir(p->cwd) < 0)
 		return error_errno(err, "chdir %s", p->cwd);

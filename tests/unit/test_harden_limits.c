@@ -451,13 +451,95 @@ TEST(permissive_runs_config_json_as_written)
 	struct spec *s = fixture("cri_container.json");
 	struct policy *p = policy_of("{\"mode\": \"permissive\"}");
 	struct hardened *h = harden_ok(s, p);
-	_cleanup_free_ char *before = spec_text(s);
-	_cleanup_free_ char *after = h ? spec_text(h->spec) : NULL;
+	struct spec_resources *r = h ? h->spec->linux_->resources : NULL;
+	size_t asked = s->linux_->resources->n_devices;
+	_cleanup_free_ char *before = spec_text(s), *after = NULL;
 
+	/* config.json's device rules come first, as written; the standard
+	 * devices' come after them (devices_as_runc_makes_them). */
+	CHECK(r && r->n_devices > asked);
+	if (r)
+		r->n_devices = asked;
+	after = h ? spec_text(h->spec) : NULL;
 	CHECK(before && after && strcmp(before, after) == 0);
-	CHECK(h && !h->sandbox.enforced && h->n_changes == 1);
+	CHECK(h && !h->sandbox.enforced && h->n_changes == 2);
 	CHECK_CHANGE(h, "sandbox", "-", "off", "policy: mode permissive");
 	hardened_free(h);
+	policy_free(p);
+	spec_free(s);
+}
+
+/* A permissive config that denies every device still has the standard
+ * ones, and its own nodes can be made (runtime-spec: the default devices;
+ * runc makes the nodes before it writes the rules). */
+TEST(permissive_devices_as_runc_makes_them)
+{
+	struct spec *s =
+	    config("", "\"devices\": [{\"path\": \"/dev/t1\", \"type\": \"c\","
+		       " \"major\": 10, \"minor\": 666},"
+		       " {\"path\": \"/dev/t2\", \"type\": \"p\", \"major\": 0,"
+		       " \"minor\": 0}],"
+		       " \"resources\": {\"devices\": [{\"allow\": false,"
+		       " \"access\": \"rwm\"}]}");
+	struct spec *none = config("", "\"resources\": {}");
+	struct policy *p = policy_of("{\"mode\": \"permissive\"}");
+	struct hardened *h = harden_ok(s, p), *hn = harden_ok(none, p);
+	const struct spec_resources *r = res(h);
+	size_t n = r ? r->n_devices : 0;
+	bool null_allowed = false;
+
+	CHECK(r && r->devices[0].allow == false);
+	for (size_t i = 1; i < n; i++)
+		null_allowed |= r->devices[i].allow &&
+				r->devices[i].major.v == 1 &&
+				r->devices[i].minor.v == 3 &&
+				strcmp(r->devices[i].access, "rwm") == 0;
+	CHECK(null_allowed);
+	/* the FIFO needs no rule; the char device may be made, not opened */
+	CHECK(n >= 2 && r->devices[n - 1].type == 'c' &&
+	      r->devices[n - 1].major.v == 10 &&
+	      r->devices[n - 1].minor.v == 666 &&
+	      strcmp(r->devices[n - 1].access, "m") == 0);
+	CHECK(res(hn) && res(hn)->n_devices == 0);
+	CHECK(hn && hn->n_changes == 1);
+	hardened_free(h);
+	hardened_free(hn);
+	policy_free(p);
+	spec_free(s);
+	spec_free(none);
+}
+
+/* Kernel memory limits are deprecated: dropped with a warning in every
+ * mode, so the runtime never sees them (and create does not fail). */
+TEST(kernel_memory_is_dropped_in_every_mode)
+{
+	struct spec *s = config("", "\"resources\": {\"memory\": {"
+				    "\"limit\": 268435456, \"kernel\": 1048576,"
+				    " \"kernelTCP\": 65536}}");
+	struct policy *p = policy_of("{\"mode\": \"permissive\"}");
+	struct hardened *hd = harden_ok(s, NULL), *hp = harden_ok(s, p);
+	struct hardened *both[2] = {hd, hp};
+
+	for (size_t i = 0; i < 2; i++) {
+		const struct spec_resources *r = res(both[i]);
+
+		CHECK(r && r->memory && !r->memory->kernel.set &&
+		      !r->memory->kernel_tcp.set);
+		CHECK(r && r->memory && r->memory->limit.v == 268435456);
+		CHECK_CHANGE(both[i], ".linux.resources.memory.kernel",
+			     "1048576", "dropped",
+			     "deprecated by the runtime-spec: kernel memory "
+			     "cannot be limited apart");
+		CHECK_CHANGE(both[i], ".linux.resources.memory.kernelTCP",
+			     "65536", "dropped",
+			     "deprecated by the runtime-spec: kernel memory "
+			     "cannot be limited apart");
+		for (size_t k = 0; both[i] && k < both[i]->n_changes; k++)
+			if (strstr(both[i]->changes[k].field, "kernel"))
+				CHECK(both[i]->changes[k].warn);
+	}
+	hardened_free(hd);
+	hardened_free(hp);
 	policy_free(p);
 	spec_free(s);
 }
@@ -525,4 +607,23 @@ TEST(sandbox_parse_errors)
 int main(void)
 {
 	return unit_run();
+}
+
+/* harden() of its own output under a permissive policy adds no device
+ * rule again and records no change but the sandbox's. */
+TEST(permissive_devices_are_idempotent)
+{
+	struct spec *s = fixture("cri_container.json");
+	struct policy *p = policy_of("{\"mode\": \"permissive\"}");
+	struct hardened *h = harden_ok(s, p);
+	struct hardened *h2 = h ? harden_ok(h->spec, p) : NULL;
+	_cleanup_free_ char *once = h ? spec_text(h->spec) : NULL;
+	_cleanup_free_ char *twice = h2 ? spec_text(h2->spec) : NULL;
+
+	CHECK(once && twice && strcmp(once, twice) == 0);
+	CHECK(h2 && h2->n_changes == 1);
+	hardened_free(h);
+	hardened_free(h2);
+	policy_free(p);
+	spec_free(s);
 }
