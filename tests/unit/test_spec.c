@@ -594,34 +594,3 @@ int main(void)
 {
 	return unit_run();
 }
-
-/* The runtime-spec asks for a SemVer 2.0.0 ociVersion (runtime-tools'
- * misc_props: "invalid" must fail create). */
-TEST(oci_version_is_semver)
-{
-	static const char *const good[] = {"1.0.0", "1.2.0", "1.0.2-dev",
-					   "0.9.0-rc.1+build.5", "10.20.30"};
-	static const char *const bad[] = {"invalid", "1", "1.0", "1.0.0.0",
-					  "01.0.0", "1.0.0-", "1.0.0+",
-					  "1.0.0-a..b", " 1.0.0", "1.0.0 "};
-	char json[256];
-
-	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
-		struct spec *s = NULL;
-		struct error *err = NULL;
-
-		snprintf(json, sizeof(json), "{\"ociVersion\": \"%s\"}",
-			 good[i]);
-		CHECK(spec_parse(json, strlen(json), &s, &err) == 0);
-		spec_free(s);
-		error_free(err);
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		_cleanup_free_ char *msg = NULL;
-
-		snprintf(json, sizeof(json), "{\"ociVersion\": \"%s\"}",
-			 bad[i]);
-		msg = parse_error(json);
-		CHECK(msg && strstr(msg, ".ociVersion: expected a SemVer"));
-	}
-}
