@@ -34,7 +34,7 @@ void container_close(struct container *c)
 	c->cgroup_error = NULL;
 	spec_state_free(c->state);
 	c->state = NULL;
-	state_dir_close(&c->dir);
+	container_dir_close(&c->dir);
 }
 
 /* The state is read once, and the status worked out once from it. */
@@ -42,16 +42,16 @@ int container_open(const char *root, const char *id, struct container *c,
 		   struct error **err)
 {
 	*c = (struct container){.dir = {-1, -1}};
-	if (state_dir_open(root, id, &c->dir, err) < 0)
+	if (container_dir_open(root, id, &c->dir, err) < 0)
 		return -1;
-	if (state_load(&c->dir, &c->state, err) < 0) {
+	if (container_dir_load_state(&c->dir, &c->state, err) < 0) {
 		container_close(c);
 		return -1;
 	}
 	if (c->state->cgroup)
 		cgroup_new(CGROUP_MOUNT, c->state->cgroup, &c->cgroup,
 			   &c->cgroup_error);
-	c->status = state_status(&c->dir, c->state);
+	c->status = container_dir_status(&c->dir, c->state);
 	return 0;
 }
 
@@ -80,7 +80,7 @@ static void run_hooks_warn(const struct container_dir *dir,
 
 	if (st->hooks_known && !(st->hooks & (1U << kind)))
 		return;
-	if (state_load_config(dir, &spec, &err) < 0 ||
+	if (container_dir_load_config(dir, &spec, &err) < 0 ||
 	    spec_state_emit(st, STATE_PUBLIC, &json, &err) < 0) {
 		log_warn("%s hooks: %s", spec_hook_kind_names[kind], err->msg);
 		spec_free(spec);
@@ -308,7 +308,7 @@ static int remove_leftover_cgroup(const struct container_dir *dir,
 	struct cgroup *cg = NULL;
 	int r;
 
-	if (state_load_config(dir, &spec, &none) < 0)
+	if (container_dir_load_config(dir, &spec, &none) < 0)
 		return 0;
 	r = cgroup_path_for(spec->linux_ ? spec->linux_->cgroups_path : NULL,
 			    id, &path, err);
@@ -332,7 +332,7 @@ static int remove_leftover(const char *root, const char *id, struct error **err)
 	struct stat st;
 	int r;
 
-	if (rootfd < 0 || state_validate_id(id, NULL) < 0)
+	if (rootfd < 0 || container_id_validate(id, NULL) < 0)
 		return 0;
 	dir.dirfd =
 	    openat(rootfd, id, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -346,15 +346,15 @@ static int remove_leftover(const char *root, const char *id, struct error **err)
 	if ((dir.lockfd < 0 && errno != ENOENT) ||
 	    (dir.lockfd >= 0 && flock(dir.lockfd, LOCK_EX | LOCK_NB) < 0) ||
 	    fstatat(dir.dirfd, STATE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		state_dir_close(&dir);
+		container_dir_close(&dir);
 		return 0;
 	}
 	if (remove_leftover_cgroup(&dir, id, err) < 0) {
-		state_dir_close(&dir);
+		container_dir_close(&dir);
 		return -1;
 	}
-	r = state_dir_remove(root, id, &dir, err);
-	state_dir_close(&dir);
+	r = container_dir_remove(root, id, &dir, err);
+	container_dir_close(&dir);
 	return r < 0 ? error_wrap(err, "delete %s", id) : 0;
 }
 
@@ -387,7 +387,7 @@ int container_delete(const char *root, const char *id, bool force,
 		goto out;
 	c.state->status = container_status_name(CONTAINER_STOPPED);
 	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTOP);
-	r = state_dir_remove(root, id, &c.dir, err);
+	r = container_dir_remove(root, id, &c.dir, err);
 	log_debug("deleted %s", id);
 out:
 	container_close(&c);

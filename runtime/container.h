@@ -66,7 +66,7 @@ int container_list(const char *root, enum list_format format, char **out,
 /* ---- an existing container, for the commands ---------------------------- */
 
 /* A container opened for a command: its directory (locked), its state,
- * its live status (state_status) and its cgroup (named, not checked to
+ * its live status (container_dir_status) and its cgroup (named, not checked to
  * exist: cgroup_new).  A cgroup that cannot be named (a state.json path
  * corral would refuse, no cgroup mount) fails only the commands that need
  * it (container_cgroup), as `state` and `list` do not. */

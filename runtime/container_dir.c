@@ -12,7 +12,7 @@
 #include "fsutil.h"
 #include "util.h"
 
-int state_validate_id(const char *id, struct error **err)
+int container_id_validate(const char *id, struct error **err)
 {
 	size_t len = strlen(id);
 
@@ -100,8 +100,8 @@ static int lock_dir(int dirfd, bool create, struct error **err)
 	return fd;
 }
 
-int state_dir_create(const char *root, const char *id,
-		     struct container_dir *out, struct error **err)
+int container_dir_create(const char *root, const char *id,
+			 struct container_dir *out, struct error **err)
 {
 	_cleanup_close_ int rootfd = open_root(root, true, err);
 	int dirfd;
@@ -132,14 +132,14 @@ int state_dir_create(const char *root, const char *id,
 	return 0;
 }
 
-int state_dir_open(const char *root, const char *id, struct container_dir *out,
-		   struct error **err)
+int container_dir_open(const char *root, const char *id,
+		       struct container_dir *out, struct error **err)
 {
 	_cleanup_close_ int rootfd = -1, dirfd = -1;
 	_cleanup_error_ struct error *lerr = NULL;
 	struct stat st;
 
-	if (state_validate_id(id, err) < 0)
+	if (container_id_validate(id, err) < 0)
 		return -1;
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd >= 0)
@@ -167,8 +167,8 @@ int state_dir_open(const char *root, const char *id, struct container_dir *out,
 	return 0;
 }
 
-int state_dir_remove(const char *root, const char *id,
-		     struct container_dir *dir, struct error **err)
+int container_dir_remove(const char *root, const char *id,
+			 struct container_dir *dir, struct error **err)
 {
 	_cleanup_close_ int rootfd = -1;
 	int fd;
@@ -201,7 +201,7 @@ int state_dir_remove(const char *root, const char *id,
 	return 0;
 }
 
-void state_dir_close(struct container_dir *dir)
+void container_dir_close(struct container_dir *dir)
 {
 	if (dir->lockfd >= 0)
 		close(dir->lockfd);
@@ -210,8 +210,8 @@ void state_dir_close(struct container_dir *dir)
 	dir->lockfd = dir->dirfd = -1;
 }
 
-int state_load(const struct container_dir *dir, struct spec_state **out,
-	       struct error **err)
+int container_dir_load_state(const struct container_dir *dir,
+			     struct spec_state **out, struct error **err)
 {
 	_cleanup_free_ char *json = NULL;
 	size_t len;
@@ -223,8 +223,8 @@ int state_load(const struct container_dir *dir, struct spec_state **out,
 	return 0;
 }
 
-int state_save(const struct container_dir *dir, const struct spec_state *s,
-	       struct error **err)
+int container_dir_save_state(const struct container_dir *dir,
+			     const struct spec_state *s, struct error **err)
 {
 	_cleanup_free_ char *json = NULL;
 
@@ -234,8 +234,8 @@ int state_save(const struct container_dir *dir, const struct spec_state *s,
 				    0600, err);
 }
 
-int state_load_config(const struct container_dir *dir, struct spec **out,
-		      struct error **err)
+int container_dir_load_config(const struct container_dir *dir,
+			      struct spec **out, struct error **err)
 {
 	_cleanup_free_ char *json = NULL;
 	size_t len;
@@ -275,8 +275,8 @@ const char *container_status_name(enum container_status status)
 	return names[status];
 }
 
-enum container_status state_status(const struct container_dir *dir,
-				   const struct spec_state *s)
+enum container_status container_dir_status(const struct container_dir *dir,
+					   const struct spec_state *s)
 {
 	uint64_t start;
 	char st = '?';

@@ -27,32 +27,32 @@ struct container_dir {
 };
 
 /* Letters, digits, "_ - . +", 1 to 1024 bytes, no leading dot. */
-int state_validate_id(const char *id, struct error **err);
+int container_id_validate(const char *id, struct error **err);
 
 /* Make ROOT/ID and take its lock; fails if the container exists. */
-int state_dir_create(const char *root, const char *id,
-		     struct container_dir *out, struct error **err);
+int container_dir_create(const char *root, const char *id,
+			 struct container_dir *out, struct error **err);
 
 /* Open ROOT/ID and take its lock; "container ID does not exist" when there
  * is no such container (or only a leftover of a create that died). */
-int state_dir_open(const char *root, const char *id, struct container_dir *out,
-		   struct error **err);
+int container_dir_open(const char *root, const char *id,
+		       struct container_dir *out, struct error **err);
 
 /* Remove the directory and everything in it; the lock stays held until
- * state_dir_close(). */
-int state_dir_remove(const char *root, const char *id,
-		     struct container_dir *dir, struct error **err);
+ * container_dir_close(). */
+int container_dir_remove(const char *root, const char *id,
+			 struct container_dir *dir, struct error **err);
 
-void state_dir_close(struct container_dir *dir);
+void container_dir_close(struct container_dir *dir);
 
-int state_load(const struct container_dir *dir, struct spec_state **out,
-	       struct error **err);
-int state_save(const struct container_dir *dir, const struct spec_state *s,
-	       struct error **err);
+int container_dir_load_state(const struct container_dir *dir,
+			     struct spec_state **out, struct error **err);
+int container_dir_save_state(const struct container_dir *dir,
+			     const struct spec_state *s, struct error **err);
 
 /* The effective spec stored at create. */
-int state_load_config(const struct container_dir *dir, struct spec **out,
-		      struct error **err);
+int container_dir_load_config(const struct container_dir *dir,
+			      struct spec **out, struct error **err);
 
 /* A container's status, as runtime-spec names it (container_status_name:
  * "created", "running", "paused", "stopped"). */
@@ -67,7 +67,7 @@ const char *container_status_name(enum container_status status);
 /* The status from the live process: the pid must exist, not be a zombie,
  * and have the recorded start time; a running container whose cgroup is
  * frozen is paused. */
-enum container_status state_status(const struct container_dir *dir,
-				   const struct spec_state *s);
+enum container_status container_dir_status(const struct container_dir *dir,
+					   const struct spec_state *s);
 
 #endif

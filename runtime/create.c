@@ -305,7 +305,7 @@ static int prepare(struct create_ctx *c, struct error **err)
 {
 	int nlisten = listen_fds();
 
-	if (state_validate_id(c->o->id, err) < 0 ||
+	if (container_id_validate(c->o->id, err) < 0 ||
 	    reserve_fds(c->o->preserve_fds + nlisten, err) < 0 ||
 	    load_bundle(c, err) < 0 || harden_config(c, err) < 0 ||
 	    mount_sources_open(c->hardened, c->bundle, c->bundle_fd,
@@ -326,7 +326,7 @@ static int prepare(struct create_ctx *c, struct error **err)
 			      err) < 0)
 		return -1;
 	if (name_cgroup(c, err) < 0 ||
-	    state_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
+	    container_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
 	    save_config(c, err) < 0)
 		return -1;
 	/* clone3 starts the child in its cgroup2 directory, which must exist
@@ -419,7 +419,7 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	fill_state(c, &st, created, "created");
 	free(state_json);
 	state_json = NULL;
-	if (state_save(&c->dir, &st, err) < 0 ||
+	if (container_dir_save_state(&c->dir, &st, err) < 0 ||
 	    spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0)
 		return -1;
 	if (c->o->pid_file && write_pid_file(c->o->pid_file, c->pid, err) < 0)
@@ -463,7 +463,7 @@ static int spawn(struct create_ctx *c, struct error **err)
 		/* The lock is shared with this copy of its fd: drop it here so
 		 * the parent's close releases the container to other commands.
 		 */
-		state_dir_close(&c->dir);
+		container_dir_close(&c->dir);
 		closep(&c->proc.sync[0]);
 		closep(&cgroup_fd);
 		/* Host directories: an fd left open would be a way out for
@@ -505,8 +505,8 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	}
 	cgroup_free(c->cgroup);
 	if (failed && c->dir.dirfd >= 0)
-		state_dir_remove(c->o->root, c->o->id, &c->dir, NULL);
-	state_dir_close(&c->dir);
+		container_dir_remove(c->o->root, c->o->id, &c->dir, NULL);
+	container_dir_close(&c->dir);
 	closep(&c->fifo_fd);
 	closep(&c->bundle_fd);
 	mount_sources_release(&c->sources);

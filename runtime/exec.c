@@ -74,10 +74,10 @@ static int open_running(struct exec_ctx *c, struct error **err)
 {
 	enum container_status status;
 
-	if (state_dir_open(c->o->root, c->o->id, &c->dir, err) < 0 ||
-	    state_load(&c->dir, &c->state, err) < 0)
+	if (container_dir_open(c->o->root, c->o->id, &c->dir, err) < 0 ||
+	    container_dir_load_state(&c->dir, &c->state, err) < 0)
 		return -1;
-	status = state_status(&c->dir, c->state);
+	status = container_dir_status(&c->dir, c->state);
 	if (status != CONTAINER_RUNNING)
 		return error_set(err, EINVAL, "container is %s, not running",
 				 container_status_name(status));
@@ -92,7 +92,7 @@ static int load_stored(struct exec_ctx *c, struct error **err)
 	_cleanup_free_ char *sandbox = NULL, *policy = NULL;
 	size_t slen, plen;
 
-	if (state_load_config(&c->dir, &c->config, err) < 0)
+	if (container_dir_load_config(&c->dir, &c->config, err) < 0)
 		return -1;
 	if (read_file_at(c->dir.dirfd, SANDBOX_FILE, &sandbox, &slen, err) <
 		0 ||
@@ -446,7 +446,7 @@ static int spawn(struct exec_ctx *c, struct error **err)
 	}
 	if (c->pid == 0) {
 		/* the lock stays the parent's to release */
-		state_dir_close(&c->dir);
+		container_dir_close(&c->dir);
 		closep(&c->proc.sync[0]);
 		_exit(exec_child(c));
 	}
@@ -474,7 +474,7 @@ static void ctx_release(struct exec_ctx *c, bool failed)
 	sandbox_release(&c->sandbox);
 	spec_free(c->config);
 	spec_state_free(c->state);
-	state_dir_close(&c->dir);
+	container_dir_close(&c->dir);
 }
 
 int container_exec(const struct exec_opts *o, int *status, struct error **err)

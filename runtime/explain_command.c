@@ -56,12 +56,12 @@ static int explain_container(const char *root, const char *id, bool json,
 	struct container_dir dir = {-1, -1};
 	int r;
 
-	if (state_dir_open(root, id, &dir, err) < 0)
+	if (container_dir_open(root, id, &dir, err) < 0)
 		return -1;
 	r = read_file_at(dir.dirfd,
 			 json ? EXPLAIN_JSON_FILE : EXPLAIN_TEXT_FILE, out,
 			 NULL, err);
-	state_dir_close(&dir);
+	container_dir_close(&dir);
 	return r;
 }
 

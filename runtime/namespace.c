@@ -97,7 +97,7 @@ static bool joinable_sandbox(const struct container_dir *dir,
 		ok = sb.role == ROLE_POD_SANDBOX;
 	sandbox_release(&sb);
 	if (ok || !is_libpod(joiner) ||
-	    state_load_config(dir, &target, NULL) < 0)
+	    container_dir_load_config(dir, &target, NULL) < 0)
 		return ok;
 	ok = is_libpod(target) && !pod_sandbox_id(target);
 	spec_free(target);
@@ -120,12 +120,12 @@ static bool is_pod_ns(const char *root, const struct spec *joiner,
 	uint64_t start;
 	bool ok = false;
 
-	if (!id || !root || state_validate_id(id, NULL) < 0 ||
-	    state_dir_open(root, id, &dir, NULL) < 0)
+	if (!id || !root || container_id_validate(id, NULL) < 0 ||
+	    container_dir_open(root, id, &dir, NULL) < 0)
 		return false;
 	if (joinable_sandbox(&dir, joiner) &&
-	    state_load(&dir, &st, NULL) == 0 &&
-	    state_status(&dir, st) == CONTAINER_RUNNING &&
+	    container_dir_load_state(&dir, &st, NULL) == 0 &&
+	    container_dir_status(&dir, st) == CONTAINER_RUNNING &&
 	    (pidfd = pidfd_open_(st->pid)) >= 0 &&
 	    proc_stat(st->pid, &start, NULL) == 0 && start == st->start_time) {
 		snprintf(path, sizeof(path), "/proc/%d/ns/%s", st->pid, name);
@@ -133,7 +133,7 @@ static bool is_pod_ns(const char *root, const struct spec *joiner,
 		     want.st_dev == have.st_dev && want.st_ino == have.st_ino;
 	}
 	spec_state_free(st);
-	state_dir_close(&dir);
+	container_dir_close(&dir);
 	return ok;
 }
 

@@ -1,6 +1,6 @@
 /* pause and resume: every process of the container stops, or runs again,
  * through its cgroup's freezer (cgroup_freeze: v1's freezer.state, or
- * cgroup2's cgroup.freeze).  `state` then says "paused" (state_status).
+ * cgroup2's cgroup.freeze).  `state` then says "paused" (container_dir_status).
  *
  * Also the kill of a paused container, whose processes a v1 freezer
  * holds until thawed. */

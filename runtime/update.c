@@ -299,7 +299,7 @@ int container_update(const char *root, const char *id,
 	}
 	if (!container_cgroup(&c, "update", err))
 		goto out;
-	if (state_load_config(&c.dir, &config, err) < 0 ||
+	if (container_dir_load_config(&c.dir, &config, err) < 0 ||
 	    load_policy(&c.dir, &policy, err) < 0 ||
 	    stored_resources(config, &cur, err) < 0) {
 		error_wrap(err, "update %s", id);

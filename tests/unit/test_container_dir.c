@@ -26,14 +26,14 @@ TEST(ids)
 	char longest[1026];
 
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
-		CHECK(state_validate_id(good[i], NULL) == 0);
+		CHECK(container_id_validate(good[i], NULL) == 0);
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
-		CHECK(state_validate_id(bad[i], NULL) < 0);
+		CHECK(container_id_validate(bad[i], NULL) < 0);
 	memset(longest, 'a', 1025);
 	longest[1025] = '\0';
-	CHECK(state_validate_id(longest, NULL) < 0);
+	CHECK(container_id_validate(longest, NULL) < 0);
 	longest[1024] = '\0';
-	CHECK(state_validate_id(longest, NULL) == 0);
+	CHECK(container_id_validate(longest, NULL) == 0);
 }
 
 TEST(create_twice_open_remove)
@@ -43,15 +43,15 @@ TEST(create_twice_open_remove)
 	char path[PATH_MAX + 16];
 	struct stat st;
 
-	CHECK(state_dir_create(root, "c1", &d, &err) == 0);
-	CHECK(state_dir_create(root, "c1", &again, &err) < 0);
+	CHECK(container_dir_create(root, "c1", &d, &err) == 0);
+	CHECK(container_dir_create(root, "c1", &again, &err) < 0);
 	CHECK(err && strcmp(err->msg, "container c1 already exists") == 0);
 	error_free(err);
 	err = NULL;
 	snprintf(path, sizeof(path), "%s/c1", root);
 	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0700);
-	CHECK(state_dir_remove(root, "c1", &d, &err) == 0);
-	state_dir_close(&d);
+	CHECK(container_dir_remove(root, "c1", &d, &err) == 0);
+	container_dir_close(&d);
 	CHECK(stat(path, &st) < 0 && errno == ENOENT);
 }
 
@@ -62,15 +62,15 @@ TEST(a_directory_without_state_is_no_container)
 	struct container_dir d = {-1, -1}, o = {-1, -1};
 	struct error *err = NULL;
 
-	CHECK(state_dir_create(root, "c3", &d, NULL) == 0);
+	CHECK(container_dir_create(root, "c3", &d, NULL) == 0);
 	if (d.lockfd >= 0)
 		close(d.lockfd);
 	d.lockfd = -1;
-	CHECK(state_dir_open(root, "c3", &o, &err) < 0);
+	CHECK(container_dir_open(root, "c3", &o, &err) < 0);
 	CHECK(err && strcmp(err->msg, "container c3 does not exist") == 0);
 	error_free(err);
-	CHECK(state_dir_remove(root, "c3", &d, NULL) == 0);
-	state_dir_close(&d);
+	CHECK(container_dir_remove(root, "c3", &d, NULL) == 0);
+	container_dir_close(&d);
 }
 
 TEST(the_lock_serialises_commands)
@@ -79,7 +79,7 @@ TEST(the_lock_serialises_commands)
 	int fd;
 	char path[PATH_MAX + 32];
 
-	CHECK(state_dir_create(root, "c2", &d, NULL) == 0);
+	CHECK(container_dir_create(root, "c2", &d, NULL) == 0);
 	snprintf(path, sizeof(path), "%s/c2/lock", root);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	CHECK(fd >= 0);
@@ -88,8 +88,8 @@ TEST(the_lock_serialises_commands)
 	      errno == EWOULDBLOCK);
 	if (fd >= 0)
 		close(fd);
-	CHECK(state_dir_remove(root, "c2", &d, NULL) == 0);
-	state_dir_close(&d);
+	CHECK(container_dir_remove(root, "c2", &d, NULL) == 0);
+	container_dir_close(&d);
 }
 
 TEST(a_link_in_the_root_is_no_container)
@@ -100,7 +100,7 @@ TEST(a_link_in_the_root_is_no_container)
 
 	snprintf(path, sizeof(path), "%s/evil", root);
 	CHECK(symlink("/etc", path) == 0);
-	CHECK(state_dir_open(root, "evil", &d, &err) < 0);
+	CHECK(container_dir_open(root, "evil", &d, &err) < 0);
 	CHECK(err && strcmp(err->msg, "container evil does not exist") == 0);
 	error_free(err);
 	unlink(path);
