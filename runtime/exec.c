@@ -1,12 +1,12 @@
 /* `exec`: another process in a running container.  The parent (this
  * command) reads what create stored (the effective config, the sandbox
  * settings and the policy), builds and hardens the process as create did
- * the workload's, compiles the seccomp filters, opens the container's
- * namespaces through its init, joins the pid namespace and forks.  The
- * child is put in the container's cgroup before it runs a step, joins the
- * other namespaces, sets up its console and limits, and becomes the
- * stage (runtime/stage.h), which applies the workload's own sandbox and
- * execs.  Errors of the child and of the stage travel back over a sync
+ * the workload's, makes the same process plan (runtime/proc_plan.h),
+ * opens the container's namespaces through its init, joins the pid
+ * namespace and forks.  The child is put in the container's cgroup before
+ * it runs a step, joins the other namespaces, walks the plan's steps in
+ * create's order and becomes the stage (runtime/stage.h), which applies
+ * the workload's own sandbox and execs.  Errors of the child and of the stage travel back over a sync
  * socket, as create's do.
  *
  * The child stays a child of this process: detached, it passes to the
@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +32,11 @@
 #include "fsutil.h"
 #include "harden.h"
 #include "log.h"
-#include "policy_file.h"
-#include "sync.h"
 #include "namespace.h"
+#include "policy_file.h"
 #include "proc_plan.h"
 #include "stage.h"
+#include "sync.h"
 #include "util.h"
 
 struct exec_ctx {

@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "netns.h"
 #include "fsutil.h"
 #include "hooks.h"
 #include "mount.h"
+#include "netns.h"
 #include "process.h"
 #include "stage.h"
 #include "sync.h"
