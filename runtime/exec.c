@@ -6,8 +6,8 @@
  * namespace and forks.  The child is put in the container's cgroup before
  * it runs a step, joins the other namespaces, walks the plan's steps in
  * create's order and becomes the stage (runtime/stage.h), which applies
- * the workload's own sandbox and execs.  Errors of the child and of the stage travel back over a sync
- * socket, as create's do.
+ * the workload's own sandbox and execs.  Errors of the child and of the stage
+ * travel back over a sync socket, as create's do.
  *
  * The child stays a child of this process: detached, it passes to the
  * caller's subreaper (conmon, the containerd shim) when this one exits. */
