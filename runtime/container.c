@@ -206,6 +206,24 @@ int container_state(const char *root, const char *id, char **json,
 	return r;
 }
 
+/* A paused container's processes die of SIGKILL only once thawed (v1's
+ * freezer): cgroup_kill() kills everything listed, thaws a frozen v1
+ * freezer so the SIGKILLs land, and waits until the cgroup is empty; the
+ * init is in it, so afterwards the container is stopped.  For kill and
+ * delete. */
+static int kill_paused(const struct container *c, struct error **err)
+{
+	struct cgroup *cg;
+
+	if (!c->state->cgroup)
+		return 0;
+	if (!(cg = container_cgroup(c, "kill", err)))
+		return -1;
+	if (cgroup_kill(cg, err) < 0)
+		return error_wrap(err, "kill %s", c->state->id);
+	return 0;
+}
+
 /* Every process in the container's cgroup but the init, which the caller
  * signals through its pidfd: forks and setsid daemons included, and
  * nothing else (cgroup_signal pins each pid first, so a recycled one is
@@ -249,7 +267,7 @@ int container_kill(const char *root, const char *id, int sig, bool all,
 	}
 	/* a paused container dies only once thawed */
 	if (sig == SIGKILL && c.status == CONTAINER_PAUSED &&
-	    container_kill_paused(&c, err) < 0)
+	    kill_paused(&c, err) < 0)
 		goto out;
 	r = 0;
 out:
@@ -379,7 +397,7 @@ int container_delete(const char *root, const char *id, bool force,
 			  id, container_status_name(c.status));
 		goto out;
 	}
-	if (c.status == CONTAINER_PAUSED && container_kill_paused(&c, err) < 0)
+	if (c.status == CONTAINER_PAUSED && kill_paused(&c, err) < 0)
 		goto out;
 	if (c.status != CONTAINER_STOPPED && kill_and_wait(c.state, err) < 0)
 		goto out;

@@ -86,9 +86,4 @@ void container_close(struct container *c);
 struct cgroup *container_cgroup(const struct container *c, const char *verb,
 				struct error **err);
 
-/* A paused container's processes die of SIGKILL only once thawed (v1's
- * freezer): kill everything in its cgroup, thaw it and wait until it is
- * empty.  For kill and delete. */
-int container_kill_paused(const struct container *c, struct error **err);
-
 #endif

@@ -57,19 +57,3 @@ int container_resume(const char *root, const char *id, struct error **err)
 {
 	return set_frozen(root, id, false, err);
 }
-
-/* cgroup_kill() kills everything listed, thaws a frozen v1 freezer so
- * the SIGKILLs land, and waits until the cgroup is empty; the init is in
- * it, so afterwards the container is stopped. */
-int container_kill_paused(const struct container *c, struct error **err)
-{
-	struct cgroup *cg;
-
-	if (!c->state->cgroup)
-		return 0;
-	if (!(cg = container_cgroup(c, "kill", err)))
-		return -1;
-	if (cgroup_kill(cg, err) < 0)
-		return error_wrap(err, "kill %s", c->state->id);
-	return 0;
-}

@@ -126,24 +126,6 @@ static bool is_bind(const struct spec_mount *m)
 	       harden_strv_has(m->options, m->n_options, "rbind");
 }
 
-bool harden_clean_path(const char *p)
-{
-	if (!p || p[0] != '/')
-		return false;
-	if (p[1] == '\0')
-		return true;
-	for (const char *c = p + 1;;) {
-		size_t n = strcspn(c, "/");
-
-		if (n == 0 || (n == 1 && c[0] == '.') ||
-		    (n == 2 && c[0] == '.' && c[1] == '.'))
-			return false;
-		if (c[n] == '\0')
-			return true;
-		c += n + 1;
-	}
-}
-
 static bool under_any(const char *path, const char *const *dirs, size_t n)
 {
 	for (size_t i = 0; path && i < n; i++)

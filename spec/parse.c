@@ -384,15 +384,6 @@ int spec_parse_process(const char *json, size_t len, struct spec_process **out,
 
 /* ---- freeing --------------------------------------------------------- */
 
-void spec_kv_free(struct spec_kv *kv, size_t n)
-{
-	for (size_t i = 0; kv && i < n; i++) {
-		free(kv[i].key);
-		free(kv[i].value);
-	}
-	free(kv);
-}
-
 static void caps_free(struct spec_caps *caps)
 {
 	if (!caps)

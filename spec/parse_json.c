@@ -597,6 +597,15 @@ int json_field_map(yajl_val obj, const struct jpath *p, const char *key,
 	return 0;
 }
 
+void spec_kv_free(struct spec_kv *kv, size_t n)
+{
+	for (size_t i = 0; kv && i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
 int json_field_object(yajl_val obj, const struct jpath *p, const char *key,
 		      yajl_val *out, struct error **err)
 {
