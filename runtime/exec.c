@@ -295,6 +295,8 @@ static int build_process(struct exec_ctx *c, struct error **err)
 	asked = steal_pointer(&c->process);
 	r = harden_process(asked, c->policy, &c->process, err);
 	spec_process_free(asked);
+	if (r == 0)
+		r = harden_egress_env(c->process, &c->sandbox, err);
 	return r;
 }
 

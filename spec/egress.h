@@ -55,6 +55,12 @@ struct egress_rule {
  * only single-label suffixes count. */
 typedef bool (*egress_suffix_fn)(const char *name);
 
+/* The built-in list of multi-label public suffixes and shared hosting
+ * domains (spec/egress_suffix.c), an egress_suffix_fn; and whether it is
+ * sorted (for the unit test). */
+bool egress_public_suffix(const char *name);
+bool egress_public_suffix_sorted(void);
+
 /* The normalized form of a host name (malloc'ed).  EINVAL with a one-line
  * reason when it is not a name a rule can match. */
 int egress_normalize_host(const char *in, char **out, struct error **err);

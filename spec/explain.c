@@ -182,7 +182,16 @@ static void view_network(struct view *v)
 		if (lx->namespaces[i].type == NS_NETWORK)
 			net = &lx->namespaces[i];
 	v->netns = !net ? "host" : net->path ? net->path : "new";
-	if (v->h->sandbox.enforced && v->h->sandbox.loopback_only)
+	if (v->h->sandbox.enforced && v->h->sandbox.egress_on)
+		v->network = printf_str(
+		    v,
+		    "loopback only, and corral's proxy at %s (HTTP and "
+		    "HTTPS) to %s, dialing from %s",
+		    EGRESS_PROXY_AUTHORITY,
+		    v->h->sandbox.n_egress ? "the hosts below" : "no host",
+		    v->h->sandbox.egress_netns ? v->h->sandbox.egress_netns
+					       : "corral's own network");
+	else if (v->h->sandbox.enforced && v->h->sandbox.loopback_only)
 		v->network = strdup("loopback only: a new network namespace "
 				    "with lo up and no other interface");
 	else if (!net)
@@ -524,6 +533,18 @@ static void json_reach(yajl_gen g, const struct view *v)
 		      v->h->sandbox.enforced && v->h->sandbox.loopback_only);
 	json_key_str(g, "namespace", v->netns);
 	json_key_str(g, "summary", v->network);
+	if (v->h->sandbox.enforced && v->h->sandbox.egress_on) {
+		json_str(g, "egress");
+		yajl_gen_map_open(g);
+		key_list(g, "allow", v->h->sandbox.egress,
+			 v->h->sandbox.n_egress);
+		json_key_str(g, "proxy", EGRESS_PROXY_AUTHORITY);
+		json_key_str(g, "dialFrom",
+			     v->h->sandbox.egress_netns
+				 ? v->h->sandbox.egress_netns
+				 : "own");
+		yajl_gen_map_close(g);
+	}
 	yajl_gen_map_close(g);
 	json_str(g, "secrets");
 	yajl_gen_map_open(g);
@@ -753,6 +774,9 @@ static void text_page(FILE *f, const struct view *v)
 	rows(f, "", "writable", v->writable, v->n_writable, "nothing");
 	rows(f, "", "host paths", v->host_paths, v->n_host_paths, "none");
 	row(f, "network", "", v->network);
+	if (v->h->sandbox.enforced && v->h->sandbox.egress_on)
+		rows(f, "", "egress", v->h->sandbox.egress,
+		     v->h->sandbox.n_egress, "none");
 	text_secrets(f, v);
 	text_limits(f, v);
 	text_privileges(f, v);

@@ -26,11 +26,13 @@ static const struct {
 	const char *concern;
 	int (*apply)(struct harden_ctx *c, struct error **err);
 } rules[] = {
+    {"network", harden_egress},
     {"namespaces", harden_namespaces},
     {"filesystem", harden_rootfs},
     {"filesystem", harden_root_path},
     {"host mounts", harden_mounts},
     {"secrets", harden_env},
+    {"network", harden_egress_environment},
     {"privileges", harden_user},
     {"privileges", harden_id_maps},
     {"privileges", harden_capabilities},
@@ -181,6 +183,8 @@ void sandbox_release(struct sandbox *s)
 	if (!s)
 		return;
 	strv_free(s->syscalls_allow);
+	strv_free(s->egress);
+	free(s->egress_netns);
 	*s = (struct sandbox){0};
 }
 
@@ -233,6 +237,18 @@ void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s)
 		      (const char *const *)s->syscalls_allow,
 		      s->n_syscalls_allow);
 	json_key_bool(g, "limitsBestEffort", s->limits_best_effort);
+	if (s->egress_on) {
+		json_str(g, "egress");
+		yajl_gen_map_open(g);
+		json_key_strv(g, "allow", (const char *const *)s->egress,
+			      s->n_egress);
+		json_str(g, "dialFrom");
+		if (s->egress_netns)
+			json_str(g, s->egress_netns);
+		else
+			yajl_gen_null(g);
+		yajl_gen_map_close(g);
+	}
 	yajl_gen_map_close(g);
 }
 
@@ -292,6 +308,7 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 {
 	int role = 0, rootfs = 0;
 	int64_t wall = 0, scratch = 0;
+	yajl_val eg;
 
 	if (json_field_bool(o, p, "enforced", &s->enforced, NULL, err) < 0 ||
 	    read_name(o, p, "role", role_names, ARRAY_SIZE(role_names), &role,
@@ -305,8 +322,19 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 	    json_field_strv(o, p, "syscallsAllow", false, &s->syscalls_allow,
 			    &s->n_syscalls_allow, err) < 0 ||
 	    json_field_bool(o, p, "limitsBestEffort", &s->limits_best_effort,
-			    NULL, err) < 0)
+			    NULL, err) < 0 ||
+	    json_field_object(o, p, "egress", &eg, err) < 0)
 		return -1;
+	if (eg) {
+		struct jpath ep = JKEY(p, "egress");
+
+		s->egress_on = true;
+		if (json_field_strv(eg, &ep, "allow", true, &s->egress,
+				    &s->n_egress, err) < 0 ||
+		    json_field_string(eg, &ep, "dialFrom", false,
+				      &s->egress_netns, err) < 0)
+			return -1;
+	}
 	s->role = role;
 	s->rootfs = rootfs;
 	s->scratch_size = (uint64_t)scratch;

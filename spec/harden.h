@@ -30,6 +30,13 @@
 #define ANNOTATION_TIMEOUT "run.corral.timeout"
 #define ANNOTATION_MEMORY "run.corral.memory"
 #define ANNOTATION_PIDS "run.corral.pids"
+#define ANNOTATION_EGRESS "run.corral.egress"
+
+/* Where corral's egress proxy listens inside the container's network
+ * namespace (the workload's HTTP(S)_PROXY). */
+#define EGRESS_PROXY_ADDR "127.0.0.1"
+#define EGRESS_PROXY_PORT 3128
+#define EGRESS_PROXY_AUTHORITY "127.0.0.1:3128"
 
 enum sandbox_role {
 	ROLE_WORKLOAD,	  /* runs the untrusted code */
@@ -47,6 +54,14 @@ struct sandbox {
 	char **syscalls_allow; /* extra calls on top of the seccomp baseline */
 	size_t n_syscalls_allow;
 	bool limits_best_effort;
+	/* corral's egress proxy (spec/harden_egress.c): on, the rules it
+	 * applies (egress_rule_text form; none: it refuses every host), and
+	 * the network namespace it dials out from (config.json's path; NULL:
+	 * corral's own) */
+	bool egress_on;
+	char **egress;
+	size_t n_egress;
+	char *egress_netns;
 };
 
 /* One change to config.json: the field (a JSON path in config.json, or a
@@ -107,6 +122,12 @@ void hardened_free(struct hardened *h);
  * permissive policy returns an unchanged copy.  Pure, idempotent. */
 int harden_process(const struct spec_process *in, const struct policy *policy,
 		   struct spec_process **out, struct error **err);
+
+/* The proxy's variables (HTTP_PROXY ...) set in `p`'s environment when
+ * the sandbox has corral's egress proxy, replacing any of the same name:
+ * for the workload (harden) and every exec'd process. */
+int harden_egress_env(struct spec_process *p, const struct sandbox *s,
+		      struct error **err);
 
 /* The sandbox settings and the change list as JSON (kept in the state dir
  * as sandbox.json; `explain --format json` prints it with the blast

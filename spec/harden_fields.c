@@ -108,7 +108,8 @@ const struct harden_field harden_fields[] = {
     {".linux.namespaces[].path", "kept or dropped or refused",
      "pid, ipc, uts only when it is the container's own pod sandbox's "
      "(refused otherwise); network only with network \"config\" and "
-     "never the host's; mount, cgroup, user dropped"},
+     "never the host's (with an egress list, where corral's proxy dials "
+     "from); mount, cgroup, user dropped"},
     {".linux.uidMappings", "dropped or kept or refused",
      "dropped without a user namespace; otherwise every host id within "
      "user.idMap, or refused"},

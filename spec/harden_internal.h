@@ -80,6 +80,10 @@ const char *harden_annotation(const struct spec *s, const char *key);
 struct spec_linux *harden_linux(struct harden_ctx *c);
 struct spec_resources *harden_resources(struct harden_ctx *c);
 
+/* harden_egress.c: the hosts corral's proxy lets the container reach */
+int harden_egress(struct harden_ctx *c, struct error **err);
+int harden_egress_environment(struct harden_ctx *c, struct error **err);
+
 /* harden_rules.c: namespaces, rootfs, env, user, capabilities, syscalls */
 int harden_namespaces(struct harden_ctx *c, struct error **err);
 int harden_rootfs(struct harden_ctx *c, struct error **err);

@@ -34,8 +34,20 @@ static const struct {
     [NS_CGROUP] = {true, false, false}, [NS_TIME] = {false, false, true},
 };
 
+/* The network is config.json's only under "config" without an egress
+ * list; under the proxy the container's namespace is a new one as under
+ * "loopback", and config.json's path is where the proxy dials from. */
+static bool config_network(const struct harden_ctx *c)
+{
+	return c->policy->network == POLICY_NET_CONFIG &&
+	       !c->h->sandbox.egress_on;
+}
+
 static const char *new_ns(const struct harden_ctx *c, enum spec_ns_type t)
 {
+	if (t == NS_NETWORK && c->h->sandbox.egress_on)
+		return "new (loopback only; corral's proxy dials from the "
+		       "namespace asked)";
 	if (t == NS_NETWORK && c->policy->network == POLICY_NET_LOOPBACK)
 		return "new (loopback only)";
 	return "new";
@@ -45,6 +57,8 @@ static const char *ns_reason(const struct harden_ctx *c, enum spec_ns_type t)
 {
 	if (t != NS_NETWORK)
 		return "default";
+	if (c->h->sandbox.egress_on && c->policy->network == POLICY_NET_CONFIG)
+		return "annotation: " ANNOTATION_EGRESS;
 	return HARDEN_WHY(c->policy->network == c->defaults->network,
 			  "network");
 }
@@ -56,8 +70,7 @@ static bool judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
 {
 	enum spec_ns_type t = ns->type;
 	bool keep_path =
-	    ns_rules[t].keep_path ||
-	    (t == NS_NETWORK && c->policy->network == POLICY_NET_CONFIG);
+	    ns_rules[t].keep_path || (t == NS_NETWORK && config_network(c));
 	_cleanup_free_ char *field =
 	    harden_fmt(c, ".linux.namespaces[%s]", spec_ns_type_names[t]);
 	_cleanup_free_ char *asked =
@@ -77,6 +90,8 @@ static bool judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
 	}
 	seen[t] = true;
 	if (ns->path && !keep_path) {
+		if (t == NS_NETWORK && c->h->sandbox.egress_on)
+			c->h->sandbox.egress_netns = steal_pointer(&ns->path);
 		free(ns->path);
 		ns->path = NULL;
 		harden_record(c, field, asked, new_ns(c, t), ns_reason(c, t));
@@ -118,7 +133,9 @@ int harden_namespaces(struct harden_ctx *c, struct error **err)
 	free(lx->namespaces);
 	lx->namespaces = out;
 	lx->n_namespaces = n;
-	c->h->sandbox.loopback_only = c->policy->network == POLICY_NET_LOOPBACK;
+	c->h->sandbox.loopback_only =
+	    c->policy->network == POLICY_NET_LOOPBACK ||
+	    c->h->sandbox.egress_on;
 	return 0;
 }
 

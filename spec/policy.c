@@ -121,6 +121,7 @@ void policy_free(struct policy *p)
 {
 	if (!p)
 		return;
+	strv_free(p->egress_allow);
 	strv_free(p->env_allow);
 	strv_free(p->caps_keep);
 	strv_free(p->syscalls_allow);

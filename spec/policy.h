@@ -18,6 +18,7 @@
 #include "error.h"
 
 #define POLICY_PATH "/etc/corral/policy.json"
+#define POLICY_EGRESS_MAX 256 /* rules in network.allow */
 
 enum policy_mode {
 	POLICY_SANDBOX,	   /* "sandbox": the hardened sandbox (default) */
@@ -28,6 +29,11 @@ enum policy_network {
 	POLICY_NET_LOOPBACK, /* "loopback": a new netns with only lo (default)
 			      */
 	POLICY_NET_CONFIG, /* "config": as config.json says (CNI, pod netns) */
+	/* {"allow": [RULE...]}: a new netns with only lo, and corral's proxy
+	 * on its 127.0.0.1 reaching exactly the hosts the rules name
+	 * (spec/egress.h), from the namespace config.json names or corral's
+	 * own */
+	POLICY_NET_EGRESS,
 };
 
 enum policy_rootfs {
@@ -77,6 +83,10 @@ struct policy_device {
 struct policy {
 	enum policy_mode mode;
 	enum policy_network network;
+	/* POLICY_NET_EGRESS: the rules, each as egress_rule_text() writes it
+	 * (checked and normalized when the policy is read) */
+	char **egress_allow;
+	size_t n_egress_allow;
 	enum policy_rootfs rootfs;
 	uint64_t scratch_size; /* bytes; default 64 MiB */
 	char **env_allow;      /* names; default PATH, HOME, TERM, LANG */

@@ -107,7 +107,15 @@ static void emit_policy(yajl_gen g, const struct policy *p)
 {
 	yajl_gen_map_open(g);
 	json_key_str(g, "mode", policy_mode_names[p->mode]);
-	json_key_str(g, "network", policy_network_names[p->network]);
+	if (p->network == POLICY_NET_EGRESS) {
+		json_str(g, "network");
+		yajl_gen_map_open(g);
+		json_key_strv(g, "allow", (const char *const *)p->egress_allow,
+			      p->n_egress_allow);
+		yajl_gen_map_close(g);
+	} else {
+		json_key_str(g, "network", policy_network_names[p->network]);
+	}
 	json_str(g, "rootfs");
 	yajl_gen_map_open(g);
 	json_key_str(g, "mode", policy_rootfs_names[p->rootfs]);
@@ -159,7 +167,8 @@ int policy_emit(const struct policy *policy, char **out, struct error **err)
 	if (!g)
 		return error_set(err, ENOMEM, "out of memory");
 	if ((unsigned)policy->mode >= ARRAY_SIZE(policy_mode_names) ||
-	    (unsigned)policy->network >= ARRAY_SIZE(policy_network_names) ||
+	    ((unsigned)policy->network >= ARRAY_SIZE(policy_network_names) &&
+	     policy->network != POLICY_NET_EGRESS) ||
 	    (unsigned)policy->rootfs >= ARRAY_SIZE(policy_rootfs_names)) {
 		yajl_gen_free(g);
 		return error_set(err, EINVAL, "emit policy: invalid mode");

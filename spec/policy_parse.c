@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "egress.h"
 #include "json.h"
 #include "parse_internal.h"
 #include "policy_internal.h"
@@ -260,16 +261,70 @@ static int read_section(yajl_val doc, const struct jpath *p, const char *key,
 
 /* ---- the sections ---------------------------------------------------- */
 
+/* "network": {"allow": [RULE...]}: every rule checked as the proxy will
+ * read it (a wildcard over a public suffix, `*` and malformed names
+ * refused) and kept in its normalized text. */
+static int parse_egress(yajl_val doc, struct policy *pol, struct error **err)
+{
+	static const char *const keys[] = {"allow"};
+	struct jpath p = JKEY(NULL, "network"), ap = JKEY(&p, "allow");
+	char **rules = NULL;
+	size_t n = 0;
+	yajl_val o;
+
+	if (SECTION(doc, NULL, "network", keys, &o, err) < 0)
+		return -1;
+	if (json_field_strv(o, &p, "allow", true, &rules, &n, err) < 0)
+		return -1;
+	if (n > POLICY_EGRESS_MAX) {
+		strv_free(rules);
+		return json_fail(&ap, err, "more than %d rules",
+				 POLICY_EGRESS_MAX);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct jpath ip = JINDEX(&ap, i);
+		struct egress_rule r;
+		struct error *why = NULL;
+		char *text;
+
+		if (egress_rule_parse(rules[i], egress_public_suffix, &r,
+				      &why) < 0) {
+			json_fail(&ip, err, "%s", why->msg);
+			error_free(why);
+			strv_free(rules);
+			return -1;
+		}
+		text = egress_rule_text(&r);
+		egress_rule_release(&r);
+		if (!text) {
+			strv_free(rules);
+			return error_set(err, ENOMEM, "out of memory");
+		}
+		free(rules[i]);
+		rules[i] = text;
+	}
+	strv_free(pol->egress_allow);
+	pol->egress_allow = rules;
+	pol->n_egress_allow = n;
+	pol->network = POLICY_NET_EGRESS;
+	return 0;
+}
+
 static int parse_top(yajl_val doc, struct policy *pol, struct error **err)
 {
 	int mode = pol->mode, net = pol->network;
+	yajl_val v;
 
 	if (read_enum(doc, NULL, "mode", policy_mode_names,
 		      ARRAY_SIZE(policy_mode_names), &mode, err) < 0 ||
-	    read_enum(doc, NULL, "network", policy_network_names,
-		      ARRAY_SIZE(policy_network_names), &net, err) < 0)
+	    json_member(doc, NULL, "network", &v, err) < 0)
 		return -1;
 	pol->mode = mode;
+	if (v && YAJL_IS_OBJECT(v))
+		return parse_egress(doc, pol, err);
+	if (read_enum(doc, NULL, "network", policy_network_names,
+		      ARRAY_SIZE(policy_network_names), &net, err) < 0)
+		return -1;
 	pol->network = net;
 	return 0;
 }

@@ -1,0 +1,310 @@
+/* Unit tests of the egress policy: `network: {"allow": [...]}` read,
+ * normalized and written back; harden()'s egress rule (a new loopback-only
+ * namespace, the proxy's rules, config.json's network path kept as where
+ * the proxy dials from) and the run.corral.egress annotation, which only
+ * narrows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "egress.h"
+#include "fixture.h"
+
+static struct spec *config(const char *annotations, const char *netns)
+{
+	char json[4096];
+
+	snprintf(json, sizeof(json),
+		 "{\"ociVersion\": \"1.2.0\","
+		 " \"process\": {\"user\": {\"uid\": 0, \"gid\": 0},"
+		 "  \"args\": [\"sh\"], \"cwd\": \"/\"},"
+		 " \"root\": {\"path\": \"rootfs\"},"
+		 " \"annotations\": {%s}, \"linux\": {\"namespaces\": ["
+		 "  {\"type\": \"network\"%s%s%s}]}}",
+		 annotations, netns ? ", \"path\": \"" : "",
+		 netns ? netns : "", netns ? "\"" : "");
+	return spec_of(json);
+}
+
+static const struct spec_namespace *netns_of(const struct hardened *h)
+{
+	const struct spec_linux *lx = h ? h->spec->linux_ : NULL;
+
+	for (size_t i = 0; lx && i < lx->n_namespaces; i++)
+		if (lx->namespaces[i].type == NS_NETWORK)
+			return &lx->namespaces[i];
+	return NULL;
+}
+
+TEST(the_allow_list_is_read_normalized)
+{
+	struct policy *p = policy_of(
+	    "{\"network\": {\"allow\": [\"PyPI.org.\", \"**.GitHub.com\","
+	    " \"api.example.com:8443\", \"127.0.0.1:8080\", \"[::1]:9\"]}}");
+
+	CHECK(p && p->network == POLICY_NET_EGRESS);
+	CHECK(p && p->n_egress_allow == 5);
+	if (p && p->n_egress_allow == 5) {
+		CHECK_STR(p->egress_allow[0], "pypi.org");
+		CHECK_STR(p->egress_allow[1], "**.github.com");
+		CHECK_STR(p->egress_allow[2], "api.example.com:8443");
+		CHECK_STR(p->egress_allow[3], "127.0.0.1:8080");
+		CHECK_STR(p->egress_allow[4], "[::1]:9");
+	}
+	policy_free(p);
+}
+
+TEST(the_allow_list_round_trips)
+{
+	struct policy *p =
+	    policy_of("{\"network\": {\"allow\": [\"pypi.org\", \"*.x.org\"]}}");
+	char *text = p ? policy_text(p) : NULL;
+	struct policy *q = text ? policy_of(text) : NULL;
+	char *again = q ? policy_text(q) : NULL;
+
+	CHECK(q && q->network == POLICY_NET_EGRESS && q->n_egress_allow == 2);
+	CHECK(text && again && strcmp(text, again) == 0);
+	free(text);
+	free(again);
+	policy_free(p);
+	policy_free(q);
+}
+
+TEST(bad_rules_fail_naming_the_entry)
+{
+	static const struct {
+		const char *json, *msg;
+	} cases[] = {
+	    {"{\"network\": {\"allow\": [\"*\"]}}",
+	     ".network.allow[0]: *: a wildcard is only `*.name` or `**.name`, "
+	     "never all hosts"},
+	    {"{\"network\": {\"allow\": [\"ok.org\", \"**.com\"]}}",
+	     ".network.allow[1]: **.com: a wildcard over the public suffix "
+	     "\"com\" would allow every site under it"},
+	    {"{\"network\": {\"allow\": [\"*.github.io\"]}}",
+	     ".network.allow[0]: *.github.io: a wildcard over the public "
+	     "suffix \"github.io\" would allow every site under it"},
+	    {"{\"network\": {\"allow\": [\"**.co.uk\"]}}",
+	     ".network.allow[0]: **.co.uk: a wildcard over the public suffix "
+	     "\"co.uk\" would allow every site under it"},
+	    {"{\"network\": {\"alow\": []}}", ".network.alow: unknown key"},
+	    {"{\"network\": {}}", ".network.allow: missing"},
+	    {"{\"network\": {\"allow\": \"pypi.org\"}}",
+	     ".network.allow: expected an array"},
+	    {"{\"network\": \"open\"}",
+	     ".network: expected \"loopback\" or \"config\", got \"open\""},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *msg = policy_error(cases[i].json);
+
+		CHECK_STR(msg, cases[i].msg);
+		free(msg);
+	}
+}
+
+TEST(too_many_rules_fail)
+{
+	char json[16384] = "{\"network\": {\"allow\": [";
+	size_t n = strlen(json);
+	char *msg;
+
+	for (int i = 0; i <= POLICY_EGRESS_MAX; i++)
+		n += (size_t)snprintf(json + n, sizeof(json) - n,
+				      "%s\"h%d.org\"", i ? "," : "", i);
+	snprintf(json + n, sizeof(json) - n, "]}}");
+	msg = policy_error(json);
+	CHECK_STR(msg, ".network.allow: more than 256 rules");
+	free(msg);
+}
+
+TEST(the_suffix_list_is_sorted)
+{
+	CHECK(egress_public_suffix_sorted());
+	CHECK(egress_public_suffix("co.uk"));
+	CHECK(!egress_public_suffix("example.co.uk"));
+}
+
+TEST(egress_makes_a_loopback_namespace_and_keeps_the_path_to_dial_from)
+{
+	struct policy *p = policy_of("{\"network\": {\"allow\": [\"pypi.org\"]}}");
+	struct spec *s = config("", "/var/run/netns/cni-1");
+	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
+	const struct spec_namespace *ns = netns_of(h);
+
+	CHECK(h && h->sandbox.egress_on && h->sandbox.loopback_only);
+	CHECK(h && h->sandbox.n_egress == 1);
+	if (h && h->sandbox.n_egress == 1)
+		CHECK_STR(h->sandbox.egress[0], "pypi.org");
+	CHECK(ns && !ns->path);
+	CHECK(h && h->sandbox.egress_netns);
+	if (h && h->sandbox.egress_netns)
+		CHECK_STR(h->sandbox.egress_netns, "/var/run/netns/cni-1");
+	CHECK_CHANGE(h, "sandbox.egress", "absent", "[pypi.org]",
+		     "policy: network.allow");
+	hardened_free(h);
+	spec_free(s);
+	policy_free(p);
+}
+
+TEST(without_egress_nothing_changes)
+{
+	struct spec *s = config("", NULL);
+	struct hardened *h = harden_ok(s, NULL);
+
+	CHECK(h && !h->sandbox.egress_on && h->sandbox.loopback_only);
+	CHECK(h && !h->sandbox.egress_netns && h->sandbox.n_egress == 0);
+	CHECK(!find_change(h, "sandbox.egress"));
+	hardened_free(h);
+	spec_free(s);
+}
+
+TEST(the_annotation_narrows)
+{
+	struct policy *p = policy_of(
+	    "{\"network\": {\"allow\": [\"pypi.org\", \"**.github.com\"]}}");
+	struct spec *s =
+	    config("\"run.corral.egress\": \" api.github.com , pypi.org\"",
+		   NULL);
+	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
+
+	CHECK(h && h->sandbox.n_egress == 2);
+	if (h && h->sandbox.n_egress == 2) {
+		CHECK_STR(h->sandbox.egress[0], "api.github.com");
+		CHECK_STR(h->sandbox.egress[1], "pypi.org");
+	}
+	CHECK_CHANGE(h, "sandbox.egress", "absent",
+		     "[api.github.com, pypi.org]",
+		     "annotation: run.corral.egress");
+	hardened_free(h);
+	spec_free(s);
+	policy_free(p);
+}
+
+TEST(an_empty_annotation_allows_no_host)
+{
+	struct policy *p = policy_of("{\"network\": {\"allow\": [\"pypi.org\"]}}");
+	struct spec *s = config("\"run.corral.egress\": \"\"", NULL);
+	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
+
+	CHECK(h && h->sandbox.egress_on && h->sandbox.n_egress == 0);
+	CHECK_CHANGE(h, "sandbox.egress", "absent", "no host",
+		     "annotation: run.corral.egress");
+	hardened_free(h);
+	spec_free(s);
+	policy_free(p);
+}
+
+TEST(an_annotation_that_widens_fails)
+{
+	static const struct {
+		const char *policy, *annotation, *msg;
+	} cases[] = {
+	    {"{\"network\": {\"allow\": [\"pypi.org\"]}}", "evil.example",
+	     "annotation run.corral.egress: evil.example is not within the "
+	     "policy's network.allow"},
+	    {"{\"network\": {\"allow\": [\"*.github.com\"]}}", "github.com",
+	     "annotation run.corral.egress: github.com is not within the "
+	     "policy's network.allow"},
+	    {"{\"network\": {\"allow\": [\"pypi.org\"]}}", "pypi.org:22",
+	     "annotation run.corral.egress: pypi.org:22 is not within the "
+	     "policy's network.allow"},
+	    {"{}", "pypi.org",
+	     "annotation run.corral.egress=pypi.org: wider than the policy's "
+	     "network \"loopback\" (no network)"},
+	    {"{\"network\": {\"allow\": [\"pypi.org\"]}}", "*",
+	     "annotation run.corral.egress: *: a wildcard is only `*.name` or "
+	     "`**.name`, never all hosts"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char ann[256];
+		struct policy *p = policy_of(cases[i].policy);
+		struct spec *s;
+		char *msg;
+
+		snprintf(ann, sizeof(ann), "\"run.corral.egress\": \"%s\"",
+			 cases[i].annotation);
+		s = config(ann, NULL);
+		msg = p && s ? harden_error(s, p) : NULL;
+		CHECK_STR(msg, cases[i].msg);
+		free(msg);
+		spec_free(s);
+		policy_free(p);
+	}
+}
+
+TEST(under_the_engines_network_the_annotation_narrows_to_the_proxy)
+{
+	struct policy *p = policy_of("{\"network\": \"config\"}");
+	struct spec *s = config("\"run.corral.egress\": \"pypi.org\"",
+				"/var/run/netns/cni-2");
+	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
+	const struct spec_namespace *ns = netns_of(h);
+
+	CHECK(h && h->sandbox.egress_on && h->sandbox.loopback_only);
+	CHECK(ns && !ns->path);
+	CHECK(h && h->sandbox.egress_netns);
+	CHECK_CHANGE(h, "sandbox.egress", "the engine's network", "[pypi.org]",
+		     "annotation: run.corral.egress");
+	hardened_free(h);
+	spec_free(s);
+	policy_free(p);
+}
+
+TEST(the_sandbox_json_carries_the_rules)
+{
+	_cleanup_error_ struct error *err = NULL;
+	struct policy *p =
+	    policy_of("{\"network\": {\"allow\": [\"a.org\", \"b.org:81\"]}}");
+	struct spec *s = config("", "/run/netns/x");
+	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
+	char *json = NULL;
+	struct sandbox back = {0};
+
+	CHECK(h && hardened_emit_sandbox(h, &json, &err) == 0);
+	CHECK(json &&
+	      hardened_parse_sandbox(json, strlen(json), &back, &err) == 0);
+	CHECK(back.egress_on && back.n_egress == 2);
+	if (back.n_egress == 2)
+		CHECK_STR(back.egress[1], "b.org:81");
+	CHECK(back.egress_netns);
+	if (back.egress_netns)
+		CHECK_STR(back.egress_netns, "/run/netns/x");
+	sandbox_release(&back);
+	free(json);
+	hardened_free(h);
+	spec_free(s);
+	policy_free(p);
+}
+
+TEST(the_proxy_variables_are_corrals)
+{
+	struct policy *p = policy_of("{\"network\": {\"allow\": [\"pypi.org\"]}}");
+	struct spec *s = spec_of(
+	    "{\"ociVersion\": \"1.2.0\", \"process\": {\"user\": {\"uid\": 0,"
+	    " \"gid\": 0}, \"args\": [\"sh\"], \"cwd\": \"/\", \"env\": ["
+	    "\"PATH=/bin\", \"https_proxy=http://evil:1\", \"SECRET=x\"]},"
+	    " \"root\": {\"path\": \"rootfs\"}}");
+	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
+	const struct spec_process *pr = h ? h->spec->process : NULL;
+
+	CHECK(pr && has_str(pr->env, pr->n_env, "PATH=/bin"));
+	CHECK(pr && has_str(pr->env, pr->n_env,
+			    "https_proxy=http://127.0.0.1:3128"));
+	CHECK(pr && has_str(pr->env, pr->n_env,
+			    "HTTPS_PROXY=http://127.0.0.1:3128"));
+	CHECK(pr && has_str(pr->env, pr->n_env,
+			    "NO_PROXY=localhost,127.0.0.1,::1"));
+	CHECK(pr && !has_str(pr->env, pr->n_env, "https_proxy=http://evil:1"));
+	CHECK(pr && !has_str(pr->env, pr->n_env, "SECRET=x"));
+	CHECK(pr && pr->n_env == 10 && !pr->env[pr->n_env]);
+	hardened_free(h);
+	spec_free(s);
+	policy_free(p);
+}
+
+int main(void)
+{
+	return unit_run();
+}
