@@ -17,7 +17,9 @@
  *   prestart, createRuntime hooks ◀ HOOKS ─ [when config.json has them]
  *                         ── HOOKS_DONE ──▶ createContainer hooks, pivot,
  *                                           proc_plan steps, the stage
- *   state.json "created", pid file ◀ READY  the stage
+ *   [egress] the proxy's helper  ◀ READY  the stage
+ *     (listens in the child's netns)
+ *   state.json "created", pid file
  *   COMMIT (state JSON) ─────── COMMIT ───▶ stops dying with the parent
  *   exit                   ◀ COMMITTED ─── waits on the exec fifo
  */
@@ -38,6 +40,7 @@
 
 #include "cgroup.h"
 #include "container_dir.h"
+#include "egress_helper.h"
 #include "fsutil.h"
 #include "harden.h"
 #include "hooks.h"
@@ -73,6 +76,7 @@ struct create_ctx {
 	bool in_cgroup; /* made there by clone3 */
 	int fifo_fd;
 	pid_t pid;
+	pid_t egress_pid; /* the egress helper, when the sandbox has one */
 };
 
 /* The bundle directory is the caller's (an engine's) choice; what is in
@@ -416,6 +420,19 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 			0)
 			return -1;
 	}
+	/* The container's network namespace exists: its proxy listens there
+	 * before the workload can run. */
+	if (c->hardened->sandbox.enforced && c->hardened->sandbox.egress_on &&
+	    egress_helper_start(
+		&(struct egress_start){
+		    .id = c->o->id,
+		    .sandbox = &c->hardened->sandbox,
+		    .init = c->pid,
+		    .cgroup = c->cgroup,
+		    .dirfd = c->dir.dirfd,
+		},
+		&c->egress_pid, err) < 0)
+		return -1;
 	fill_state(c, &st, created, "created");
 	free(state_json);
 	state_json = NULL;
@@ -498,6 +515,10 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	if (failed && c->pid > 0) {
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
+	}
+	if (failed && c->egress_pid > 0) {
+		kill(c->egress_pid, SIGKILL);
+		waitpid(c->egress_pid, NULL, 0);
 	}
 	if (failed && c->cgroup_made) {
 		cgroup_kill(c->cgroup, NULL);

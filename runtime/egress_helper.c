@@ -1,0 +1,361 @@
+/* The egress helper's setup, a flat list of steps (docs/architecture.md,
+ * "The egress helper").  create forks it once the container's init has
+ * made its network namespace (after READY); it
+ *
+ *   1. closes every fd of create's but the six it needs, resets signals
+ *      and leaves create's session (a terminal's ^C is the container's);
+ *   2. joins the container's cgroup: it is counted against the limits and
+ *      killed with the container;
+ *   3. enters the init's network namespace (through its pidfd), makes
+ *      the listening socket on EGRESS_PROXY_AUTHORITY there and comes
+ *      back to the namespace it dials from: a socket stays in the
+ *      namespace it was made in, so the container reaches the proxy and
+ *      nothing else, and the proxy's own connections leave from the
+ *      engine's namespace (config.json's path) or corral's;
+ *   4. reads /etc/hosts and /etc/resolv.conf into memory, after which it
+ *      needs no file at all;
+ *   5. drops every privilege: bounding set, groups, uid and gid to
+ *      nobody, every capability set, no_new_privs, not dumpable; then
+ *      its own seccomp filter, which has no open, exec or mount;
+ *   6. tells create it is ready and serves until the init's pidfd says
+ *      the container's init has exited.
+ *
+ * Privileged operations, all before step 5 and each safe: the cgroup
+ * write moves this process alone into the container's own cgroup; the
+ * namespace entries use descriptors opened before the fork (the init's
+ * pidfd, which cannot be recycled while create holds it unreaped, and a
+ * dial namespace checked to be a network namespace); the socket is bound
+ * to loopback only. */
+#include "egress_helper.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/nsfs.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "egress.h"
+#include "egress_proxy.h"
+#include "fsutil.h"
+#include "harden.h"
+#include "util.h"
+
+#define READY_TIMEOUT_MS 10000
+#define LISTEN_BACKLOG 128
+
+/* The descriptors the helper keeps from create. */
+struct helper_fds {
+	int init;   /* pidfd of the container's init */
+	int dial;   /* the network namespace it dials from */
+	int log;    /* EGRESS_LOG_FILE, O_APPEND */
+	int hosts;  /* /etc/hosts, or -1 */
+	int resolv; /* /etc/resolv.conf, or -1 */
+	int ready;  /* the pipe to create */
+};
+
+/* The namespace config.json names (a CNI or pod namespace), opened as
+ * namespace.c opens a join path and checked to be a network namespace;
+ * O_NONBLOCK so that a FIFO put there cannot hang create.  Without one,
+ * corral's own. */
+static int open_dial_netns(const char *path, struct error **err)
+{
+	int fd = open(path ? path : "/proc/self/ns/net",
+		      O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return error_errno(err, "egress: network namespace %s",
+				   path ? path : "of corral");
+	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET) {
+		close(fd);
+		return error_set(err, EINVAL,
+				 "egress: %s is not a network namespace", path);
+	}
+	return fd;
+}
+
+/* A host file the resolver reads into *fd, left -1 when the host has
+ * none.  They are the host administrator's, not the bundle's, so a link
+ * (a systemd-resolved /etc/resolv.conf) is followed. */
+static int open_host_file(const char *path, int *fd, struct error **err)
+{
+	*fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (*fd < 0 && errno != ENOENT)
+		return error_errno(err, "egress: %s", path);
+	return 0;
+}
+
+/* ---- the helper's side ----------------------------------------------- */
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Close every fd but the ones in f (create's sync socket, the state
+ * directory lock, the bundle ...). */
+static int close_others(const struct helper_fds *f, struct error **err)
+{
+	int keep[] = {f->init, f->dial, f->log, f->hosts, f->resolv, f->ready};
+	unsigned next = 0;
+
+	qsort(keep, ARRAY_SIZE(keep), sizeof(keep[0]), cmp_int);
+	for (size_t i = 0; i < ARRAY_SIZE(keep); i++) {
+		if (keep[i] < 0)
+			continue;
+		if ((unsigned)keep[i] > next &&
+		    syscall(SYS_close_range, next, keep[i] - 1, 0) < 0)
+			return error_errno(err, "close_range");
+		next = (unsigned)keep[i] + 1;
+	}
+	if (syscall(SYS_close_range, next, ~0U, 0) < 0)
+		return error_errno(err, "close_range");
+	return 0;
+}
+
+static void reset_signals(void)
+{
+	sigset_t none;
+
+	for (int s = 1; s < NSIG; s++)
+		signal(s, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN); /* a peer's reset is an EPIPE */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* The listening socket, in the init's network namespace, and back. */
+static int listen_inside(const struct helper_fds *f, int *out,
+			 struct error **err)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons(EGRESS_PROXY_PORT)};
+	_cleanup_close_ int fd = -1;
+	int one = 1;
+
+	inet_pton(AF_INET, EGRESS_PROXY_ADDR, &a.sin_addr);
+	if (setns(f->init, CLONE_NEWNET) < 0)
+		return error_errno(err, "enter the container's network "
+					"namespace");
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(fd, LISTEN_BACKLOG) < 0)
+		return error_errno(err, "listen on %s", EGRESS_PROXY_AUTHORITY);
+	if (setns(f->dial, CLONE_NEWNET) < 0)
+		return error_errno(err, "enter the network namespace to dial "
+					"from");
+	*out = take_fd(&fd);
+	return 0;
+}
+
+/* Nothing of root is left: no capability in any set (the bounding set
+ * first, while CAP_SETPCAP allows it), nobody's ids and no groups, and
+ * no way back through an exec (no_new_privs; the filter has no execve
+ * anyway).  Not dumpable: another process of uid nobody on the host
+ * cannot ptrace it or read its memory. */
+static int drop_privileges(struct error **err)
+{
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct data[2] = {{0}};
+	const uid_t id = EGRESS_HELPER_UID;
+
+	for (int cap = 0; prctl(PR_CAPBSET_READ, cap) >= 0; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap) < 0)
+			return error_errno(err, "drop capability %d", cap);
+	if (setgroups(0, NULL) < 0 || setresgid(id, id, id) < 0 ||
+	    setresuid(id, id, id) < 0)
+		return error_errno(err, "become uid %u", id);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 ||
+	    syscall(SYS_capset, &hdr, data) < 0)
+		return error_errno(err, "clear capabilities");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return error_errno(err, "no_new_privs");
+	return 0;
+}
+
+/* The rules as the proxy applies them, from the sandbox's texts (which
+ * the policy reader wrote; parsed again, they cannot fail but for
+ * memory). */
+static int load_rules(const struct sandbox *s, struct egress_rule **out,
+		      struct error **err)
+{
+	struct egress_rule *r = calloc(s->n_egress + 1, sizeof(*r));
+
+	if (!r)
+		return error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < s->n_egress; i++)
+		if (egress_rule_parse(s->egress[i], egress_public_suffix, &r[i],
+				      err) < 0)
+			return error_wrap(err, "egress rule");
+	*out = r;
+	return 0;
+}
+
+static int helper_setup(const struct egress_start *s, struct helper_fds *f,
+			struct egress_proxy *p, int *listen_fd,
+			struct error **err)
+{
+	struct egress_resolver *res = NULL;
+	struct egress_rule *rules = NULL;
+
+	reset_signals();
+	if (close_others(f, err) < 0 || setsid() < 0)
+		return error_wrap(err, "egress helper");
+	if (s->cgroup && cgroup_enter(s->cgroup, getpid(), err) < 0)
+		return error_wrap(err, "egress helper: cgroup");
+	if (listen_inside(f, listen_fd, err) < 0 ||
+	    egress_resolver_load(f->hosts, f->resolv, &res, err) < 0 ||
+	    load_rules(s->sandbox, &rules, err) < 0)
+		return error_wrap(err, "egress helper");
+	closep(&f->hosts);
+	closep(&f->resolv);
+	closep(&f->dial);
+	if (drop_privileges(err) < 0 || egress_proxy_seccomp(err) < 0)
+		return error_wrap(err, "egress helper");
+	egress_proxy_defaults(p);
+	p->rules = rules;
+	p->n_rules = s->sandbox->n_egress;
+	p->container_id = s->id;
+	p->log_fd = f->log;
+	p->resolver = res;
+	p->stop_fd = f->init;
+	return 0;
+}
+
+/* The helper process: its setup's error goes to create over the pipe;
+ * after "ready" it only serves. */
+static _Noreturn void helper_main(const struct egress_start *s,
+				  struct helper_fds *f)
+{
+	struct error *err = NULL;
+	struct egress_proxy p;
+	int listen_fd = -1;
+
+	if (helper_setup(s, f, &p, &listen_fd, &err) < 0) {
+		ssize_t w = write(f->ready, err->msg, strlen(err->msg));
+
+		(void)w;
+		_exit(1);
+	}
+	if (write(f->ready, "", 1) != 1)
+		_exit(1);
+	closep(&f->ready);
+	_exit(egress_proxy_serve(listen_fd, &p, &err) < 0 ? 1 : 0);
+}
+
+/* ---- create's side --------------------------------------------------- */
+
+/* The helper's one byte, or its error message; it must come within
+ * READY_TIMEOUT_MS. */
+static int wait_ready(int fd, struct error **err)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	char msg[512];
+	ssize_t n;
+	int r;
+
+	do
+		r = poll(&pfd, 1, READY_TIMEOUT_MS);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return error_set(err, ETIMEDOUT,
+				 "egress helper: not ready after %d ms",
+				 READY_TIMEOUT_MS);
+	n = read(fd, msg, sizeof(msg) - 1);
+	if (n == 1 && msg[0] == '\0')
+		return 0;
+	if (n <= 0)
+		return error_set(err, EIO,
+				 "egress helper: exited during setup");
+	msg[n] = '\0';
+	return error_set(err, EIO, "%s", msg);
+}
+
+static int write_pid(int dirfd, pid_t pid, struct error **err)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+
+	return write_file_atomic_at(dirfd, EGRESS_PID_FILE, buf, (size_t)n,
+				    0600, err);
+}
+
+int egress_helper_start(const struct egress_start *s, pid_t *pid,
+			struct error **err)
+{
+	struct helper_fds f = {-1, -1, -1, -1, -1, -1};
+	int pipefd[2] = {-1, -1};
+	pid_t child = -1;
+	int r = -1;
+
+	f.init = (int)syscall(SYS_pidfd_open, s->init, 0);
+	if (f.init < 0) {
+		error_errno(err, "egress: pidfd of the init");
+		goto out;
+	}
+	if ((f.dial = open_dial_netns(s->sandbox->egress_netns, err)) < 0 ||
+	    open_host_file("/etc/hosts", &f.hosts, err) < 0 ||
+	    open_host_file("/etc/resolv.conf", &f.resolv, err) < 0)
+		goto out;
+	f.log = openat(s->dirfd, EGRESS_LOG_FILE,
+		       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW |
+			   O_CLOEXEC,
+		       0600);
+	if (f.log < 0) {
+		error_errno(err, "egress: %s", EGRESS_LOG_FILE);
+		goto out;
+	}
+	/* The log is opened here, as root, and written by nobody through
+	 * this descriptor only. */
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		error_errno(err, "egress: pipe");
+		goto out;
+	}
+	child = fork();
+	if (child < 0) {
+		error_errno(err, "egress: fork the helper");
+		goto out;
+	}
+	if (child == 0) {
+		close(pipefd[0]);
+		f.ready = pipefd[1];
+		helper_main(s, &f);
+	}
+	closep(&pipefd[1]);
+	if (wait_ready(pipefd[0], err) < 0 ||
+	    write_pid(s->dirfd, child, err) < 0)
+		goto out;
+	*pid = child;
+	child = -1;
+	r = 0;
+out:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	closep(&pipefd[0]);
+	closep(&pipefd[1]);
+	closep(&f.init);
+	closep(&f.dial);
+	closep(&f.log);
+	closep(&f.hosts);
+	closep(&f.resolv);
+	return r;
+}

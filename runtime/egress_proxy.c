@@ -1,0 +1,319 @@
+/* The egress proxy's accepting loop, its resolver files, its log and its
+ * seccomp filter.  Connections are handled in egress_conn.c. */
+#include "egress_proxy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "util.h"
+
+#define RESOLVER_FILE_MAX (1 << 20)
+#define LOG_LINE_MAX 4096
+
+void egress_proxy_defaults(struct egress_proxy *p)
+{
+	*p = (struct egress_proxy){
+	    .log_fd = -1,
+	    .stop_fd = -1,
+	    .max_conns = 64,
+	    .head_max = 16384,
+	    .log_max = 8 << 20,
+	    .head_ms = 10000,
+	    .connect_ms = 10000,
+	    .hello_ms = 10000,
+	    .dns_ms = 3000,
+	    .idle_ms = 300000,
+	};
+}
+
+long long egress_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* ---- the resolver's files -------------------------------------------- */
+
+int egress_resolver_load(int hosts_fd, int resolv_fd,
+			 struct egress_resolver **out, struct error **err)
+{
+	struct egress_resolver *r = calloc(1, sizeof(*r));
+	_cleanup_free_ char *resolv = NULL;
+	size_t len = 0;
+
+	if (!r)
+		return error_set(err, ENOMEM, "out of memory");
+	if (hosts_fd >= 0 &&
+	    read_fd(hosts_fd, "/etc/hosts", &r->hosts, &r->hosts_len, err) < 0)
+		goto fail;
+	if (resolv_fd >= 0 &&
+	    read_fd(resolv_fd, "/etc/resolv.conf", &resolv, &len, err) < 0)
+		goto fail;
+	if (r->hosts_len > RESOLVER_FILE_MAX || len > RESOLVER_FILE_MAX) {
+		error_set(err, EFBIG, "resolver files larger than %d bytes",
+			  RESOLVER_FILE_MAX);
+		goto fail;
+	}
+	if (resolv)
+		r->n_servers =
+		    dns_nameservers(resolv, len, r->servers, DNS_SERVERS_MAX);
+	*out = r;
+	return 0;
+fail:
+	free(r->hosts);
+	free(r);
+	return -1;
+}
+
+/* ---- the log --------------------------------------------------------- */
+
+/* A JSON string: every byte outside printable ASCII, and the quote and
+ * backslash, escaped (a name is the workload's text). */
+static void put_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c;
+	     c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if (*c < 0x20 || *c >= 0x7f)
+			fprintf(f, "\\u%04x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+static void put_addr(FILE *f, const struct egress_addr *a)
+{
+	char text[64];
+
+	egress_addr_text(a, text, sizeof(text));
+	put_json_str(f, text);
+}
+
+/* One line, one write(): O_APPEND keeps concurrent connections' lines
+ * whole.  Past log_max bytes nothing more is written (the file is in the
+ * state directory, on the host's tmpfs; a workload must not fill it). */
+void egress_log(const struct egress_proxy *p, const struct egress_decision *d)
+{
+	char line[LOG_LINE_MAX], now[64];
+	FILE *f;
+	off_t size;
+	long n;
+
+	if (p->log_fd < 0)
+		return;
+	size = lseek(p->log_fd, 0, SEEK_END);
+	if (size < 0 || (size_t)size >= p->log_max)
+		return;
+	f = fmemopen(line, sizeof(line), "w");
+	if (!f)
+		return;
+	now_rfc3339(now, sizeof(now));
+	fprintf(f, "{\"time\":\"%s\",\"container\":", now);
+	put_json_str(f, p->container_id);
+	fprintf(f, ",\"method\":");
+	put_json_str(f, d->method);
+	fprintf(f, ",\"name\":");
+	put_json_str(f, d->name);
+	fprintf(f, ",\"port\":%u,\"resolved\":[", d->port);
+	for (size_t i = 0; i < d->n_resolved; i++) {
+		if (i)
+			fputc(',', f);
+		put_addr(f, &d->resolved[i]);
+	}
+	fprintf(f, "],\"address\":");
+	if (d->chosen)
+		put_addr(f, d->chosen);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"rule\":");
+	if (d->rule)
+		put_json_str(f, d->rule);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"verdict\":\"%s\",\"reason\":", d->verdict);
+	put_json_str(f, d->reason);
+	fprintf(f,
+		",\"bytes_up\":%llu,\"bytes_down\":%llu,\"duration_ms\":%lld}",
+		d->up, d->down, egress_now_ms() - d->start_ms);
+	n = ftell(f);
+	fclose(f);
+	/* a line that did not fit is not written half */
+	if (n <= 0 || (size_t)n >= sizeof(line) - 1)
+		return;
+	line[n] = '\n';
+	if (write(p->log_fd, line, (size_t)n + 1) < 0)
+		return;
+}
+
+/* ---- the filter ------------------------------------------------------ */
+
+static const char *const allowed_calls[] = {
+    "read",
+    "write",
+    "readv",
+    "writev",
+    "close",
+    "poll",
+    "ppoll",
+    "accept4",
+    "connect",
+    "sendto",
+    "recvfrom",
+    "sendmsg",
+    "recvmsg",
+    "setsockopt",
+    "getsockopt",
+    "getsockname",
+    "getpeername",
+    "shutdown",
+    "fcntl",
+    "lseek",
+    "fstat",
+    "newfstatat",
+    "clock_gettime",
+    "gettimeofday",
+    "nanosleep",
+    "clock_nanosleep",
+    "exit",
+    "exit_group",
+    "brk",
+    "mmap",
+    "munmap",
+    "mremap",
+    "madvise",
+    "rt_sigaction",
+    "rt_sigprocmask",
+    "rt_sigreturn",
+    "restart_syscall",
+    "wait4",
+    "waitid",
+    "getpid",
+    "gettid",
+    "getrandom",
+    "futex",
+    "set_robust_list",
+    "rseq",
+    "sched_yield",
+    "getuid",
+    "getgid",
+    "geteuid",
+    "getegid",
+    "uname",
+};
+
+/* clone only as fork() makes it (no thread, no namespace); socket only
+ * for IPv4 and IPv6.  Anything else fails with EPERM: the proxy has no
+ * business with files, exec, ptrace, mounts or ids. */
+int egress_proxy_seccomp(struct error **err)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+	int r = 0;
+
+	if (!ctx)
+		return error_set(err, ENOMEM, "seccomp: out of memory");
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(allowed_calls); i++) {
+		int nr = seccomp_syscall_resolve_name(allowed_calls[i]);
+
+		if (nr != __NR_SCMP_ERROR)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
+	}
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+				     SCMP_A0(SCMP_CMP_EQ, AF_INET));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+				     SCMP_A0(SCMP_CMP_EQ, AF_INET6));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ,
+					     CLONE_THREAD | CLONE_NEWNS |
+						 CLONE_NEWUSER | CLONE_NEWNET |
+						 CLONE_NEWPID | CLONE_VM,
+					     0));
+	if (r == 0)
+		r = seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (r < 0)
+		return error_set(err, -r, "seccomp: the proxy's filter: %s",
+				 strerror(-r));
+	return 0;
+}
+
+/* ---- the accepting loop ---------------------------------------------- */
+
+static unsigned reap(void)
+{
+	unsigned n = 0;
+
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		n++;
+	return n;
+}
+
+/* Past max_conns a client gets 503 at once: the workload can hold the
+ * proxy's connections, never make it grow without bound. */
+static void refuse_busy(int fd)
+{
+	static const char busy[] =
+	    "HTTP/1.1 503 Service Unavailable\r\nX-Corral-Egress: busy\r\n"
+	    "Content-Length: 0\r\nConnection: close\r\n\r\n";
+
+	if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		return;
+}
+
+int egress_proxy_serve(int listen_fd, const struct egress_proxy *p,
+		       struct error **err)
+{
+	unsigned active = 0;
+
+	for (;;) {
+		struct pollfd fds[2] = {{.fd = p->stop_fd, .events = POLLIN},
+					{.fd = listen_fd, .events = POLLIN}};
+		unsigned done = reap();
+		pid_t child;
+		int c;
+
+		active = done > active ? 0 : active - done;
+		if (poll(fds, 2, 1000) < 0 && errno != EINTR)
+			return error_errno(err, "egress: poll");
+		if (p->stop_fd >= 0 && fds[0].revents)
+			return 0;
+		if (!(fds[1].revents & POLLIN))
+			continue;
+		c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		if (active >= p->max_conns) {
+			refuse_busy(c);
+			close(c);
+			continue;
+		}
+		child = fork();
+		if (child == 0) {
+			close(listen_fd);
+			egress_conn_handle(c, p);
+			_exit(0);
+		}
+		if (child > 0)
+			active++;
+		close(c);
+	}
+}
