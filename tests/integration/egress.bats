@@ -1,0 +1,314 @@
+#!/usr/bin/env bats
+# network: {"allow": [...]}: corral's egress proxy reaches the named hosts
+# and nothing else.  The upstreams are the test's own, on the host's
+# loopback (an HTTP server and an HTTPS one with a certificate made here);
+# names resolve through a hosts file bound over /etc/hosts in a private
+# mount namespace that corral runs in; every request stays on this
+# machine.  Reaching 127.0.0.1 from a name needs an address rule naming
+# it: that is the refused-range rule the tests rely on.
+
+load helpers
+
+setup_file() {
+	corral_setup_file
+	UP="$BATS_FILE_TMPDIR/up"
+	mkdir -p "$UP/www"
+	echo hello-from-upstream >"$UP/www/index.html"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=up.test \
+		-addext subjectAltName=DNS:up.test,DNS:other.test \
+		-keyout "$UP/key.pem" -out "$UP/cert.pem" 2>/dev/null ||
+		fail "openssl req"
+	HTTP_PORT=$((20000 + RANDOM % 10000))
+	HTTPS_PORT=$((HTTP_PORT + 1))
+	python3 -m http.server "$HTTP_PORT" --bind 127.0.0.1 \
+		--directory "$UP/www" >"$UP/http.log" 2>&1 3>&- &
+	echo $! >"$UP/http.pid"
+	python3 - "$HTTPS_PORT" "$UP" >"$UP/https.log" 2>&1 3>&- <<-'PY' &
+		import functools, http.server, ssl, sys
+		port, up = int(sys.argv[1]), sys.argv[2]
+		h = functools.partial(http.server.SimpleHTTPRequestHandler,
+				      directory=up + "/www")
+		s = http.server.ThreadingHTTPServer(("127.0.0.1", port), h)
+		ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+		ctx.load_cert_chain(up + "/cert.pem", up + "/key.pem")
+		s.socket = ctx.wrap_socket(s.socket, server_side=True)
+		s.serve_forever()
+	PY
+	echo $! >"$UP/https.pid"
+	UDP_PORT=$((HTTP_PORT + 2))
+	python3 -c 'import socket, sys
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.bind(("127.0.0.1", int(sys.argv[1])))
+while True:
+    d, a = u.recvfrom(100)
+    open(sys.argv[2], "ab").write(d + b"\n")' "$UDP_PORT" "$UP/udp.got" \
+		>/dev/null 2>&1 3>&- &
+	echo $! >"$UP/udp.pid"
+	{ cat /etc/hosts; echo "127.0.0.1 up.test other.test";
+	  echo "169.254.169.254 metadata.test"; } >"$UP/hosts"
+	for port in "$HTTP_PORT" "$HTTPS_PORT"; do
+		for _ in $(seq 50); do
+			nc -z 127.0.0.1 "$port" 2>/dev/null && break
+			sleep 0.1
+		done
+	done
+	export UP HTTP_PORT HTTPS_PORT UDP_PORT
+}
+
+teardown_file() {
+	local f
+	for f in "$UP/http.pid" "$UP/https.pid" "$UP/udp.pid"; do
+		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
+	done
+	return 0
+}
+
+setup() {
+	corral_setup
+	POLICY="$BATS_TEST_TMPDIR/policy.json"
+}
+
+teardown() {
+	corral_teardown
+}
+
+# allow RULE...: the test's policy.
+allow() {
+	local rules
+	rules="$(printf '"%s",' "$@")"
+	printf '{"network": {"allow": [%s]}}\n' "${rules%,}" >"$POLICY"
+}
+
+# sandboxed CMD...: corral sandbox under the policy, with the test's hosts
+# file as the host's /etc/hosts (a private mount namespace).
+sandboxed() {
+	run --separate-stderr unshare -m sh -c \
+		'mount --bind "$0" /etc/hosts && exec "$@"' "$UP/hosts" \
+		"$CORRAL" --root "$ROOT" --policy "$POLICY" sandbox -- "$@" \
+		</dev/null 3>&-
+}
+
+# create_with_policy: create $ID under the policy, stdio to files (the
+# container outlives the command).
+create_with_policy() {
+	corral --policy "$POLICY" create --bundle "$BUNDLE" "$ID" </dev/null \
+		>>"$BATS_TEST_TMPDIR/$ID.out" 2>>"$BATS_TEST_TMPDIR/$ID.err" ||
+		fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+}
+
+# py CODE: python3 inside the sandbox.
+py() {
+	sandboxed python3 -c "$1"
+}
+
+@test "egress: plain HTTP to an allowed address works (busybox wget)" {
+	allow "127.0.0.1:$HTTP_PORT"
+	sandboxed busybox wget -q -O- "http://127.0.0.1:$HTTP_PORT/"
+	assert_success
+	assert_output hello-from-upstream
+}
+
+@test "egress: HTTPS through CONNECT to an allowed name works (curl)" {
+	allow up.test:"$HTTPS_PORT" "127.0.0.1:$HTTPS_PORT"
+	sandboxed curl -sSk "https://up.test:$HTTPS_PORT/"
+	assert_success
+	assert_output hello-from-upstream
+}
+
+@test "egress: python urllib over HTTPS works with the proxy variables alone" {
+	allow up.test:"$HTTPS_PORT" "127.0.0.1:$HTTPS_PORT"
+	py "import ssl, urllib.request as u
+ctx = ssl.create_default_context(cafile=None); ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+print(u.urlopen('https://up.test:$HTTPS_PORT/', context=ctx).read().decode().strip())"
+	assert_success
+	assert_output hello-from-upstream
+}
+
+@test "egress: a host no rule names gets 403 with the message and the header" {
+	allow "127.0.0.1:$HTTP_PORT"
+	sandboxed curl -s -D - "http://other.test:$HTTP_PORT/"
+	assert_success
+	assert_line --partial "403 Forbidden"
+	assert_line --partial "X-Corral-Egress: denied"
+	assert_line "corral: egress to other.test:$HTTP_PORT refused: no rule of the host policy's network.allow names this host and port"
+}
+
+@test "egress: CONNECT to an address literal no rule names is refused" {
+	allow up.test:"$HTTPS_PORT" "127.0.0.1:$HTTP_PORT"
+	sandboxed curl -sk "https://127.0.0.1:$HTTPS_PORT/"
+	assert_failure
+	py "import socket
+s = socket.create_connection(('127.0.0.1', 3128))
+s.sendall(b'CONNECT 127.0.0.1:$HTTPS_PORT HTTP/1.1\r\nHost: 127.0.0.1:$HTTPS_PORT\r\n\r\n')
+print(s.recv(1000).decode().splitlines()[-1])"
+	assert_output "corral: egress to 127.0.0.1:$HTTPS_PORT refused: an address is reached only when a rule of the host policy's network.allow names it"
+}
+
+@test "egress: a port the rule does not name is refused" {
+	allow up.test:"$HTTPS_PORT" "127.0.0.1:$HTTPS_PORT"
+	sandboxed curl -s -D - "http://up.test:$HTTP_PORT/"
+	assert_line --partial "403 Forbidden"
+}
+
+@test "egress: suffix tricks and case: only the name itself matches" {
+	allow up.test:"$HTTP_PORT" "127.0.0.1:$HTTP_PORT"
+	sandboxed curl -s "http://UP.TEST.:$HTTP_PORT/"
+	assert_output hello-from-upstream
+	for host in up.test.attacker evilup.test x.up.test; do
+		sandboxed curl -s -o /dev/null -w '%{http_code}' \
+			"http://$host:$HTTP_PORT/"
+		assert_output 403
+	done
+}
+
+@test "egress: a name that resolves to loopback or the metadata address is refused without an address rule" {
+	allow up.test:"$HTTP_PORT" metadata.test:80
+	sandboxed curl -s "http://up.test:$HTTP_PORT/"
+	assert_line --partial "the name resolves only to refused addresses (loopback)"
+	sandboxed curl -s "http://metadata.test/"
+	assert_line --partial "refused addresses (metadata)"
+}
+
+@test "egress: a TLS server name other than the CONNECT host, or none, closes the tunnel" {
+	allow up.test:"$HTTPS_PORT" other.test:"$HTTPS_PORT" "127.0.0.1:$HTTPS_PORT"
+	py "import socket, ssl
+def tunnel(sni):
+    s = socket.create_connection(('127.0.0.1', 3128))
+    s.sendall(b'CONNECT up.test:$HTTPS_PORT HTTP/1.1\r\nHost: up.test:$HTTPS_PORT\r\n\r\n')
+    assert s.recv(100).startswith(b'HTTP/1.1 200')
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+    try:
+        t = ctx.wrap_socket(s, server_hostname=sni)
+        t.sendall(b'GET / HTTP/1.0\r\n\r\n')
+        return 'open:' + t.recv(100).decode(errors='replace')[:12]
+    except (ssl.SSLError, OSError) as e:
+        return 'closed'
+print(tunnel('up.test'), tunnel('other.test'), tunnel(None))"
+	assert_success
+	assert_output "open:HTTP/1.0 200 closed closed"
+}
+
+@test "egress: a Host header that differs from the request, and a second request on the connection, do not reach the upstream" {
+	allow up.test:"$HTTP_PORT" "127.0.0.1:$HTTP_PORT"
+	py "import socket
+s = socket.create_connection(('127.0.0.1', 3128))
+s.sendall(b'GET http://up.test:$HTTP_PORT/ HTTP/1.1\r\nHost: other.test:$HTTP_PORT\r\n\r\n')
+print(s.recv(200).split(b'\r\n')[0].decode())
+s = socket.create_connection(('127.0.0.1', 3128))
+s.sendall(b'GET http://up.test:$HTTP_PORT/ HTTP/1.1\r\nHost: up.test:$HTTP_PORT\r\n\r\n'
+          b'GET http://up.test:$HTTP_PORT/second HTTP/1.1\r\nHost: up.test:$HTTP_PORT\r\n\r\n')
+data = b''
+while True:
+    b = s.recv(4096)
+    if not b: break
+    data += b
+print(data.count(b'HTTP/1.'), b'hello-from-upstream' in data)"
+	assert_success
+	assert_line --index 0 "HTTP/1.1 400 Bad Request"
+	assert_line --index 1 "1 True"
+	run grep -c "GET /second" "$UP/http.log"
+	assert_output 0
+}
+
+@test "egress: oversized and malformed heads are refused" {
+	allow up.test:"$HTTP_PORT" "127.0.0.1:$HTTP_PORT"
+	py "import socket
+def ask(data):
+    s = socket.create_connection(('127.0.0.1', 3128))
+    s.sendall(data)
+    return s.recv(100).split(b'\r\n')[0].decode()
+print(ask(b'GET http://up.test:$HTTP_PORT/ HTTP/1.1\r\nX: ' + b'a' * 20000 + b'\r\n\r\n'))
+print(ask(b'GET http://up.test:$HTTP_PORT/ HTTP/1.1\nHost: up.test\n\n\r\n\r\n'))
+print(ask(b'GET / HTTP/1.1\r\nHost: up.test:$HTTP_PORT\r\n\r\n'))
+print(ask(b'POST http://up.test:$HTTP_PORT/ HTTP/1.1\r\nHost: up.test:$HTTP_PORT\r\nTransfer-Encoding: chunked\r\n\r\n'))"
+	assert_success
+	assert_line --index 0 "HTTP/1.1 431 Request Header Fields Too Large"
+	assert_line --index 1 "HTTP/1.1 400 Bad Request"
+	assert_line --index 2 "HTTP/1.1 400 Bad Request"
+	assert_line --index 3 "HTTP/1.1 411 Length Required"
+}
+
+@test "egress: raw TCP and UDP that bypass the proxy reach nothing" {
+	# the listeners are the host's loopback ones of this test: a leak
+	# would reach them, never leave the machine
+	allow "127.0.0.1:$HTTP_PORT"
+	py "import socket
+try:
+    socket.create_connection(('127.0.0.1', $HTTP_PORT), timeout=2).sendall(b'GET /raw-bypass HTTP/1.0\r\n\r\n'); print('tcp leaked')
+except OSError as e: print('tcp', e.errno)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.sendto(b'udp-bypass', ('127.0.0.1', $UDP_PORT))
+print([n for _, n in socket.if_nameindex()])"
+	assert_success
+	assert_line --index 0 "tcp 111"
+	assert_line --index 1 "['lo']"
+	sleep 0.3
+	run grep -c raw-bypass "$UP/http.log"
+	assert_output 0
+	[ ! -s "$UP/udp.got" ] || fail "the UDP listener got: $(cat "$UP/udp.got")"
+	# the listener does hear this host's own loopback
+	python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'host', ('127.0.0.1', $UDP_PORT))"
+	for _ in $(seq 20); do [ -s "$UP/udp.got" ] && break; sleep 0.1; done
+	run cat "$UP/udp.got"
+	assert_output host
+	: >"$UP/udp.got"
+}
+
+@test "egress: each decision is one JSON line in the state directory, and the helper runs as nobody without privileges" {
+	allow "127.0.0.1:$HTTP_PORT"
+	set_args sh -c "wget -q -O- http://127.0.0.1:$HTTP_PORT/; wget -q -O- http://127.0.0.1:1/ 2>/dev/null; sleep 30"
+	ln -s busybox "$ROOTFS/bin/wget"
+	create_with_policy
+	local pid dir="$ROOT/$ID"
+	pid="$(cat "$dir/egress.pid")"
+	run grep -E '^(Uid|Gid|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' "/proc/$pid/status"
+	assert_line --regexp '^Uid:\s+65534\s+65534\s+65534\s+65534$'
+	assert_line --regexp '^CapEff:\s+0+$'
+	assert_line --regexp '^CapPrm:\s+0+$'
+	assert_line --regexp '^CapBnd:\s+0+$'
+	assert_line --regexp '^NoNewPrivs:\s+1$'
+	assert_line --regexp '^Seccomp:\s+2$'
+	corral start "$ID"
+	for _ in $(seq 50); do
+		[ "$(wc -l <"$dir/egress.log")" -ge 2 ] && break
+		sleep 0.1
+	done
+	run python3 -c "import json, sys
+for l in open(sys.argv[1]):
+    d = json.loads(l); print(d['verdict'], d['port'], d['container'], d['address'], d['rule'])" "$dir/egress.log"
+	assert_line "allow $HTTP_PORT $ID 127.0.0.1 127.0.0.1:$HTTP_PORT"
+	assert_line "deny 1 $ID None None"
+	corral kill "$ID" KILL
+	corral delete --force "$ID"
+	wait_pid_gone "$pid" 20
+}
+
+@test "egress: the helper goes when the container's init exits" {
+	allow "127.0.0.1:$HTTP_PORT"
+	set_args sleep 30
+	create_with_policy
+	local pid
+	pid="$(cat "$ROOT/$ID/egress.pid")"
+	kill -0 "$pid"
+	kill -KILL "$(container_pid "$ID")"
+	wait_pid_gone "$pid" 50
+}
+
+@test "egress: explain lists the rules; an annotation only narrows them" {
+	allow pypi.org "**.github.com"
+	run corral --policy "$POLICY" explain --bundle "$BUNDLE"
+	assert_success
+	assert_line --partial "corral's proxy at 127.0.0.1:3128"
+	assert_line --regexp '^ +egress +pypi.org$'
+	update_config '.annotations["run.corral.egress"] = "api.github.com"'
+	run corral --policy "$POLICY" explain --bundle "$BUNDLE"
+	assert_line --partial "sandbox.egress"
+	assert_line --partial "[api.github.com]  (annotation: run.corral.egress)"
+	update_config '.annotations["run.corral.egress"] = "evil.example"'
+	run --separate-stderr corral --policy "$POLICY" create --bundle "$BUNDLE" "$ID"
+	assert_failure
+	assert_error_line "create $ID: config.json: annotation run.corral.egress: evil.example is not within the policy's network.allow"
+	[ ! -e "$ROOT/$ID" ]
+}
