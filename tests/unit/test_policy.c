@@ -501,6 +501,7 @@ TEST(agent_gpu_and_permissive_examples)
 	struct policy *agent = example("agent.json");
 	struct policy *gpu = example("gpu.json");
 	struct policy *perm = example("permissive.json");
+	struct policy *pkgs = example("packages.json");
 
 	CHECK(agent && agent->memory == (int64_t)(2048 * MiB));
 	CHECK(agent && agent->pids == 512 && agent->wall_clock == 900);
@@ -510,6 +511,9 @@ TEST(agent_gpu_and_permissive_examples)
 	      strcmp(gpu->devices[1].path, "/dev/nvidia0") == 0 &&
 	      gpu->devices[1].major == 195 && gpu->devices[1].minor == 0);
 	CHECK(perm && perm->mode == POLICY_PERMISSIVE);
+	CHECK(pkgs && pkgs->network == POLICY_NET_EGRESS &&
+	      pkgs->n_egress_allow == 5);
+	policy_free(pkgs);
 	policy_free(agent);
 	policy_free(gpu);
 	policy_free(perm);
