@@ -83,8 +83,8 @@ static enum tls_hello client_hello(struct rd h, char *name, const char **why)
 	size_t type;
 
 	/* legacy_version, random, session id, cipher suites, compression */
-	if (!take(&h, 2 + 32, NULL) || !vec(&h, 1, NULL) ||
-	    !vec(&h, 2, NULL) || !vec(&h, 1, NULL)) {
+	if (!take(&h, 2 + 32, NULL) || !vec(&h, 1, NULL) || !vec(&h, 2, NULL) ||
+	    !vec(&h, 1, NULL)) {
 		*why = "malformed ClientHello";
 		return TLS_HELLO_BAD;
 	}
@@ -160,8 +160,8 @@ enum tls_hello tls_hello_sni(const unsigned char *buf, size_t len, char *name,
 			}
 		}
 		if (need && n >= need)
-			return client_hello((struct rd){hs + 4, need - 4},
-					    name, why);
+			return client_hello((struct rd){hs + 4, need - 4}, name,
+					    why);
 	}
 	return TLS_HELLO_MORE;
 }
