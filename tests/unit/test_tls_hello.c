@@ -288,22 +288,23 @@ TEST(every_prefix_wants_more)
 TEST(not_a_handshake_record)
 {
 	char name[TLS_NAME_MAX + 1];
-	unsigned char buf[sizeof(hello13_sni)];
+	unsigned char buf[sizeof(hello13_sni) + RECORD];
+	size_t len = sizeof(hello13_sni);
 
-	memcpy(buf, hello13_sni, sizeof(buf));
+	memcpy(buf, hello13_sni, len);
 	buf[0] = 0x17; /* application data */
-	CHECK(sni(buf, sizeof(buf), name) == TLS_HELLO_BAD);
+	CHECK(sni(buf, len, name) == TLS_HELLO_BAD);
 	CHECK(sni(buf, 1, name) == TLS_HELLO_MORE); /* too early to say */
 	buf[0] = 0x16;
 	buf[1] = 0x02; /* SSL 2 */
-	CHECK(sni(buf, sizeof(buf), name) == TLS_HELLO_BAD);
+	CHECK(sni(buf, len, name) == TLS_HELLO_BAD);
 	/* plain HTTP through the tunnel */
 	CHECK(sni((const unsigned char *)"GET / HTTP/1.1\r\n", 16, name) ==
 	      TLS_HELLO_BAD);
 	/* a second record of another type inside a hello */
-	split(hello13_sni, sizeof(hello13_sni), 50, buf);
+	len = split(hello13_sni, sizeof(hello13_sni), 50, buf);
 	buf[RECORD + 50] = 0x15;
-	CHECK(sni(buf, sizeof(buf), name) == TLS_HELLO_BAD);
+	CHECK(sni(buf, len, name) == TLS_HELLO_BAD);
 }
 
 TEST(not_a_client_hello)
