@@ -4,9 +4,9 @@
  * the handshake itself, which the target puts in one record and again
  * in records of 1 to 97 bytes.  Invariants: a verdict is one of the
  * four; BAD says why, on one line; a name is 1 to 255 bytes without a
- * NUL; a prefix of the input gets MORE or the same verdict as all of
- * it, with the same name; the handshake gets the same verdict however
- * it is cut into records.
+ * NUL, as the handshake has it; a prefix of the input gets MORE or the
+ * same verdict as all of it, with the same name; the handshake gets the
+ * same verdict however it is cut into records.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -112,6 +112,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(buf, "malloc");
 	len = records(data, size, RECORD_MAX, buf);
 	one = verdict(buf, len);
+	if (one.r == TLS_HELLO_SNI)
+		FUZZ_CHECK(memmem(data, size, one.name, strlen(one.name)),
+			   "a name not in the handshake: %s", one.name);
 	check_prefixes(buf, len, &one);
 	len = records(data, size, chunk, buf);
 	cut = verdict(buf, len);
