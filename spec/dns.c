@@ -47,7 +47,9 @@ size_t dns_query(uint16_t id, const char *name, uint16_t type,
 	return n;
 }
 
-/* The name at *off as dotted text (lowercase); *off moves past it. */
+/* The name at *off as dotted text (lowercase); *off moves past it.  A
+ * dot or a NUL inside a label becomes a backslash, which no normalized
+ * name has: the one label "example.com" is not the name example.com. */
 static bool read_name(const unsigned char *m, size_t len, size_t *off,
 		      char *out)
 {
@@ -79,6 +81,8 @@ static bool read_name(const unsigned char *m, size_t len, size_t *off,
 		for (size_t i = 0; i < l; i++) {
 			char c = (char)m[p + 1 + i];
 
+			if (c == '.' || c == '\0')
+				c = '\\';
 			out[n++] = (c >= 'A' && c <= 'Z') ? c + 32 : c;
 		}
 		p += 1 + l;
@@ -146,17 +150,18 @@ enum dns_result dns_answer(const unsigned char *m, size_t len, uint16_t id,
 	if (len < HEADER || be16(m) != id || !(m[2] & 0x80) ||
 	    (m[2] & 0x78) != 0 || be16(m + 4) != 1)
 		return DNS_BAD;
+	/* the question first: a verdict on another question is none */
+	if (!read_name(m, len, &off, q) || off + 4 > len ||
+	    strcmp(q, name) != 0 || be16(m + off) != type ||
+	    be16(m + off + 2) != CLASS_IN)
+		return DNS_BAD;
+	off += 4;
 	if (m[2] & 0x02)
 		return DNS_FAIL; /* truncated: no TCP here */
 	if ((m[3] & 0x0f) == 3)
 		return DNS_NXDOMAIN;
 	if ((m[3] & 0x0f) != 0)
 		return DNS_FAIL;
-	if (!read_name(m, len, &off, q) || off + 4 > len ||
-	    strcmp(q, name) != 0 || be16(m + off) != type ||
-	    be16(m + off + 2) != CLASS_IN)
-		return DNS_BAD;
-	off += 4;
 	ancount = be16(m + 6);
 	if (strlen(name) > NAME_MAX_TEXT)
 		return DNS_BAD;
@@ -165,25 +170,34 @@ enum dns_result dns_answer(const unsigned char *m, size_t len, uint16_t id,
 		bool moved = false;
 
 		if (!scan(m, len, off, ancount, target, type, addrs, max, n,
-			  &moved))
+			  &moved)) {
+			*n = 0; /* none of a message that does not parse */
 			return DNS_BAD;
+		}
 		if (*n > 0 || !moved)
 			return DNS_OK;
 	}
 	return DNS_OK;
 }
 
-/* The next whitespace-separated word of a line, or NULL at its end. */
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\0';
+}
+
+/* The next whitespace-separated word of a line, or NULL at its end.  A
+ * NUL byte separates words too: a word is never empty, so the caller's
+ * loop over the words of a line always moves on. */
 static const char *word(const char **p, const char *end, size_t *wlen)
 {
 	const char *s = *p;
 
-	while (s < end && (*s == ' ' || *s == '\t' || *s == '\r'))
+	while (s < end && blank(*s))
 		s++;
 	if (s >= end || *s == '#')
 		return NULL;
 	*wlen = 0;
-	while (s + *wlen < end && !strchr(" \t\r#", s[*wlen]))
+	while (s + *wlen < end && !blank(s[*wlen]) && s[*wlen] != '#')
 		(*wlen)++;
 	*p = s + *wlen;
 	return s;

@@ -29,7 +29,9 @@ enum dns_result {
 size_t dns_query(uint16_t id, const char *name, uint16_t type,
 		 unsigned char *out, size_t size);
 
-/* The addresses of `name` of `type` in the response msg to query `id`. */
+/* The addresses of `name` of `type` in the response msg to query `id`;
+ * *n is 0 but for DNS_OK.  Every verdict is on this question: a response
+ * to another is DNS_BAD, whatever its rcode. */
 enum dns_result dns_answer(const unsigned char *msg, size_t len, uint16_t id,
 			   const char *name, uint16_t type,
 			   struct egress_addr *addrs, size_t max, size_t *n);
