@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/demo (`make demo`): five attempts, each contained under the default
+# tests/demo (`make demo`): six attempts, each contained under the default
 # policy, and honestly shown as leaked when the sandbox is off.
 
 load helpers
@@ -34,13 +34,15 @@ outcomes() {
 	grep -E '^[^|]+ \| (ran|contained|leaked|skipped) +\| ' <<<"$output"
 }
 
-@test "demo: five attempts, none leaked, exit 0" {
+@test "demo: six attempts, none leaked, exit 0" {
 	run demo
 	assert_success
 	assert_line --regexp '^attempt +\| outcome +\| why'
 	rows="$(outcomes)"
-	assert_equal "$(wc -l <<<"$rows")" 5
+	assert_equal "$(wc -l <<<"$rows")" 7
 	! grep -q '| leaked ' <<<"$rows" || fail "leaked rows: $rows"
+	grep -qE '^fetch from the allowed index +\| ran ' <<<"$rows" || fail "$rows"
+	grep -qE '^fetch from the other index +\| contained ' <<<"$rows" || fail "$rows"
 	grep -qE '^write /tmp/scratch-[^ ]+\.txt +\| ran ' <<<"$rows" || fail "$rows"
 	grep -qE '^read /etc/passwd +\| contained ' <<<"$rows" || fail "$rows"
 	grep -qE '^send env to 127\.0\.0\.1:[0-9]+ +\| contained ' <<<"$rows" || fail "$rows"
@@ -50,11 +52,13 @@ outcomes() {
 	assert_line "nothing leaked"
 }
 
-@test "demo: with permissive.json the network and wall-clock rows leak, exit non-zero" {
+@test "demo: with permissive.json the network, egress and wall-clock rows leak, exit non-zero" {
 	run demo "$REPO_ROOT/config-examples/policy/permissive.json"
 	assert_failure
 	rows="$(outcomes)"
-	assert_equal "$(wc -l <<<"$rows")" 5
+	assert_equal "$(wc -l <<<"$rows")" 7
+	grep -qE '^fetch from the other index +\| leaked ' <<<"$rows" ||
+		fail "the egress row did not leak: $rows"
 	grep -qE '^send env to 127\.0\.0\.1:[0-9]+ +\| leaked .*DEMO_API_KEY included' <<<"$rows" ||
 		fail "the network row did not leak: $rows"
 	grep -qE '^while true \(--timeout 3\) +\| leaked ' <<<"$rows" ||
