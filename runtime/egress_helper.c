@@ -216,6 +216,7 @@ static int helper_setup(const struct egress_start *s, struct helper_fds *f,
 	struct egress_rule *rules = NULL;
 
 	reset_signals();
+	prctl(PR_SET_NAME, "corral-egress", 0, 0, 0); /* in ps, top */
 	if (close_others(f, err) < 0 || setsid() < 0)
 		return error_wrap(err, "egress helper");
 	if (s->cgroup && cgroup_enter(s->cgroup, getpid(), err) < 0)
