@@ -554,3 +554,24 @@ named_runtime_conf() {
 	assert_equal "$output" "$rootfs_out"
 	assert_equal "$output" 65534
 }
+
+@test "podman with an egress policy: the allowed host through corral's proxy, another refused" {
+	local port=$((30000 + RANDOM % 10000)) www="$BATS_TEST_TMPDIR/www" pid
+	mkdir -p "$www" && echo hello-through-proxy >"$www/index.html"
+	python3 -m http.server "$port" --bind 127.0.0.2 --directory "$www" \
+		>"$BATS_TEST_TMPDIR/http.log" 2>&1 3>&- &
+	pid=$!
+	for _ in $(seq 50); do
+		busybox nc -z 127.0.0.2 "$port" 2>/dev/null && break
+		sleep 0.1
+	done
+	jq --arg a "127.0.0.2:$port" '.network = {allow: [$a]}' "$POLICY" \
+		>"$POLICY.new" && mv "$POLICY.new" "$POLICY"
+	run pm run --rm --name "$NAME" --network none "$IMAGE" \
+		sh -c "wget -q -O- http://127.0.0.2:$port/; wget -q -O- http://127.0.0.2:$((port + 1))/ 2>&1; ip -o link | wc -l"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	assert_line --index 0 hello-through-proxy
+	assert_line --index 1 --partial "403 Forbidden"
+	assert_line --index 2 1
+}
