@@ -372,6 +372,25 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 	proc_stat(c->pid, &st->start_time, NULL);
 }
 
+/* The container's network namespace exists: its proxy listens there
+ * before the workload can run. */
+static int start_egress(struct create_ctx *c, struct error **err)
+{
+	const struct egress_start s = {
+	    .id = c->o->id,
+	    .sandbox = &c->hardened->sandbox,
+	    .init = c->pid,
+	    .cgroup = c->cgroup,
+	    .dirfd = c->dir.dirfd,
+	    .root = c->o->root,
+	    .spec = c->spec,
+	};
+
+	if (!c->hardened->sandbox.enforced || !c->hardened->sandbox.egress_on)
+		return 0;
+	return egress_helper_start(&s, &c->egress_pid, err);
+}
+
 /* The parent's half of the sync protocol. */
 static int supervise_setup(struct create_ctx *c, struct error **err)
 {
@@ -420,18 +439,7 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 			0)
 			return -1;
 	}
-	/* The container's network namespace exists: its proxy listens there
-	 * before the workload can run. */
-	if (c->hardened->sandbox.enforced && c->hardened->sandbox.egress_on &&
-	    egress_helper_start(
-		&(struct egress_start){
-		    .id = c->o->id,
-		    .sandbox = &c->hardened->sandbox,
-		    .init = c->pid,
-		    .cgroup = c->cgroup,
-		    .dirfd = c->dir.dirfd,
-		},
-		&c->egress_pid, err) < 0)
+	if (start_egress(c, err) < 0)
 		return -1;
 	fill_state(c, &st, created, "created");
 	free(state_json);

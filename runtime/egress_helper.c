@@ -53,6 +53,7 @@
 #include "egress_proxy.h"
 #include "fsutil.h"
 #include "harden.h"
+#include "namespace.h"
 #include "util.h"
 
 #define READY_TIMEOUT_MS 10000
@@ -72,7 +73,7 @@ struct helper_fds {
  * namespace.c opens a join path and checked to be a network namespace;
  * O_NONBLOCK so that a FIFO put there cannot hang create.  Without one,
  * corral's own. */
-static int open_dial_netns(const char *path, struct error **err)
+static int open_netns(const char *path, struct error **err)
 {
 	int fd = open(path ? path : "/proc/self/ns/net",
 		      O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -86,6 +87,21 @@ static int open_dial_netns(const char *path, struct error **err)
 				 "egress: %s is not a network namespace", path);
 	}
 	return fd;
+}
+
+/* Where the proxy dials from: config.json's namespace, unless that is
+ * the pod sandbox's (loopback-only, made by corral), then the one the
+ * engine gave the sandbox. */
+static int open_dial_netns(const struct egress_start *s, struct error **err)
+{
+	_cleanup_free_ char *pod = NULL;
+	int fd = open_netns(s->sandbox->engine_netns, err);
+
+	if (fd < 0 || !s->sandbox->engine_netns ||
+	    ns_pod_engine_netns(s->root, s->spec, fd, &pod) < 0 || !pod)
+		return fd;
+	close(fd);
+	return open_netns(pod, err);
 }
 
 /* A host file the resolver reads into *fd, left -1 when the host has
@@ -311,7 +327,7 @@ int egress_helper_start(const struct egress_start *s, pid_t *pid,
 		error_errno(err, "egress: pidfd of the init");
 		goto out;
 	}
-	if ((f.dial = open_dial_netns(s->sandbox->egress_netns, err)) < 0 ||
+	if ((f.dial = open_dial_netns(s, err)) < 0 ||
 	    open_host_file("/etc/hosts", &f.hosts, err) < 0 ||
 	    open_host_file("/etc/resolv.conf", &f.resolv, err) < 0)
 		goto out;

@@ -13,6 +13,7 @@
 
 struct cgroup;
 struct sandbox;
+struct spec;
 
 #define EGRESS_LOG_FILE "egress.log" /* JSON lines, in the state dir */
 #define EGRESS_PID_FILE "egress.pid" /* the helper's pid, for ps/tests */
@@ -24,6 +25,8 @@ struct egress_start {
 	pid_t init;		       /* the container's first process */
 	const struct cgroup *cgroup;   /* the container's; NULL: none */
 	int dirfd;		       /* the state directory */
+	const char *root;	       /* the state root, for the pod sandbox */
+	const struct spec *spec;       /* the effective spec */
 };
 
 /* Fork the helper and wait until it listens on EGRESS_PROXY_AUTHORITY

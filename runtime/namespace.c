@@ -107,9 +107,11 @@ static bool joinable_sandbox(const struct container_dir *dir,
 /* Whether fd is the namespace of type `name` of the running init of
  * container `id` in root, which corral made as a pod sandbox: the pid is
  * pinned with a pidfd and checked against the recorded start time before
- * its namespace is looked at. */
-static bool is_pod_ns(const char *root, const struct spec *joiner,
-		      const char *name, int fd)
+ * its namespace is looked at.  When it is, *out is the pod sandbox's
+ * directory, which the caller closes. */
+static bool open_pod_sandbox(const char *root, const struct spec *joiner,
+			     const char *name, int fd,
+			     struct container_dir *out)
 {
 	const char *id = pod_sandbox_id(joiner);
 	struct container_dir dir = {-1, -1};
@@ -133,8 +135,41 @@ static bool is_pod_ns(const char *root, const struct spec *joiner,
 		     want.st_dev == have.st_dev && want.st_ino == have.st_ino;
 	}
 	spec_state_free(st);
-	container_dir_close(&dir);
+	if (ok)
+		*out = dir;
+	else
+		container_dir_close(&dir);
 	return ok;
+}
+
+static bool is_pod_ns(const char *root, const struct spec *joiner,
+		      const char *name, int fd)
+{
+	struct container_dir dir = {-1, -1};
+
+	if (!open_pod_sandbox(root, joiner, name, fd, &dir))
+		return false;
+	container_dir_close(&dir);
+	return true;
+}
+
+int ns_pod_engine_netns(const char *root, const struct spec *spec, int fd,
+			char **path)
+{
+	struct container_dir dir = {-1, -1};
+	_cleanup_free_ char *json = NULL;
+	struct sandbox sb = {0};
+	size_t len = 0;
+
+	*path = NULL;
+	if (!open_pod_sandbox(root, spec, "net", fd, &dir))
+		return 0;
+	if (read_file_at(dir.dirfd, SANDBOX_FILE, &json, &len, NULL) == 0 &&
+	    hardened_parse_sandbox(json, len, &sb, NULL) == 0)
+		*path = steal_pointer(&sb.engine_netns);
+	sandbox_release(&sb);
+	container_dir_close(&dir);
+	return 0;
 }
 
 int ns_plan_make(const struct spec *spec, bool sandboxed, const char *root,

@@ -21,6 +21,15 @@ struct ns_plan {
  * sandbox: the container the pod annotation names in the same state root
  * (`root`), which must be running, and whose init holds exactly that
  * namespace. */
+/* The namespace a member of a pod dials out from: when fd (the network
+ * namespace config.json names) is the running init's of the container's
+ * own pod sandbox, *path is the one the engine gave that sandbox (its
+ * CNI namespace, in its sandbox.json); NULL otherwise.  Under the CRI an
+ * app container names its pause container's namespace, which corral made
+ * loopback-only. */
+int ns_pod_engine_netns(const char *root, const struct spec *spec, int fd,
+			char **path);
+
 int ns_plan_make(const struct spec *spec, bool sandboxed, const char *root,
 		 struct ns_plan *plan, struct error **err);
 void ns_plan_release(struct ns_plan *plan);

@@ -189,7 +189,7 @@ static void view_network(struct view *v)
 		    "HTTPS) to %s, dialing from %s",
 		    EGRESS_PROXY_AUTHORITY,
 		    v->h->sandbox.n_egress ? "the hosts below" : "no host",
-		    v->h->sandbox.egress_netns ? v->h->sandbox.egress_netns
+		    v->h->sandbox.engine_netns ? v->h->sandbox.engine_netns
 					       : "corral's own network");
 	else if (v->h->sandbox.enforced && v->h->sandbox.loopback_only)
 		v->network = strdup("loopback only: a new network namespace "
@@ -540,8 +540,8 @@ static void json_reach(yajl_gen g, const struct view *v)
 			 v->h->sandbox.n_egress);
 		json_key_str(g, "proxy", EGRESS_PROXY_AUTHORITY);
 		json_key_str(g, "dialFrom",
-			     v->h->sandbox.egress_netns
-				 ? v->h->sandbox.egress_netns
+			     v->h->sandbox.engine_netns
+				 ? v->h->sandbox.engine_netns
 				 : "own");
 		yajl_gen_map_close(g);
 	}

@@ -184,7 +184,7 @@ void sandbox_release(struct sandbox *s)
 		return;
 	strv_free(s->syscalls_allow);
 	strv_free(s->egress);
-	free(s->egress_netns);
+	free(s->engine_netns);
 	*s = (struct sandbox){0};
 }
 
@@ -242,13 +242,10 @@ void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s)
 		yajl_gen_map_open(g);
 		json_key_strv(g, "allow", (const char *const *)s->egress,
 			      s->n_egress);
-		json_str(g, "dialFrom");
-		if (s->egress_netns)
-			json_str(g, s->egress_netns);
-		else
-			yajl_gen_null(g);
 		yajl_gen_map_close(g);
 	}
+	if (s->engine_netns)
+		json_key_str(g, "engineNetns", s->engine_netns);
 	yajl_gen_map_close(g);
 }
 
@@ -330,11 +327,12 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 
 		s->egress_on = true;
 		if (json_field_strv(eg, &ep, "allow", true, &s->egress,
-				    &s->n_egress, err) < 0 ||
-		    json_field_string(eg, &ep, "dialFrom", false,
-				      &s->egress_netns, err) < 0)
+				    &s->n_egress, err) < 0)
 			return -1;
 	}
+	if (json_field_string(o, p, "engineNetns", false, &s->engine_netns,
+			      err) < 0)
+		return -1;
 	s->role = role;
 	s->rootfs = rootfs;
 	s->scratch_size = (uint64_t)scratch;

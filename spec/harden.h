@@ -54,14 +54,15 @@ struct sandbox {
 	char **syscalls_allow; /* extra calls on top of the seccomp baseline */
 	size_t n_syscalls_allow;
 	bool limits_best_effort;
-	/* corral's egress proxy (spec/harden_egress.c): on, the rules it
-	 * applies (egress_rule_text form; none: it refuses every host), and
-	 * the network namespace it dials out from (config.json's path; NULL:
-	 * corral's own) */
+	/* corral's egress proxy (spec/harden_egress.c): on, and the rules it
+	 * applies (egress_rule_text form; none: it refuses every host) */
 	bool egress_on;
 	char **egress;
 	size_t n_egress;
-	char *egress_netns;
+	/* config.json's network namespace path, which the container does
+	 * not join: where the proxy dials from (NULL: corral's own), and for
+	 * a pod sandbox, where its members' proxies dial from */
+	char *engine_netns;
 };
 
 /* One change to config.json: the field (a JSON path in config.json, or a

@@ -90,8 +90,8 @@ static bool judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
 	}
 	seen[t] = true;
 	if (ns->path && !keep_path) {
-		if (t == NS_NETWORK && c->h->sandbox.egress_on)
-			c->h->sandbox.egress_netns = steal_pointer(&ns->path);
+		if (t == NS_NETWORK)
+			c->h->sandbox.engine_netns = steal_pointer(&ns->path);
 		free(ns->path);
 		ns->path = NULL;
 		harden_record(c, field, asked, new_ns(c, t), ns_reason(c, t));

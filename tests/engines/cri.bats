@@ -237,3 +237,40 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	stderr_has "RunPodSandbox:"
 	stderr_has "annotation run.corral.timeout=none: wider than the policy's 600s"
 }
+
+@test "an egress policy: the app container reaches the allowed host through corral's proxy, from the pod's CNI namespace" {
+	local gw port=$((30000 + RANDOM % 10000)) www="$BATS_TEST_TMPDIR/www"
+	local pid saved="$BATS_TEST_TMPDIR/policy.saved" started
+	start_pod_app
+	# the upstream: the test's own server on the CNI bridge's gateway,
+	# inside this file's private network namespace
+	gw="$(ip -n "$CRI_NETNS" -4 -o addr show dev cri0 | awk '{print $4}')"
+	gw="${gw%/*}"
+	[[ "$gw" == 10.* ]] || fail "no gateway address on cri0: \"$gw\""
+	mkdir -p "$www" && echo hello-from-the-cluster >"$www/index.html"
+	nsenter --net="/run/netns/$CRI_NETNS" python3 -m http.server "$port" \
+		--bind "$gw" --directory "$www" >/dev/null 2>&1 3>&- &
+	pid=$!
+	for _ in $(seq 50); do
+		nsenter --net="/run/netns/$CRI_NETNS" busybox nc -z "$gw" "$port" \
+			2>/dev/null && break
+		sleep 0.1
+	done
+	# a second app container, created (StartContainer runs corral's
+	# create) under an egress policy naming the upstream's address
+	cp "$CRI_WORK/policy.json" "$saved"
+	jq --arg a "$gw:$port" '.network = {allow: [$a]}' "$saved" \
+		>"$CRI_WORK/policy.json"
+	create_app --attempt 1
+	[ "$status" -ne 0 ] || run --separate-stderr cri start "$CTR"
+	started=$status
+	cp "$saved" "$CRI_WORK/policy.json"
+	[ "$started" -eq 0 ] || { kill "$pid"; fail "the egress container: $stderr"; }
+	run --separate-stderr cri exec "$CTR" -- sh -c \
+		"wget -q -O- http://$gw:$port/; wget -q -O- http://$gw:$((port + 1))/ 2>&1; ls /sys/class/net"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	assert_line --index 0 hello-from-the-cluster
+	assert_line --index 1 --partial "403 Forbidden"
+	assert_line --index 2 lo
+}

@@ -137,14 +137,31 @@ TEST(egress_makes_a_loopback_namespace_and_keeps_the_path_to_dial_from)
 	if (h && h->sandbox.n_egress == 1)
 		CHECK_STR(h->sandbox.egress[0], "pypi.org");
 	CHECK(ns && !ns->path);
-	CHECK(h && h->sandbox.egress_netns);
-	if (h && h->sandbox.egress_netns)
-		CHECK_STR(h->sandbox.egress_netns, "/var/run/netns/cni-1");
+	CHECK(h && h->sandbox.engine_netns);
+	if (h && h->sandbox.engine_netns)
+		CHECK_STR(h->sandbox.engine_netns, "/var/run/netns/cni-1");
 	CHECK_CHANGE(h, "sandbox.egress", "absent", "[pypi.org]",
 		     "policy: network.allow");
 	hardened_free(h);
 	spec_free(s);
 	policy_free(p);
+}
+
+TEST(a_dropped_network_path_is_kept_as_the_engines)
+{
+	struct spec *s = config("\"io.kubernetes.cri.container-type\": "
+				"\"sandbox\"",
+				"/var/run/netns/cni-3");
+	struct hardened *h = harden_ok(s, NULL);
+	const struct spec_namespace *ns = netns_of(h);
+
+	CHECK(h && h->sandbox.role == ROLE_POD_SANDBOX);
+	CHECK(h && !h->sandbox.egress_on && ns && !ns->path);
+	CHECK(h && h->sandbox.engine_netns);
+	if (h && h->sandbox.engine_netns)
+		CHECK_STR(h->sandbox.engine_netns, "/var/run/netns/cni-3");
+	hardened_free(h);
+	spec_free(s);
 }
 
 TEST(without_egress_nothing_changes)
@@ -153,7 +170,7 @@ TEST(without_egress_nothing_changes)
 	struct hardened *h = harden_ok(s, NULL);
 
 	CHECK(h && !h->sandbox.egress_on && h->sandbox.loopback_only);
-	CHECK(h && !h->sandbox.egress_netns && h->sandbox.n_egress == 0);
+	CHECK(h && !h->sandbox.engine_netns && h->sandbox.n_egress == 0);
 	CHECK(!find_change(h, "sandbox.egress"));
 	hardened_free(h);
 	spec_free(s);
@@ -244,7 +261,7 @@ TEST(under_the_engines_network_the_annotation_narrows_to_the_proxy)
 
 	CHECK(h && h->sandbox.egress_on && h->sandbox.loopback_only);
 	CHECK(ns && !ns->path);
-	CHECK(h && h->sandbox.egress_netns);
+	CHECK(h && h->sandbox.engine_netns);
 	CHECK_CHANGE(h, "sandbox.egress", "the engine's network", "[pypi.org]",
 		     "annotation: run.corral.egress");
 	hardened_free(h);
@@ -268,9 +285,9 @@ TEST(the_sandbox_json_carries_the_rules)
 	CHECK(back.egress_on && back.n_egress == 2);
 	if (back.n_egress == 2)
 		CHECK_STR(back.egress[1], "b.org:81");
-	CHECK(back.egress_netns);
-	if (back.egress_netns)
-		CHECK_STR(back.egress_netns, "/run/netns/x");
+	CHECK(back.engine_netns);
+	if (back.engine_netns)
+		CHECK_STR(back.engine_netns, "/run/netns/x");
 	sandbox_release(&back);
 	free(json);
 	hardened_free(h);
