@@ -21,7 +21,7 @@
  *      the container's init has exited.
  *
  * Privileged operations, all before step 5 and each safe: the cgroup
- * write moves this process alone into the container's own cgroup; the
+ * writes move this process alone into the container's own cgroup; the
  * namespace entries use descriptors opened before the fork (the init's
  * pidfd, which cannot be recycled while create holds it unreaped, and a
  * dial namespace checked to be a network namespace); the socket is bound
@@ -143,13 +143,12 @@ static int close_others(const struct helper_fds *f, struct error **err)
 	return 0;
 }
 
+/* create installs no handler (main ignores SIGPIPE, which the proxy
+ * wants too: a peer's reset is an EPIPE); only the mask is create's. */
 static void reset_signals(void)
 {
 	sigset_t none;
 
-	for (int s = 1; s < NSIG; s++)
-		signal(s, SIG_DFL);
-	signal(SIGPIPE, SIG_IGN); /* a peer's reset is an EPIPE */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
@@ -191,9 +190,13 @@ static int drop_privileges(struct error **err)
 	struct __user_cap_data_struct data[2] = {{0}};
 	const uid_t id = EGRESS_HELPER_UID;
 
-	for (int cap = 0; prctl(PR_CAPBSET_READ, cap) >= 0; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap) < 0)
-			return error_errno(err, "drop capability %d", cap);
+	for (int cap = 0;; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap) == 0)
+			continue;
+		if (errno == EINVAL) /* past the last the kernel knows */
+			break;
+		return error_errno(err, "drop capability %d", cap);
+	}
 	if (setgroups(0, NULL) < 0 || setresgid(id, id, id) < 0 ||
 	    setresuid(id, id, id) < 0)
 		return error_errno(err, "become uid %u", id);
@@ -235,7 +238,7 @@ static int helper_setup(const struct egress_start *s, struct helper_fds *f,
 	prctl(PR_SET_NAME, "corral-egress", 0, 0, 0); /* in ps, top */
 	if (close_others(f, err) < 0 || setsid() < 0)
 		return error_wrap(err, "egress helper");
-	if (s->cgroup && cgroup_enter(s->cgroup, getpid(), err) < 0)
+	if (s->cgroup && cgroup_enter_self(s->cgroup, false, err) < 0)
 		return error_wrap(err, "egress helper: cgroup");
 	if (listen_inside(f, listen_fd, err) < 0 ||
 	    egress_resolver_load(f->hosts, f->resolv, &res, err) < 0 ||
