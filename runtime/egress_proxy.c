@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
-#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "seccomp_filter.h"
 #include "util.h"
 
 #define RESOLVER_FILE_MAX (1 << 20)
@@ -164,96 +164,19 @@ void egress_log(const struct egress_proxy *p, const struct egress_decision *d)
 
 /* ---- the filter ------------------------------------------------------ */
 
-static const char *const allowed_calls[] = {
-    "read",
-    "write",
-    "readv",
-    "writev",
-    "close",
-    "poll",
-    "ppoll",
-    "accept4",
-    "connect",
-    "sendto",
-    "recvfrom",
-    "sendmsg",
-    "recvmsg",
-    "setsockopt",
-    "getsockopt",
-    "getsockname",
-    "getpeername",
-    "shutdown",
-    "fcntl",
-    "lseek",
-    "fstat",
-    "newfstatat",
-    "clock_gettime",
-    "gettimeofday",
-    "nanosleep",
-    "clock_nanosleep",
-    "exit",
-    "exit_group",
-    "brk",
-    "mmap",
-    "munmap",
-    "mremap",
-    "madvise",
-    "rt_sigaction",
-    "rt_sigprocmask",
-    "rt_sigreturn",
-    "restart_syscall",
-    "wait4",
-    "waitid",
-    "getpid",
-    "gettid",
-    "getrandom",
-    "futex",
-    "set_robust_list",
-    "rseq",
-    "sched_yield",
-    "getuid",
-    "getgid",
-    "geteuid",
-    "getegid",
-    "uname",
-};
-
-/* clone only as fork() makes it (no thread, no namespace); socket only
- * for IPv4 and IPv6.  Anything else fails with EPERM: the proxy has no
- * business with files, exec, ptrace, mounts or ids. */
+/* Built with the others at build time (seccomp_egress_build in
+ * seccomp_baseline.c, copied by seccomp_egress_compile): the helper spends
+ * no time in libseccomp. */
 int egress_proxy_seccomp(struct error **err)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
-	int r = 0;
+	struct seccomp_program prog;
+	int r;
 
-	if (!ctx)
-		return error_set(err, ENOMEM, "seccomp: out of memory");
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(allowed_calls); i++) {
-		int nr = seccomp_syscall_resolve_name(allowed_calls[i]);
-
-		if (nr != __NR_SCMP_ERROR)
-			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
-	}
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-				     SCMP_A0(SCMP_CMP_EQ, AF_INET));
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-				     SCMP_A0(SCMP_CMP_EQ, AF_INET6));
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
-				     SCMP_A0(SCMP_CMP_MASKED_EQ,
-					     CLONE_THREAD | CLONE_NEWNS |
-						 CLONE_NEWUSER | CLONE_NEWNET |
-						 CLONE_NEWPID | CLONE_VM,
-					     0));
-	if (r == 0)
-		r = seccomp_load(ctx);
-	seccomp_release(ctx);
-	if (r < 0)
-		return error_set(err, -r, "seccomp: the proxy's filter: %s",
-				 strerror(-r));
-	return 0;
+	if (seccomp_egress_compile(&prog, err) < 0)
+		return -1;
+	r = seccomp_program_load(&prog, err);
+	seccomp_program_free(&prog);
+	return r;
 }
 
 /* ---- the accepting loop ---------------------------------------------- */

@@ -488,6 +488,97 @@ int seccomp_baseline_build(char *const *extra, size_t n_extra,
 	return 0;
 }
 
+/* The egress helper (runtime/egress_proxy.c) accepts, reads and writes
+ * sockets, resolves over UDP, forks one process per connection, logs by
+ * write() and reads the clock; socket() only for IPv4 and IPv6 and clone()
+ * only as fork() makes it (below).  Anything else fails with EPERM: it has
+ * no business with files, exec, ptrace, mounts or ids. */
+static const char *const egress_allowed[] = {
+    "read",
+    "write",
+    "readv",
+    "writev",
+    "close",
+    "poll",
+    "ppoll",
+    "accept4",
+    "connect",
+    "sendto",
+    "recvfrom",
+    "sendmsg",
+    "recvmsg",
+    "setsockopt",
+    "getsockopt",
+    "getsockname",
+    "getpeername",
+    "shutdown",
+    "fcntl",
+    "lseek",
+    "fstat",
+    "newfstatat",
+    "clock_gettime",
+    "gettimeofday",
+    "nanosleep",
+    "clock_nanosleep",
+    "exit",
+    "exit_group",
+    "brk",
+    "mmap",
+    "munmap",
+    "mremap",
+    "madvise",
+    "rt_sigaction",
+    "rt_sigprocmask",
+    "rt_sigreturn",
+    "restart_syscall",
+    "wait4",
+    "waitid",
+    "getpid",
+    "gettid",
+    "getrandom",
+    "futex",
+    "set_robust_list",
+    "rseq",
+    "sched_yield",
+    "getuid",
+    "getgid",
+    "geteuid",
+    "getegid",
+    "uname",
+};
+
+int seccomp_egress_build(struct seccomp_program *out, struct error **err)
+{
+	static const int families[] = {AF_INET, AF_INET6};
+	const struct scmp_arg_cmp fork_only =
+	    SCMP_A0(SCMP_CMP_MASKED_EQ,
+		    CLONE_THREAD | CLONE_VM | CLONE_NEWNS | CLONE_NEWUSER |
+			CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC |
+			CLONE_NEWUTS | CLONE_NEWCGROUP,
+		    0);
+	scmp_filter_ctx ctx;
+	int r;
+
+	*out = (struct seccomp_program){0};
+	if (filter_new(SCMP_ACT_ERRNO(EPERM), &ctx, err) < 0)
+		return error_wrap(err, "seccomp egress");
+	r = add_allowed(ctx, egress_allowed, ARRAY_SIZE(egress_allowed), NULL,
+			err);
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(families); i++) {
+		const struct scmp_arg_cmp fam =
+		    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)families[i]);
+
+		r = seccomp_add_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket),
+				     &fam, 1, "socket", err);
+	}
+	if (r == 0)
+		r = seccomp_add_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone),
+				     &fork_only, 1, "clone", err);
+	if (filter_finish(ctx, r, out, err) < 0)
+		return error_wrap(err, "seccomp egress");
+	return 0;
+}
+
 int seccomp_supervisor_build(struct seccomp_program *out, struct error **err)
 {
 	scmp_filter_ctx ctx;

@@ -46,6 +46,12 @@ int seccomp_baseline_compile(char *const *extra, size_t n_extra,
 int seccomp_supervisor_build(struct seccomp_program *out, struct error **err);
 int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err);
 
+/* The egress helper's filter (runtime/egress_helper.c): socket calls
+ * for IPv4 and IPv6, fork, the clock and memory; EPERM for the rest.
+ * Built and prebuilt as the baseline is. */
+int seccomp_egress_build(struct seccomp_program *out, struct error **err);
+int seccomp_egress_compile(struct seccomp_program *out, struct error **err);
+
 /* Shared by the compilers above.  seccomp_add_rule() adds one libseccomp
  * rule (n comparisons, ANDed) and names the call in its error;
  * seccomp_export_prog() exports the filter as BPF (prog->filter is

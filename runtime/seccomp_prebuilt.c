@@ -1,4 +1,5 @@
-/* The baseline and supervisor filters without libseccomp at run time.
+/* The baseline, supervisor and egress filters without libseccomp at run
+ * time.
  *
  * Both are fixed by corral's source unless the policy widens the
  * baseline, so the build compiles them once (tools/seccomp_gen.c, into
@@ -45,4 +46,11 @@ int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err)
 	if (usable(&seccomp_prebuilt_supervisor))
 		return copy_prebuilt(&seccomp_prebuilt_supervisor, out, err);
 	return seccomp_supervisor_build(out, err);
+}
+
+int seccomp_egress_compile(struct seccomp_program *out, struct error **err)
+{
+	if (usable(&seccomp_prebuilt_egress))
+		return copy_prebuilt(&seccomp_prebuilt_egress, out, err);
+	return seccomp_egress_build(out, err);
 }

@@ -15,5 +15,6 @@ struct seccomp_prebuilt {
 };
 extern const struct seccomp_prebuilt seccomp_prebuilt_baseline;
 extern const struct seccomp_prebuilt seccomp_prebuilt_supervisor;
+extern const struct seccomp_prebuilt seccomp_prebuilt_egress;
 
 #endif

@@ -1,5 +1,5 @@
 /* Build-time generator: compiles corral's baseline (with no extra calls)
- * and supervisor filters with libseccomp and prints them as C, the
+ * supervisor and egress filters with libseccomp and prints them as C, the
  * definitions runtime/seccomp_prebuilt.c copies at create. */
 #include <stdio.h>
 
@@ -23,10 +23,11 @@ static void print_filter(const char *name, const struct sock_fprog *p)
 int main(void)
 {
 	_cleanup_error_ struct error *err = NULL;
-	struct seccomp_program baseline, supervisor;
+	struct seccomp_program baseline, supervisor, egress;
 
 	if (seccomp_baseline_build(NULL, 0, &baseline, &err) < 0 ||
-	    seccomp_supervisor_build(&supervisor, &err) < 0) {
+	    seccomp_supervisor_build(&supervisor, &err) < 0 ||
+	    seccomp_egress_build(&egress, &err) < 0) {
 		fprintf(stderr, "seccomp_gen: %s\n", err->msg);
 		return 1;
 	}
@@ -34,7 +35,9 @@ int main(void)
 	       "#include \"seccomp_prebuilt.h\"\n\n");
 	print_filter("baseline", &baseline.prog);
 	print_filter("supervisor", &supervisor.prog);
+	print_filter("egress", &egress.prog);
 	seccomp_program_free(&baseline);
 	seccomp_program_free(&supervisor);
+	seccomp_program_free(&egress);
 	return ferror(stdout) ? 1 : 0;
 }

@@ -652,6 +652,11 @@ TEST(prebuilt_filters_match_a_fresh_build)
 	CHECK(same_program(&pre, &built));
 	seccomp_program_free(&pre);
 	seccomp_program_free(&built);
+	CHECK(seccomp_egress_compile(&pre, &e) == 0);
+	CHECK(seccomp_egress_build(&built, &e) == 0);
+	CHECK(same_program(&pre, &built));
+	seccomp_program_free(&pre);
+	seccomp_program_free(&built);
 	/* a policy's extra call is built, not the prebuilt copy */
 	CHECK(seccomp_baseline_compile(extra, 1, &pre, &e) == 0);
 	CHECK(pre.prog.len != seccomp_prebuilt_baseline.len ||
