@@ -426,6 +426,7 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 	    {"memory", required_argument, NULL, 'm'},
 	    {"network", required_argument, NULL, 'n'},
 	    {"workspace", required_argument, NULL, 'w'},
+	    {"report", required_argument, NULL, OPT_REPORT},
 	    {0},
 	};
 	struct sandbox_opts o = {.root = g->root, .policy = g->policy};
@@ -449,6 +450,9 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 		case 'w':
 			o.workspace = optarg;
 			break;
+		case OPT_REPORT:
+			o.report = optarg;
+			break;
 		case 'n':
 			if (strcmp(optarg, "none") != 0) {
 				error_set(err, EINVAL,
@@ -463,10 +467,11 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 		}
 	}
 	if (optind >= argc) {
-		error_set(err, EINVAL,
-			  "sandbox: usage: corral sandbox [--rootfs DIR] "
-			  "[--policy F] [--timeout S] [--memory M] [--network "
-			  "none] [--workspace DIR] -- CMD [ARGS...]");
+		error_set(
+		    err, EINVAL,
+		    "sandbox: usage: corral sandbox [--rootfs DIR] "
+		    "[--policy F] [--timeout S] [--memory M] [--network "
+		    "none] [--workspace DIR] [--report FILE] -- CMD [ARGS...]");
 		return 1;
 	}
 	o.argv = argv + optind;

@@ -390,6 +390,7 @@ int container_delete(const char *root, const char *id, bool force,
 int container_delete_report(const char *root, const char *id, bool force,
 			    const char *report, struct error **err)
 {
+	_cleanup_error_ struct error *report_err = NULL, *policy_err = NULL;
 	struct container c;
 	int r = -1;
 
@@ -416,14 +417,22 @@ int container_delete_report(const char *root, const char *id, bool force,
 			goto out;
 		c.status = CONTAINER_STOPPED;
 	}
-	if (report && report_save(&c, report, err) < 0)
-		goto out;
+	/* A report that cannot be written is an error of the delete, but
+	 * not a reason to leave the container behind. */
+	if (report && report_save(&c, report, &report_err) < 0)
+		error_wrap(&report_err, "delete %s", id);
+	if (report_save_policy(&c, &policy_err) < 0)
+		log_warn("delete %s: %s", id, policy_err->msg);
 	if (remove_cgroup(&c, err) < 0)
 		goto out;
 	c.state->status = container_status_name(CONTAINER_STOPPED);
 	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTOP);
 	r = container_dir_remove(root, id, &c.dir, err);
 	log_debug("deleted %s", id);
+	if (r == 0 && report_err) {
+		*err = steal_pointer(&report_err);
+		r = -1;
+	}
 out:
 	container_close(&c);
 	return r;

@@ -12,6 +12,8 @@
 #include "fsutil.h"
 #include "harden.h"
 #include "hostpath.h"
+#include "policy.h"
+#include "policy_file.h"
 #include "report.h"
 #include "report_files.h"
 #include "util.h"
@@ -164,29 +166,16 @@ int container_report(const char *root, const char *id, bool json, char **out,
 }
 
 /* The file is made new where the path leads without a link: its
- * directory is opened by hostpath_open (no symbolic link on the way), the
- * file with O_EXCL | O_NOFOLLOW, so neither an existing file nor a
- * planted link is written through. */
-int report_save(const struct container *c, const char *file, struct error **err)
+ * directory is opened by hostpath_open (no symbolic link on the way; a
+ * relative one from the caller's cwd), the file with O_EXCL | O_NOFOLLOW,
+ * so neither an existing file nor a planted link is written through. */
+static int save_at(const char *json, const char *dir, const char *base,
+		   const char *shown, struct error **err)
 {
-	_cleanup_free_ char *json = NULL, *dir = NULL;
 	_cleanup_close_ int dirfd = -1, fd = -1;
-	const char *slash = strrchr(file, '/'), *base;
 
-	if (report_render(c, true, &json, err) < 0)
-		return -1;
-	if (!slash) {
-		dir = strdup(".");
-		base = file;
-	} else {
-		dir = slash == file ? strdup("/")
-				    : strndup(file, (size_t)(slash - file));
-		base = slash + 1;
-	}
-	if (!dir)
-		return error_set(err, ENOMEM, "out of memory");
-	if (!*base)
-		return error_set(err, EINVAL, "report %s: no file name", file);
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return error_set(err, EINVAL, "report %s: no file name", shown);
 	dirfd = dir[0] == '/' ? hostpath_open(dir, O_PATH | O_DIRECTORY,
 					      "report directory", err)
 			      : open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -195,6 +184,50 @@ int report_save(const struct container *c, const char *file, struct error **err)
 	fd = openat(dirfd, base,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || write_all(fd, json, strlen(json)) < 0)
-		return error_errno(err, "report %s", file);
+		return error_errno(err, "report %s", shown);
 	return 0;
+}
+
+int report_save(const struct container *c, const char *file, struct error **err)
+{
+	_cleanup_free_ char *json = NULL, *dir = NULL;
+	const char *slash = strrchr(file, '/');
+
+	if (report_render(c, true, &json, err) < 0)
+		return -1;
+	if (!slash)
+		dir = strdup(".");
+	else if (slash == file)
+		dir = strdup("/");
+	else
+		dir = strndup(file, (size_t)(slash - file));
+	if (!dir)
+		return error_set(err, ENOMEM, "out of memory");
+	return save_at(json, dir, slash ? slash + 1 : file, file, err);
+}
+
+/* The stored policy is the one create applied (policy.json in the state
+ * directory); its report.dir is a clean absolute path (policy_parse.c)
+ * and the ID a validated one, so DIR/ID.json names one new file. */
+int report_save_policy(const struct container *c, struct error **err)
+{
+	_cleanup_free_ char *text = NULL, *json = NULL, *name = NULL;
+	struct policy *pol = NULL;
+	size_t len;
+	int r = 0;
+
+	text = read_record(c->dir.dirfd, POLICY_FILE, &len);
+	if (!text || policy_load_text(text, len, &pol, NULL) < 0)
+		return 0;
+	if (pol->report_dir) {
+		if (asprintf(&name, "%s.json", c->state->id) < 0) {
+			name = NULL;
+			r = error_set(err, ENOMEM, "out of memory");
+		} else if ((r = report_render(c, true, &json, err)) == 0) {
+			r = save_at(json, pol->report_dir, name,
+				    pol->report_dir, err);
+		}
+	}
+	policy_free(pol);
+	return r;
 }

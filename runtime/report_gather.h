@@ -38,9 +38,10 @@ int container_report(const char *root, const char *id, bool json, char **out,
 		     struct error **err);
 
 /* delete: the JSON report into `file` (a host path, made new: O_EXCL,
- * no links, 0600) and, when the stored policy names a report directory,
- * into DIR/ID.json the same way. */
+ * no links, 0600); report_save_policy: into DIR/ID.json the same way when
+ * the stored policy names a report directory ("report": {"dir": DIR}). */
 int report_save(const struct container *c, const char *file,
 		struct error **err);
+int report_save_policy(const struct container *c, struct error **err);
 
 #endif

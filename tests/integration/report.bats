@@ -116,9 +116,54 @@ print(r["status"], r["outcome"]["exit_code"], [c["path"] for c in r["files"]["ch
 	assert_failure
 	[[ "$stderr" == *"link.json"* ]] || fail "stderr: $stderr"
 	[ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
+	assert_no_leftovers "$ID-2"
 	run --separate-stderr corral run -d --report "$BATS_TEST_TMPDIR/x.json" --bundle "$BUNDLE" "$ID-3" </dev/null
 	assert_error_line
 	[ ! -e "$BATS_TEST_TMPDIR/x.json" ]
+}
+
+@test "sandbox --report FILE: the sandbox's files and exit in the report" {
+	run --separate-stderr corral sandbox --timeout 20 \
+		--report "$BATS_TEST_TMPDIR/sb.json" -- sh -c 'echo data >/tmp/f; exit 5' </dev/null
+	assert_failure 5
+	[ "$(stat -c %a "$BATS_TEST_TMPDIR/sb.json")" = 600 ]
+	run python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["outcome"]["reason"], r["outcome"]["exit_code"], r["limits"]["wall_clock_limit_s"])' "$BATS_TEST_TMPDIR/sb.json"
+	assert_output "workload exit 5 20"
+	[ -z "$(ls -A "$ROOT" 2>/dev/null | grep -v '^\.seccomp$' || true)" ]
+}
+
+@test "policy report.dir: create-start-delete as an engine calls it leaves DIR/ID.json" {
+	mkdir "$BATS_TEST_TMPDIR/reports"
+	printf '{"report": {"dir": "%s"}}\n' "$BATS_TEST_TMPDIR/reports" >"$BATS_TEST_TMPDIR/policy.json"
+	set_args sh -c 'echo z >/z; exit 2'
+	corral --policy "$BATS_TEST_TMPDIR/policy.json" create --bundle "$BUNDLE" "$ID" \
+		</dev/null >/dev/null 2>&1
+	corral start "$ID"
+	wait_for_status "$ID" stopped 100
+	corral delete "$ID"
+	[ "$(stat -c %a "$BATS_TEST_TMPDIR/reports/$ID.json")" = 600 ]
+	run python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["id"], r["outcome"]["exit_code"], [c["path"] for c in r["files"]["changes"]])' "$BATS_TEST_TMPDIR/reports/$ID.json"
+	assert_output "$ID 2 ['/z']"
+	assert_no_leftovers "$ID"
+	# a report directory that is a link is refused, the delete still done
+	ln -s "$BATS_TEST_TMPDIR/reports" "$BATS_TEST_TMPDIR/rlink"
+	printf '{"report": {"dir": "%s"}}\n' "$BATS_TEST_TMPDIR/rlink" >"$BATS_TEST_TMPDIR/policy.json"
+	corral --policy "$BATS_TEST_TMPDIR/policy.json" create --bundle "$BUNDLE" "$ID-2" \
+		</dev/null >/dev/null 2>&1
+	run --separate-stderr corral delete "$ID-2"
+	assert_success
+	[[ "$stderr" == *"rlink"* ]] || fail "no warning: $stderr"
+	[ ! -e "$BATS_TEST_TMPDIR/reports/$ID-2.json" ]
+	assert_no_leftovers "$ID-2"
+	# a relative directory is refused at create
+	echo '{"report": {"dir": "reports"}}' >"$BATS_TEST_TMPDIR/policy.json"
+	run --separate-stderr corral --policy "$BATS_TEST_TMPDIR/policy.json" create --bundle "$BUNDLE" "$ID-3"
+	assert_error_line
+	[[ "$stderr" == *"report.dir"* ]] || fail "stderr: $stderr"
 }
 
 @test "hostile names in the upper layer: escaped, links not followed, deep trees bounded" {
