@@ -10,6 +10,7 @@
 
 #include "cgroup_commands.h"
 #include "container.h"
+#include "report_gather.h"
 #include "exec.h"
 #include "fsutil.h"
 #include "harden.h"
@@ -25,6 +26,7 @@ enum {
 	OPT_NO_PIVOT,
 	OPT_NO_NEW_KEYRING,
 	OPT_PRESERVE_FDS,
+	OPT_REPORT,
 };
 
 /* Parse a command's flags with getopt_long; unknown flags are errors.
@@ -79,6 +81,7 @@ static const struct option create_longopts[] = {
     {"preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS},
     {"detach", no_argument, NULL, 'd'},
     {"keep", no_argument, NULL, 'k'},
+    {"report", required_argument, NULL, OPT_REPORT},
     {0},
 };
 
@@ -123,12 +126,24 @@ static int parse_create(const struct global *g, int argc, char **argv,
 			break;
 		case 'k':
 			break;
+		case OPT_REPORT:
+			if (!detach)
+				return error_set(err, EINVAL,
+						 "%s: unknown option --report",
+						 argv[0]);
+			o->report = optarg;
+			break;
 		default:
 			return -1;
 		}
 	}
 	if (want_args(argc, argv, 1, 1, "[OPTIONS] ID", err) < 0)
 		return -1;
+	if (detach && *detach && o->report)
+		return error_set(err, EINVAL,
+				 "%s: --report needs the run to wait (no "
+				 "--detach): the report is written at delete",
+				 argv[0]);
 	o->id = argv[optind];
 	return 0;
 }
@@ -166,6 +181,39 @@ static int id_only(int argc, char **argv, const char **id, struct error **err)
 	    want_args(argc, argv, 1, 1, "ID", err) < 0)
 		return -1;
 	*id = argv[optind];
+	return 0;
+}
+
+/* `report ID [--format text|json]`: what the container's code tried. */
+int cmd_report(const struct global *g, int argc, char **argv,
+	       struct error **err)
+{
+	static const struct option longopts[] = {
+	    {"format", required_argument, NULL, 'f'},
+	    {0},
+	};
+	_cleanup_free_ char *out = NULL;
+	bool json = false;
+	int c;
+
+	optind = 0;
+	while ((c = next_opt(argc, argv, "+:f:", longopts, err)) != -1) {
+		if (c == 'f' && (strcmp(optarg, "json") == 0 ||
+				 strcmp(optarg, "text") == 0)) {
+			json = strcmp(optarg, "json") == 0;
+			continue;
+		}
+		if (c == 'f')
+			error_set(err, EINVAL,
+				  "report: --format: expected text or json, "
+				  "got \"%s\"",
+				  optarg);
+		return 1;
+	}
+	if (want_args(argc, argv, 1, 1, "[--format text|json] ID", err) < 0 ||
+	    container_report(g->root, argv[optind], json, &out, err) < 0)
+		return 1;
+	fputs(out, stdout);
 	return 0;
 }
 
@@ -378,6 +426,7 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 	    {"memory", required_argument, NULL, 'm'},
 	    {"network", required_argument, NULL, 'n'},
 	    {"workspace", required_argument, NULL, 'w'},
+	    {"report", required_argument, NULL, OPT_REPORT},
 	    {0},
 	};
 	struct sandbox_opts o = {.root = g->root, .policy = g->policy};
@@ -401,6 +450,9 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 		case 'w':
 			o.workspace = optarg;
 			break;
+		case OPT_REPORT:
+			o.report = optarg;
+			break;
 		case 'n':
 			if (strcmp(optarg, "none") != 0) {
 				error_set(err, EINVAL,
@@ -415,10 +467,11 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 		}
 	}
 	if (optind >= argc) {
-		error_set(err, EINVAL,
-			  "sandbox: usage: corral sandbox [--rootfs DIR] "
-			  "[--policy F] [--timeout S] [--memory M] [--network "
-			  "none] [--workspace DIR] -- CMD [ARGS...]");
+		error_set(
+		    err, EINVAL,
+		    "sandbox: usage: corral sandbox [--rootfs DIR] "
+		    "[--policy F] [--timeout S] [--memory M] [--network "
+		    "none] [--workspace DIR] [--report FILE] -- CMD [ARGS...]");
 		return 1;
 	}
 	o.argv = argv + optind;

@@ -57,5 +57,7 @@ int cmd_update(const struct global *g, int argc, char **argv,
 int cmd_ps(const struct global *g, int argc, char **argv, struct error **err);
 int cmd_events(const struct global *g, int argc, char **argv,
 	       struct error **err);
+int cmd_report(const struct global *g, int argc, char **argv,
+	       struct error **err);
 
 #endif

@@ -1,4 +1,5 @@
 /* start, state, kill, delete, list and run. */
+#include "report_gather.h"
 #include "container.h"
 
 #include <dirent.h>
@@ -255,6 +256,7 @@ int container_kill(const char *root, const char *id, int sig, bool all,
 	pidfd = open_init(c.state, err);
 	if (pidfd < 0)
 		goto out;
+	report_note_kill(&c.dir, sig);
 	/* In a pod's pid namespace the init is not PID 1: SIGKILL would end
 	 * it alone, so it goes to the whole cgroup. */
 	if (sig == SIGKILL && c.state->shared_pidns)
@@ -379,6 +381,16 @@ static int remove_leftover(const char *root, const char *id, struct error **err)
 int container_delete(const char *root, const char *id, bool force,
 		     struct error **err)
 {
+	return container_delete_report(root, id, force, NULL, err);
+}
+
+/* The report is written first, while the cgroup and the scratch it reads
+ * are still there; a report that cannot be written fails the delete,
+ * which can be run again. */
+int container_delete_report(const char *root, const char *id, bool force,
+			    const char *report, struct error **err)
+{
+	_cleanup_error_ struct error *report_err = NULL, *policy_err = NULL;
 	struct container c;
 	int r = -1;
 
@@ -399,14 +411,28 @@ int container_delete(const char *root, const char *id, bool force,
 	}
 	if (c.status == CONTAINER_PAUSED && kill_paused(&c, err) < 0)
 		goto out;
-	if (c.status != CONTAINER_STOPPED && kill_and_wait(c.state, err) < 0)
-		goto out;
+	if (c.status != CONTAINER_STOPPED) {
+		report_note_kill(&c.dir, SIGKILL);
+		if (kill_and_wait(c.state, err) < 0)
+			goto out;
+		c.status = CONTAINER_STOPPED;
+	}
+	/* A report that cannot be written is an error of the delete, but
+	 * not a reason to leave the container behind. */
+	if (report && report_save(&c, report, &report_err) < 0)
+		error_wrap(&report_err, "delete %s", id);
+	if (report_save_policy(&c, &policy_err) < 0)
+		log_warn("delete %s: %s", id, policy_err->msg);
 	if (remove_cgroup(&c, err) < 0)
 		goto out;
 	c.state->status = container_status_name(CONTAINER_STOPPED);
 	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTOP);
 	r = container_dir_remove(root, id, &c.dir, err);
 	log_debug("deleted %s", id);
+	if (r == 0 && report_err) {
+		*err = steal_pointer(&report_err);
+		r = -1;
+	}
 out:
 	container_close(&c);
 	return r;
@@ -525,7 +551,8 @@ int container_run(const struct create_opts *o, bool detach, int *status,
 	}
 	if (r == 0 && !detach) {
 		*status = forward_until_exit(pid, &set);
-		r = container_delete(o->root, o->id, true, err);
+		r = container_delete_report(o->root, o->id, true, o->report,
+					    err);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (r == 0 && detach)

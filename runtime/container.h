@@ -35,6 +35,8 @@ struct create_opts {
 	bool no_pivot;
 	bool no_new_keyring;
 	int preserve_fds;
+	/* run: write the JSON report there at delete (report_gather.h) */
+	const char *report;
 };
 
 int container_create(const struct create_opts *o, pid_t *pid,
@@ -46,6 +48,9 @@ int container_kill(const char *root, const char *id, int sig, bool all,
 		   struct error **err);
 int container_delete(const char *root, const char *id, bool force,
 		     struct error **err);
+/* delete, writing the JSON report into `report` first (NULL: none). */
+int container_delete_report(const char *root, const char *id, bool force,
+			    const char *report, struct error **err);
 
 /* create + start; unless detached, wait for the workload, forwarding
  * signals, delete the container and set *status to the workload's exit

@@ -5,11 +5,13 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroup.h"
 #include "fsutil.h"
+#include "scratch.h"
 #include "util.h"
 
 int container_id_validate(const char *id, struct error **err)
@@ -167,6 +169,26 @@ int container_dir_open(const char *root, const char *id,
 	return 0;
 }
 
+/* The scratch tmpfs create attached for the report (scratch.h): detached
+ * by the path of the directory's own descriptor, never following a link
+ * at its end, then its directory goes.  No scratch is nothing to do. */
+static int unmount_scratch(const struct container_dir *dir, const char *id,
+			   struct error **err)
+{
+	char base[FD_PATH_MAX], path[FD_PATH_MAX + sizeof(SCRATCH_DIR) + 1];
+	struct stat st;
+
+	if (fstatat(dir->dirfd, SCRATCH_DIR, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	fd_path(dir->dirfd, base);
+	snprintf(path, sizeof(path), "%s/%s", base, SCRATCH_DIR);
+	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL)
+		return error_errno(err, "unmount the scratch of %s", id);
+	if (unlinkat(dir->dirfd, SCRATCH_DIR, AT_REMOVEDIR) < 0)
+		return error_errno(err, "remove the scratch of %s", id);
+	return 0;
+}
+
 int container_dir_remove(const char *root, const char *id,
 			 struct container_dir *dir, struct error **err)
 {
@@ -175,6 +197,8 @@ int container_dir_remove(const char *root, const char *id,
 	DIR *d;
 	struct dirent *e;
 
+	if (unmount_scratch(dir, id, err) < 0)
+		return -1;
 	fd = openat(dir->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return error_errno(err, "remove state of %s", id);

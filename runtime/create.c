@@ -48,6 +48,8 @@
 #include "init.h"
 #include "log.h"
 #include "mount_sources.h"
+#include "report_gather.h"
+#include "scratch.h"
 #include "namespace.h"
 #include "policy_file.h"
 #include "proc_plan.h"
@@ -75,6 +77,7 @@ struct create_ctx {
 	bool cgroup_made;
 	bool in_cgroup; /* made there by clone3 */
 	int fifo_fd;
+	int outcome_fd; /* runtime/report.h */
 	pid_t pid;
 	pid_t egress_pid; /* the egress helper, when the sandbox has one */
 };
@@ -305,6 +308,15 @@ static int own_fifo(const struct create_ctx *c, struct error **err)
 	return 0;
 }
 
+/* The host's view of the scratch (the report's files changed) is
+ * attached only when a report will be written: a mount under the state
+ * root is one more thing delete must find, and an administrator who
+ * mounts over the root hides it (tests/security/faults.bats). */
+static bool report_wanted(const struct create_ctx *c)
+{
+	return c->o->report || c->policy->report_dir;
+}
+
 static int prepare(struct create_ctx *c, struct error **err)
 {
 	int nlisten = listen_fds();
@@ -331,7 +343,10 @@ static int prepare(struct create_ctx *c, struct error **err)
 		return -1;
 	if (name_cgroup(c, err) < 0 ||
 	    container_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
-	    save_config(c, err) < 0)
+	    save_config(c, err) < 0 ||
+	    (report_wanted(c) &&
+	     scratch_attach(c->sources.scratch, c->dir.dirfd, err) < 0) ||
+	    report_open_outcome(&c->dir, &c->outcome_fd, err) < 0)
 		return -1;
 	/* clone3 starts the child in its cgroup2 directory, which must exist
 	 * by then; with v1 hierarchies only, the child moves itself (after
@@ -464,6 +479,7 @@ static int spawn(struct create_ctx *c, struct error **err)
 	    .ns = &c->ns,
 	    .proc = &c->proc,
 	    .fifo_fd = c->fifo_fd,
+	    .outcome_fd = c->outcome_fd,
 	    .no_pivot = c->o->no_pivot,
 	    .no_new_keyring = c->o->no_new_keyring,
 	    .sandbox = &c->hardened->sandbox,
@@ -537,6 +553,7 @@ static void ctx_release(struct create_ctx *c, bool failed)
 		container_dir_remove(c->o->root, c->o->id, &c->dir, NULL);
 	container_dir_close(&c->dir);
 	closep(&c->fifo_fd);
+	closep(&c->outcome_fd);
 	closep(&c->bundle_fd);
 	mount_sources_release(&c->sources);
 	ns_plan_release(&c->ns);
@@ -555,8 +572,9 @@ int container_create(const struct create_opts *o, pid_t *pid,
 	    .o = o,
 	    .dir = {-1, -1},
 	    .fifo_fd = -1,
+	    .outcome_fd = -1,
 	    .bundle_fd = -1,
-	    .sources = {.root = -1},
+	    .sources = {.root = -1, .scratch = -1},
 	    .proc = PROC_PLAN_INIT,
 	};
 	int r;

@@ -132,6 +132,7 @@ static void fill_params(const struct init_config *c,
 	p->cgroup_procs_fd = reaper->procs;
 	p->cgroup_kill_fd = reaper->kill;
 	p->cgroup_procs_reopen = reaper->reopen;
+	p->outcome_fd = c->outcome_fd;
 	p->start_hooks = spec->hooks[HOOK_START_CONTAINER].hooks;
 	p->n_start_hooks = spec->hooks[HOOK_START_CONTAINER].n;
 }

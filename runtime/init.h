@@ -19,6 +19,7 @@ struct init_config {
 	const struct ns_plan *ns;
 	struct proc_plan *proc; /* the workload's process, the sync socket */
 	int fifo_fd;		/* O_PATH fd of ROOT/ID/exec.fifo */
+	int outcome_fd;		/* ROOT/ID/outcome, for the supervisor */
 	bool no_pivot;
 	bool no_new_keyring;
 	const struct sandbox *sandbox; /* what harden() decided */

@@ -35,6 +35,8 @@ static const struct command commands[] = {
     {"update", cmd_update, "change the resource limits of a container"},
     {"ps", cmd_ps, "list the processes of a container"},
     {"events", cmd_events, "stream a container's stats and OOM events as JSON"},
+    {"report", cmd_report,
+     "what a container's code tried: outcome, limits hit, files changed"},
 };
 
 static void usage(FILE *f)

@@ -89,7 +89,8 @@ static int clone_root(const struct hardened *h, const char *bundle,
 	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE,
 		    &ro, sizeof(ro)) < 0)
 		return error_errno(err, "rootfs: make it read-only");
-	s->root = scratch_mount_root(tree, h->sandbox.scratch_size, err);
+	s->root =
+	    scratch_mount_root(tree, h->sandbox.scratch_size, &s->scratch, err);
 	return s->root < 0 ? -1 : 0;
 }
 
@@ -249,8 +250,10 @@ int mount_sources_open(const struct hardened *h, const char *bundle,
 {
 	size_t n = h->spec->n_mounts;
 
-	*out = (struct mount_sources){
-	    .root = -1, .n = n, .reclone_binds = !h->sandbox.enforced};
+	*out = (struct mount_sources){.root = -1,
+				      .scratch = -1,
+				      .n = n,
+				      .reclone_binds = !h->sandbox.enforced};
 	out->binds = malloc((n ? n : 1) * sizeof(*out->binds));
 	out->is_dir = calloc(n ? n : 1, sizeof(*out->is_dir));
 	if (!out->binds || !out->is_dir) {
@@ -276,6 +279,8 @@ void mount_sources_close(const struct mount_sources *s)
 {
 	if (s->root >= 0)
 		close(s->root);
+	if (s->scratch >= 0)
+		close(s->scratch);
 	for (size_t i = 0; i < s->n; i++)
 		if (s->binds[i] >= 0)
 			close(s->binds[i]);
@@ -285,11 +290,13 @@ void mount_sources_release(struct mount_sources *s)
 {
 	if (s->root >= 0)
 		close(s->root);
+	if (s->scratch >= 0)
+		close(s->scratch);
 	for (size_t i = 0; s->binds && i < s->n; i++)
 		if (s->binds[i] >= 0)
 			close(s->binds[i]);
 	free(s->binds);
 	free(s->is_dir);
 	free(s->rootfs);
-	*s = (struct mount_sources){.root = -1};
+	*s = (struct mount_sources){.root = -1, .scratch = -1};
 }

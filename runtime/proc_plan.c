@@ -90,7 +90,8 @@ int proc_plan_console(struct proc_plan *pp, bool new_session,
 void proc_plan_stage(const struct proc_plan *pp, enum stage_mode mode,
 		     struct stage_params *p)
 {
-	*p = (struct stage_params){.mode = mode, .sync_fd = pp->sync[1]};
+	*p = (struct stage_params){
+	    .mode = mode, .sync_fd = pp->sync[1], .outcome_fd = -1};
 	stage_params_process(p, pp->process, pp->env, &pp->caps, pp->enforced,
 			     pp->keep_fds, pp->enforced ? &pp->baseline : NULL,
 			     pp->has_seccomp ? &pp->seccomp : NULL);

@@ -292,6 +292,7 @@ int sandbox_run(const struct sandbox_opts *o, int *status, struct error **err)
 	    .own_rootfs = rootfs,
 	    .preopened = workspace ? &preopened : NULL,
 	    .n_preopened = workspace ? 1 : 0,
+	    .report = o->report,
 	};
 	r = container_run(&co, false, status, err);
 out:

@@ -15,6 +15,7 @@ struct sandbox_opts {
 	const char *timeout;   /* annotation run.corral.timeout, or NULL */
 	const char *memory;    /* annotation run.corral.memory, or NULL */
 	const char *workspace; /* a host dir asked for at /workspace, rw */
+	const char *report;    /* the JSON report, written at delete */
 	char **argv;	       /* the command */
 	int argc;
 };

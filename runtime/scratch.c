@@ -62,7 +62,8 @@ static int scratch_tmpfs(const struct stat *root, uint64_t size,
 	return take_fd(&mnt);
 }
 
-int scratch_mount_root(int lower_fd, uint64_t size, struct error **err)
+int scratch_mount_root(int lower_fd, uint64_t size, int *tmpfs_out,
+		       struct error **err)
 {
 	_cleanup_close_ int tmp = -1, fs = -1, ovl = -1;
 	char upper[FD_PATH_MAX + 8], work[FD_PATH_MAX + 8], p[FD_PATH_MAX];
@@ -94,5 +95,32 @@ int scratch_mount_root(int lower_fd, uint64_t size, struct error **err)
 	ovl = make_mount(fs, MOUNT_ATTR_NODEV, "scratch overlay", err);
 	if (ovl < 0)
 		return -1;
+	*tmpfs_out = take_fd(&tmp);
 	return take_fd(&ovl);
+}
+
+/* The overlay took its own private clone of the upper layer's mount when
+ * it was made, so the restrictions set here bind only the host's view:
+ * read-only, and nothing in it is executed, a device, set-id or a link
+ * followed.  The target is a directory made here, in the container's own
+ * state directory (root's, 0700), so nothing else can be under it. */
+int scratch_attach(int tmpfs_fd, int dirfd, struct error **err)
+{
+	struct mount_attr attr = {
+	    .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC |
+			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+			MOUNT_ATTR_NOSYMFOLLOW,
+	};
+
+	if (tmpfs_fd < 0)
+		return 0;
+	if (syscall(SYS_mount_setattr, tmpfs_fd, "", AT_EMPTY_PATH, &attr,
+		    sizeof(attr)) < 0)
+		return error_errno(err, "scratch: restrict the host's view");
+	if (mkdirat(dirfd, SCRATCH_DIR, 0700) < 0)
+		return error_errno(err, "scratch: make %s", SCRATCH_DIR);
+	if (syscall(SYS_move_mount, tmpfs_fd, "", dirfd, SCRATCH_DIR,
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return error_errno(err, "scratch: attach it in the state dir");
+	return 0;
 }

@@ -3,7 +3,8 @@
  * live in a size-capped tmpfs.  That tmpfs is a detached mount, created
  * with fsopen/fsmount and never attached to any path: nothing on the host
  * can see it, and it is gone when the last mount of it (the container's
- * root) is. */
+ * root) is, unless create attaches it in the container's state directory
+ * (scratch_attach) for `corral report`: then delete unmounts it. */
 #ifndef CORRAL_SCRATCH_H
 #define CORRAL_SCRATCH_H
 
@@ -15,6 +16,17 @@
  * rootfs); returns its mount fd, not yet attached anywhere, or -1.  The
  * parent makes it (mount_sources.c); the child attaches it in its own
  * mount namespace. */
-int scratch_mount_root(int lower_fd, uint64_t size, struct error **err);
+int scratch_mount_root(int lower_fd, uint64_t size, int *tmpfs_out,
+		       struct error **err);
+
+/* ROOT/ID/scratch: the tmpfs holding the overlay's upper layer, attached
+ * read-only in the host's mount namespace so that `corral report` can
+ * read what the container changed after its mount namespace is gone. */
+#define SCRATCH_DIR "scratch"
+
+/* Attach the tmpfs (tmpfs_out of scratch_mount_root; -1: none) as
+ * DIR/SCRATCH_DIR, restricted (read-only, noexec, nosuid, nodev,
+ * nosymfollow). */
+int scratch_attach(int tmpfs_fd, int dirfd, struct error **err);
 
 #endif

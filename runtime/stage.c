@@ -116,7 +116,8 @@ int stage_exec(const struct stage_params *p, struct error **err)
 	if (keep_open(params, err) < 0 || keep_open(p->sync_fd, err) < 0 ||
 	    keep_open(p->fifo_fd, err) < 0 ||
 	    keep_open(p->cgroup_procs_fd, err) < 0 ||
-	    keep_open(p->cgroup_kill_fd, err) < 0)
+	    keep_open(p->cgroup_kill_fd, err) < 0 ||
+	    keep_open(p->outcome_fd, err) < 0)
 		return -1;
 	snprintf(fd_arg, sizeof(fd_arg), "%d", params);
 	syscall(SYS_execveat, image, "", argv, envp, AT_EMPTY_PATH);

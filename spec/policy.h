@@ -128,6 +128,9 @@ struct policy {
 	 * below one of these. */
 	char **engine_dirs;
 	size_t n_engine_dirs;
+	/* "report": {"dir": D}: delete writes each container's JSON report
+	 * as D/ID.json; NULL: none (a clean absolute path) */
+	char *report_dir;
 	/* Not in the file: root filesystems the caller named itself on the
 	 * command line (`corral sandbox --rootfs DIR`), each allowed as a
 	 * root.path exactly. */

@@ -157,6 +157,12 @@ static void emit_policy(yajl_gen g, const struct policy *p)
 	emit_hooks(g, p);
 	json_key_strv(g, "engineDirs", (const char *const *)p->engine_dirs,
 		      p->n_engine_dirs);
+	if (p->report_dir) {
+		json_str(g, "report");
+		yajl_gen_map_open(g);
+		json_key_str(g, "dir", p->report_dir);
+		yajl_gen_map_close(g);
+	}
 	yajl_gen_map_close(g);
 }
 

@@ -651,12 +651,30 @@ static int check_user(const struct policy *pol, struct error **err)
 	return 0;
 }
 
+/* "report": {"dir": D}, where delete keeps each container's report. */
+static int parse_report(yajl_val doc, struct policy *pol, struct error **err)
+{
+	static const char *const keys[] = {"dir"};
+	struct jpath p = JKEY(NULL, "report"), dp = JKEY(&p, "dir");
+	yajl_val o;
+
+	if (SECTION(doc, NULL, "report", keys, &o, err) < 0)
+		return -1;
+	if (!o)
+		return 0;
+	free(pol->report_dir);
+	pol->report_dir = NULL;
+	if (json_field_string(o, &p, "dir", true, &pol->report_dir, err) < 0)
+		return -1;
+	return check_clean_path(pol->report_dir, NULL, &dp, err);
+}
+
 static int parse_policy(yajl_val doc, struct policy *pol, struct error **err)
 {
 	static const char *const keys[] = {
 	    "mode",	    "network",	"rootfs",     "env",	"user",
 	    "capabilities", "syscalls", "limits",     "mounts", "devices",
-	    "sysctls",	    "hooks",	"engineDirs",
+	    "sysctls",	    "hooks",	"engineDirs", "report",
 	};
 
 	if (check_keys(doc, NULL, keys, ARRAY_SIZE(keys), err) < 0 ||
@@ -664,7 +682,8 @@ static int parse_policy(yajl_val doc, struct policy *pol, struct error **err)
 	    parse_lists(doc, pol, err) < 0 || parse_user(doc, pol, err) < 0 ||
 	    parse_limits(doc, pol, err) < 0 ||
 	    parse_arrays(doc, pol, err) < 0 || parse_hooks(doc, pol, err) < 0 ||
-	    parse_engine_dirs(doc, pol, err) < 0)
+	    parse_engine_dirs(doc, pol, err) < 0 ||
+	    parse_report(doc, pol, err) < 0)
 		return -1;
 	return check_user(pol, err);
 }

@@ -60,7 +60,8 @@ static int read_params(int argc, char **argv, struct stage_params *p,
 	*p = (struct stage_params){.sync_fd = -1,
 				   .fifo_fd = -1,
 				   .cgroup_procs_fd = -1,
-				   .cgroup_kill_fd = -1};
+				   .cgroup_kill_fd = -1,
+				   .outcome_fd = -1};
 	if (argc != 2)
 		return not_started(argv[0], err);
 	errno = 0;
@@ -156,6 +157,7 @@ static int init_main(struct stage_params *p)
 	    .gid = p->gid,
 	    .reaper = p->cgroup_procs_fd >= 0 ? &reaper : NULL,
 	    .exec_fd = &p->sync_fd,
+	    .outcome_fd = p->outcome_fd,
 	};
 
 	/* In a user namespace /proc/self of a non-dumpable process belongs

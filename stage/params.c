@@ -154,6 +154,7 @@ int stage_params_encode(const struct stage_params *p, char **out, size_t *len,
 	put_u32(&w, (uint32_t)p->cgroup_procs_fd);
 	put_u32(&w, (uint32_t)p->cgroup_kill_fd);
 	put_u8(&w, p->cgroup_procs_reopen);
+	put_u32(&w, (uint32_t)p->outcome_fd);
 	put_u32(&w, (uint32_t)p->n_start_hooks);
 	for (size_t i = 0; i < p->n_start_hooks; i++) {
 		const struct spec_hook *h = &p->start_hooks[i];
@@ -400,7 +401,8 @@ int stage_params_decode(const void *buf, size_t len, struct stage_params *out,
 	*out = (struct stage_params){.sync_fd = -1,
 				     .fifo_fd = -1,
 				     .cgroup_procs_fd = -1,
-				     .cgroup_kill_fd = -1};
+				     .cgroup_kill_fd = -1,
+				     .outcome_fd = -1};
 	magic = take(&r, 8, "magic");
 	if (magic && memcmp(magic, STAGE_PARAMS_MAGIC, 8) != 0)
 		r.bad = "magic";
@@ -414,6 +416,7 @@ int stage_params_decode(const void *buf, size_t len, struct stage_params *out,
 	out->cgroup_procs_fd = get_fd(&r, "cgroup.procs fd");
 	out->cgroup_kill_fd = get_fd(&r, "cgroup.kill fd");
 	out->cgroup_procs_reopen = get_bool(&r, "cgroup.procs reopen");
+	out->outcome_fd = get_fd(&r, "outcome fd");
 	get_hooks(&r, out);
 	if (!failed(&r) && r.left)
 		r.bad = "trailing bytes";
@@ -446,5 +449,6 @@ void stage_params_release(struct stage_params *p)
 	*p = (struct stage_params){.sync_fd = -1,
 				   .fifo_fd = -1,
 				   .cgroup_procs_fd = -1,
-				   .cgroup_kill_fd = -1};
+				   .cgroup_kill_fd = -1,
+				   .outcome_fd = -1};
 }

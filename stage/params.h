@@ -21,6 +21,7 @@
  *     u64       wall clock (seconds)
  *     i32 * 4   sync, fifo, cgroup.procs and cgroup.kill fds (-1: none)
  *     u8        cgroup.procs must be reopened for each read (cgroup v1)
+ *     i32       the outcome record's fd (-1: none)
  *     u32 n, n * hook   the startContainer hooks
  *
  * with str = u32 length + bytes (no NUL), ostr = u8 present + str, strv =
@@ -99,6 +100,9 @@ struct stage_params {
 	int32_t cgroup_procs_fd; /* read-only */
 	int32_t cgroup_kill_fd;	 /* write-only; -1 without cgroup.kill */
 	bool cgroup_procs_reopen;
+	/* ROOT/ID/outcome, append-only: the supervisor writes when the
+	 * workload started and how it ended (runtime/report.h). */
+	int32_t outcome_fd;
 	struct spec_hook *start_hooks; /* startContainer */
 	size_t n_start_hooks;
 };

@@ -103,6 +103,41 @@ static bool time_left(const struct timespec *deadline, struct timespec *left)
 	return true;
 }
 
+/* One line of the outcome record (supervisor.h), stamped with the
+ * realtime clock; `corral report` reads it.  A failed write only loses the
+ * record, never the container's end. */
+static void record(const struct supervisor_config *c, const char *what)
+{
+	struct timespec now;
+	char line[96];
+	int n;
+
+	if (c->outcome_fd < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	n = snprintf(line, sizeof(line), "%s %lld %ld%s\n",
+		     strncmp(what, "start", 5) == 0 ? "start" : "end",
+		     (long long)now.tv_sec, now.tv_nsec,
+		     strncmp(what, "start", 5) == 0 ? "" : what);
+	if (n > 0 && (size_t)n < sizeof(line))
+		write_all(c->outcome_fd, line, (size_t)n);
+}
+
+/* How the workload ended, as the record's " exit|signal N REASON". */
+static void record_end(const struct supervisor_config *c, int wstatus,
+		       const char *why)
+{
+	char what[48];
+
+	if (WIFSIGNALED(wstatus))
+		snprintf(what, sizeof(what), " signal %d %s", WTERMSIG(wstatus),
+			 why);
+	else
+		snprintf(what, sizeof(what), " exit %d %s",
+			 WEXITSTATUS(wstatus), why);
+	record(c, what);
+}
+
 /* The end of the container.  As PID 1, exiting is enough: the kernel
  * kills the rest of the pid namespace.  Otherwise the rest of the cgroup
  * dies first; at the deadline through cgroup.kill where there is one,
@@ -138,6 +173,7 @@ supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
 				 "container killed\n",
 				 (unsigned long long)c->wall_clock);
 			say(line);
+			record(c, " signal 9 wall_clock");
 			finish(c, 137, true);
 		}
 		sig = sigtimedwait(set, &info, c->wall_clock ? &left : NULL);
@@ -148,8 +184,10 @@ supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
 			continue;
 		}
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-			if (pid == child)
+			if (pid == child) {
+				record_end(c, status, "workload");
 				finish(c, exit_status(status), false);
+			}
 	}
 }
 
@@ -207,5 +245,6 @@ void supervisor_run(const struct supervisor_config *c, int (*workload)(void *),
 		close(exec_pipe[0]);
 	}
 	drop_privileges(c);
+	record(c, "start");
 	supervise(c, child, &set);
 }

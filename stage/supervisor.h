@@ -24,6 +24,9 @@ struct supervisor_config {
 	 * execve, or its death), so a signal sent right after `start` meets
 	 * the program, not the stage.  NULL: no wait. */
 	int *exec_fd;
+	/* Append-only record (ROOT/ID/outcome on the host): "start" when the
+	 * workload is forked, "end" with how it ended; -1: none. */
+	int outcome_fd;
 };
 
 /* Block the signals the supervisor forwards (all but the synchronous

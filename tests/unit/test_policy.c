@@ -142,6 +142,30 @@ TEST(a_section_without_its_key_keeps_the_default)
 	policy_free(p);
 }
 
+/* "report": {"dir": D}: a clean absolute path, kept through the state
+ * directory's copy of the policy (emit, then parse). */
+TEST(report_dir_is_a_clean_absolute_path)
+{
+	struct policy *p = policy_of("{\"report\": {\"dir\": \"/var/log/c\"}}");
+
+	if (p) {
+		CHECK_STR(p->report_dir, "/var/log/c");
+		check_round_trip(p);
+		policy_free(p);
+	}
+	p = policy_of("{}");
+	if (p) {
+		CHECK(p->report_dir == NULL);
+		policy_free(p);
+	}
+	CHECK_ERROR(policy_error("{\"report\": {\"dir\": \"logs\"}}"),
+		    ".report.dir: must be an absolute path");
+	CHECK_ERROR(policy_error("{\"report\": {\"dir\": \"/a/../b\"}}"),
+		    ".report.dir: must not contain \"..\"");
+	CHECK_ERROR(policy_error("{\"report\": {\"file\": \"/a\"}}"),
+		    ".report.file: unknown key");
+}
+
 TEST(sizes_are_bytes_or_binary_units)
 {
 	static const struct {

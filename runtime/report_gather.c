@@ -1,0 +1,233 @@
+/* `corral report`: each section from its own record (report_gather.h). */
+#include "report_gather.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup_fs.h"
+#include "fsutil.h"
+#include "harden.h"
+#include "hostpath.h"
+#include "policy.h"
+#include "policy_file.h"
+#include "report.h"
+#include "report_files.h"
+#include "util.h"
+
+/* Records are corral's own, but bounded all the same. */
+#define RECORD_MAX (1 << 20)
+
+int report_open_outcome(const struct container_dir *dir, int *fd,
+			struct error **err)
+{
+	*fd = openat(dir->dirfd, OUTCOME_FILE,
+		     O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW |
+			 O_CLOEXEC,
+		     0600);
+	return *fd < 0 ? error_errno(err, "make " OUTCOME_FILE) : 0;
+}
+
+void report_note_kill(const struct container_dir *dir, int sig)
+{
+	_cleanup_close_ int fd =
+	    openat(dir->dirfd, OUTCOME_FILE,
+		   O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	char line[32];
+	int n = snprintf(line, sizeof(line), "kill %d\n", sig);
+
+	if (fd >= 0 && n > 0)
+		write_all(fd, line, (size_t)n);
+}
+
+/* A small file of the state directory, or NULL when absent or too big. */
+static char *read_record(int dirfd, const char *name, size_t *len)
+{
+	_cleanup_close_ int fd =
+	    openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char *buf = NULL;
+
+	if (fd < 0 || lseek(fd, 0, SEEK_END) > RECORD_MAX ||
+	    lseek(fd, 0, SEEK_SET) < 0 ||
+	    read_fd(fd, name, &buf, len, NULL) < 0)
+		return NULL;
+	return buf;
+}
+
+/* pids.events' "max N": forks the kernel refused at pids.max. */
+static void pids_refused(const struct cgroup *cg, struct report *r)
+{
+	struct cg_hiers h = {0};
+
+	if (cg_hiers_open(cg, &h, NULL) < 0)
+		return;
+	for (size_t i = 0; i < h.n && !r->pids_refused.known; i++) {
+		_cleanup_free_ char *text = NULL;
+		const char *p;
+
+		if (h.v[i].fd < 0 || !cg_exists(h.v[i].fd, "pids.events") ||
+		    cg_read(h.v[i].fd, h.v[i].dir, "pids.events", &text, NULL) <
+			0)
+			continue;
+		p = strstr(text, "max ");
+		if (p && (p == text || p[-1] == '\n'))
+			r->pids_refused = (struct report_counter){
+			    true, strtoull(p + 4, NULL, 10)};
+	}
+	cg_hiers_clear(&h);
+}
+
+/* What the cgroup counted; it stays from create until delete. */
+static void from_cgroup(const struct container *c, struct report *r)
+{
+	struct cgroup_stats st = {0};
+	uint64_t oom;
+
+	if (!c->cgroup)
+		return;
+	if (cgroup_stats_read(c->cgroup, &st, NULL) == 0) {
+		r->cpu_ns = (struct report_counter){true, st.cpu_total};
+		/* 0 is what a kernel without the peak file leaves */
+		r->memory_peak = (struct report_counter){
+		    st.memory[CGROUP_STAT_MAX] > 0, st.memory[CGROUP_STAT_MAX]};
+		r->throttled_periods =
+		    (struct report_counter){true, st.cpu_throttled_periods};
+		r->throttled_ns =
+		    (struct report_counter){true, st.cpu_throttled_time};
+	}
+	cgroup_stats_clear(&st);
+	if (cgroup_oom_kills(c->cgroup, &oom, NULL) == 0)
+		r->oom_kills = (struct report_counter){true, oom};
+	pids_refused(c->cgroup, r);
+}
+
+static void wall_clock_limit(const struct container *c, struct report *r)
+{
+	_cleanup_free_ char *json = NULL;
+	struct sandbox sb = {0};
+	size_t len;
+
+	json = read_record(c->dir.dirfd, SANDBOX_FILE, &len);
+	if (json && hardened_parse_sandbox(json, len, &sb, NULL) == 0)
+		r->wall_clock = sb.wall_clock;
+	sandbox_release(&sb);
+}
+
+static int gather(const struct container *c, struct report *r,
+		  struct error **err)
+{
+	_cleanup_free_ char *outcome = NULL, *egress = NULL;
+	size_t len;
+
+	r->id = strdup(c->state->id);
+	if (!r->id)
+		return error_set(err, ENOMEM, "out of memory");
+	r->status = container_status_name(c->status);
+	if ((outcome = read_record(c->dir.dirfd, OUTCOME_FILE, &len)))
+		report_parse_outcome(outcome, len, r);
+	from_cgroup(c, r);
+	wall_clock_limit(c, r);
+	if (report_files_read(c->dir.dirfd, c->state->rootfs, r, err) < 0)
+		return -1;
+	if ((egress = read_record(c->dir.dirfd, EGRESS_LOG_FILE, &len)) &&
+	    report_parse_egress(egress, len, r, err) < 0)
+		return -1;
+	return 0;
+}
+
+int report_render(const struct container *c, bool json, char **out,
+		  struct error **err)
+{
+	struct report r = {0};
+	int ret;
+
+	ret = gather(c, &r, err);
+	if (ret == 0)
+		ret = json ? report_json(&r, out, err)
+			   : report_text(&r, out, err);
+	report_release(&r);
+	return ret < 0 ? error_wrap(err, "report %s", c->state->id) : 0;
+}
+
+int container_report(const char *root, const char *id, bool json, char **out,
+		     struct error **err)
+{
+	struct container c;
+	int r;
+
+	if (container_open(root, id, &c, err) < 0)
+		return -1;
+	r = report_render(&c, json, out, err);
+	container_close(&c);
+	return r;
+}
+
+/* The file is made new where the path leads without a link: its
+ * directory is opened by hostpath_open (no symbolic link on the way; a
+ * relative one from the caller's cwd), the file with O_EXCL | O_NOFOLLOW,
+ * so neither an existing file nor a planted link is written through. */
+static int save_at(const char *json, const char *dir, const char *base,
+		   const char *shown, struct error **err)
+{
+	_cleanup_close_ int dirfd = -1, fd = -1;
+
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return error_set(err, EINVAL, "report %s: no file name", shown);
+	dirfd = dir[0] == '/' ? hostpath_open(dir, O_PATH | O_DIRECTORY,
+					      "report directory", err)
+			      : open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return *err ? -1 : error_errno(err, "report %s", dir);
+	fd = openat(dirfd, base,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, json, strlen(json)) < 0)
+		return error_errno(err, "report %s", shown);
+	return 0;
+}
+
+int report_save(const struct container *c, const char *file, struct error **err)
+{
+	_cleanup_free_ char *json = NULL, *dir = NULL;
+	const char *slash = strrchr(file, '/');
+
+	if (report_render(c, true, &json, err) < 0)
+		return -1;
+	if (!slash)
+		dir = strdup(".");
+	else if (slash == file)
+		dir = strdup("/");
+	else
+		dir = strndup(file, (size_t)(slash - file));
+	if (!dir)
+		return error_set(err, ENOMEM, "out of memory");
+	return save_at(json, dir, slash ? slash + 1 : file, file, err);
+}
+
+/* The stored policy is the one create applied (policy.json in the state
+ * directory); its report.dir is a clean absolute path (policy_parse.c)
+ * and the ID a validated one, so DIR/ID.json names one new file. */
+int report_save_policy(const struct container *c, struct error **err)
+{
+	_cleanup_free_ char *text = NULL, *json = NULL, *name = NULL;
+	struct policy *pol = NULL;
+	size_t len;
+	int r = 0;
+
+	text = read_record(c->dir.dirfd, POLICY_FILE, &len);
+	if (!text || policy_load_text(text, len, &pol, NULL) < 0)
+		return 0;
+	if (pol->report_dir) {
+		if (asprintf(&name, "%s.json", c->state->id) < 0) {
+			name = NULL;
+			r = error_set(err, ENOMEM, "out of memory");
+		} else if ((r = report_render(c, true, &json, err)) == 0) {
+			r = save_at(json, pol->report_dir, name,
+				    pol->report_dir, err);
+		}
+	}
+	policy_free(pol);
+	return r;
+}

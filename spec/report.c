@@ -1,0 +1,236 @@
+/* `corral report`'s pure half: the records' parsers, the list of files
+ * changed, and the two renderers (report.h). */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+
+#include "json.h"
+#include "util.h"
+
+/* The reason is read from the most specific record to the least: the
+ * supervisor's deadline, then what killed the workload. */
+const char *report_reason(const struct report *r)
+{
+	if (r->status && strcmp(r->status, "stopped") != 0)
+		return r->status;
+	if (r->ended_known && r->by_wall_clock)
+		return "wall clock";
+	if (r->ended_known && r->signalled && r->code == SIGKILL &&
+	    r->oom_kills.known && r->oom_kills.value > 0)
+		return "OOM kill";
+	if (r->kill_signal &&
+	    (!r->ended_known || (r->signalled && r->code == r->kill_signal)))
+		return "corral kill";
+	if (r->ended_known)
+		return r->signalled ? "workload killed by a signal"
+				    : "workload exit";
+	return "unknown";
+}
+
+char *report_escape(const char *s, size_t len)
+{
+	char *out = malloc(len * 4 + 1), *p = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\\') {
+			*p++ = '\\';
+			*p++ = '\\';
+		} else if (c < 0x20 || c >= 0x7f || c == '"' || c == '\'') {
+			snprintf(p, 5, "\\x%02x", c);
+			p += 4;
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	*p = '\0';
+	return out;
+}
+
+/* One line of the outcome record; false when it does not parse. */
+static bool outcome_line(const char *line, struct report *r)
+{
+	long long sec;
+	long nsec;
+	int code, sig;
+	char how[8], why[12];
+
+	if (sscanf(line, "start %lld %ld", &sec, &nsec) == 2) {
+		r->started = (struct report_time){true, sec, nsec};
+		return true;
+	}
+	if (sscanf(line, "end %lld %ld %7s %d %11s", &sec, &nsec, how, &code,
+		   why) == 5 &&
+	    (strcmp(how, "exit") == 0 || strcmp(how, "signal") == 0) &&
+	    (strcmp(why, "workload") == 0 || strcmp(why, "wall_clock") == 0) &&
+	    code >= 0 && code <= 255) {
+		r->ended = (struct report_time){true, sec, nsec};
+		r->ended_known = true;
+		r->signalled = strcmp(how, "signal") == 0;
+		r->code = code;
+		r->by_wall_clock = strcmp(why, "wall_clock") == 0;
+		return true;
+	}
+	if (sscanf(line, "kill %d", &sig) == 1 && sig > 0 && sig < 65) {
+		r->kill_signal = sig;
+		return true;
+	}
+	return false;
+}
+
+void report_parse_outcome(const char *buf, size_t len, struct report *r)
+{
+	char line[128];
+	size_t start = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] != '\n')
+			continue;
+		if (i - start < sizeof(line)) {
+			memcpy(line, buf + start, i - start);
+			line[i - start] = '\0';
+			outcome_line(line, r);
+		}
+		start = i + 1;
+	}
+}
+
+static const char *str_member(yajl_val obj, const char *key)
+{
+	yajl_val v = json_get(obj, key);
+
+	return YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+}
+
+/* One line of the egress log; false when it is not the format. */
+static bool egress_line(const char *line, struct report *r, bool *oom)
+{
+	yajl_val root = yajl_tree_parse(line, NULL, 0), port;
+	const char *verdict = str_member(root, "verdict");
+	const char *name = str_member(root, "name");
+	const char *reason = str_member(root, "reason");
+	_cleanup_free_ char *ename = NULL, *ereason = NULL;
+	bool ok = true;
+	char *s, **v;
+
+	port = json_get(root, "port");
+	if (!verdict || !name || !YAJL_IS_INTEGER(port)) {
+		ok = false;
+	} else if (strcmp(verdict, "allow") == 0) {
+		r->egress_allowed++;
+	} else if (strcmp(verdict, "deny") != 0) {
+		ok = false;
+	} else if (r->egress_denied++ < REPORT_DENIED_SHOWN) {
+		ename = report_escape(name, strlen(name));
+		ereason = reason ? report_escape(reason, strlen(reason)) : NULL;
+		if (!ename ||
+		    asprintf(&s, "%s:%lld (%s)", ename, YAJL_GET_INTEGER(port),
+			     ereason ? ereason : "-") < 0)
+			s = NULL;
+		v = s ? realloc(r->denied, (r->n_denied + 1) * sizeof(*v))
+		      : NULL;
+		if (!v) {
+			free(s);
+			*oom = true;
+		} else {
+			r->denied = v;
+			r->denied[r->n_denied++] = s;
+		}
+	}
+	yajl_tree_free(root);
+	return ok;
+}
+
+int report_parse_egress(const char *buf, size_t len, struct report *r,
+			struct error **err)
+{
+	size_t start = 0;
+	bool oom = false;
+
+	r->egress_known = true;
+	for (size_t i = 0; i < len && !oom; i++) {
+		_cleanup_free_ char *line = NULL;
+
+		if (buf[i] != '\n')
+			continue;
+		line = strndup(buf + start, i - start);
+		start = i + 1;
+		if (!line)
+			oom = true;
+		else if (line[0] && !egress_line(line, r, &oom))
+			r->egress_bad_lines++;
+	}
+	return oom ? error_set(err, ENOMEM, "egress log: out of memory") : 0;
+}
+
+static int file_cmp(const void *a, const void *b)
+{
+	const struct report_file *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int report_add_file(struct report *r, const char *name, enum report_change c,
+		    bool dir, uint64_t size, struct error **err)
+{
+	struct report_file *slot = NULL;
+
+	r->n_files_total++;
+	r->files_bytes += size;
+	if (!r->files) {
+		r->files = calloc(REPORT_FILES_SHOWN, sizeof(*r->files));
+		if (!r->files)
+			return error_set(err, ENOMEM, "report: out of memory");
+	}
+	if (r->n_files < REPORT_FILES_SHOWN) {
+		slot = &r->files[r->n_files++];
+	} else {
+		/* full: the new one takes the place of the smallest kept */
+		slot = &r->files[0];
+		for (size_t i = 1; i < r->n_files; i++)
+			if (r->files[i].size < slot->size)
+				slot = &r->files[i];
+		if (slot->size >= size)
+			return 0;
+		free(slot->name);
+		slot->name = NULL;
+	}
+	slot->name = report_escape(name, strlen(name));
+	if (!slot->name) {
+		*slot = r->files[--r->n_files];
+		return error_set(err, ENOMEM, "report: out of memory");
+	}
+	slot->change = c;
+	slot->dir = dir;
+	slot->size = size;
+	return 0;
+}
+
+void report_sort_files(struct report *r)
+{
+	if (r->n_files)
+		qsort(r->files, r->n_files, sizeof(*r->files), file_cmp);
+}
+
+void report_release(struct report *r)
+{
+	for (size_t i = 0; i < r->n_files; i++)
+		free(r->files[i].name);
+	free(r->files);
+	for (size_t i = 0; i < r->n_denied; i++)
+		free(r->denied[i]);
+	free(r->denied);
+	free(r->id);
+	*r = (struct report){0};
+}

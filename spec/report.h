@@ -1,0 +1,119 @@
+/* `corral report`: what a container's code tried, as one struct that the
+ * runtime fills from its per-container records (runtime/report.c) and that
+ * this module renders as text or JSON from the same data.  Pure: no system
+ * calls, so the renderers and the parsers of the records (the supervisor's
+ * outcome lines, the egress proxy's log) are unit-tested and fuzzable.
+ *
+ * Every datum has a "known" flag: a counter corral could not read is said
+ * to be unknown, never printed as 0.  Names that came from the workload
+ * (file names, host names in the egress log) are escaped on the way in
+ * (report_escape), so neither renderer ever prints a raw byte of theirs.
+ */
+#ifndef CORRAL_REPORT_H
+#define CORRAL_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+/* The list of files changed keeps this many, largest first. */
+#define REPORT_FILES_SHOWN 100
+/* The egress section lists this many denied names. */
+#define REPORT_DENIED_SHOWN 50
+
+enum report_change {
+	REPORT_CREATED,
+	REPORT_MODIFIED,
+	REPORT_DELETED,
+};
+
+struct report_file {
+	char *name; /* escaped, "/etc/x" */
+	enum report_change change;
+	bool dir;
+	uint64_t size;
+};
+
+struct report_counter {
+	bool known;
+	uint64_t value;
+};
+
+/* A time as the realtime clock's seconds and nanoseconds. */
+struct report_time {
+	bool known;
+	int64_t sec;
+	long nsec;
+};
+
+struct report {
+	char *id;
+	const char *status; /* "created", "running", "stopped" ... (static) */
+	/* outcome: the supervisor's record (report_parse_outcome) */
+	struct report_time started, ended;
+	bool ended_known;
+	bool signalled; /* the workload died of `code`, else exited `code` */
+	int code;
+	bool by_wall_clock; /* the supervisor's deadline fired */
+	int kill_signal;    /* the last `corral kill`/delete signal; 0: none */
+	struct report_counter cpu_ns, memory_peak;
+	/* limits hit */
+	struct report_counter oom_kills, pids_refused, pids_max;
+	struct report_counter throttled_periods, throttled_ns;
+	uint64_t wall_clock; /* the limit in seconds; 0: none */
+	struct report_counter scratch_used, scratch_size;
+	/* files changed, from the scratch overlay's upper layer */
+	bool files_known;
+	const char *files_why; /* why unknown (static) */
+	struct report_file *files;
+	size_t n_files;		/* kept: at most REPORT_FILES_SHOWN */
+	uint64_t n_files_total; /* found, kept or not */
+	uint64_t files_bytes;	/* their sizes added up */
+	bool files_truncated;	/* the walk stopped at its bounds */
+	/* network: the egress proxy's log, when it wrote one */
+	bool egress_known;
+	uint64_t egress_allowed, egress_denied, egress_bad_lines;
+	char **denied; /* escaped "name:port (reason)" */
+	size_t n_denied;
+};
+
+/* Why the container ended, from the record and the counters: "running",
+ * "wall clock", "OOM kill", "corral kill", "workload exit", "workload
+ * killed by a signal", or "unknown". */
+const char *report_reason(const struct report *r);
+
+/* Escape bytes a person or a terminal should not get raw: controls,
+ * DEL, backslash, quotes and every byte >= 0x80 become \xNN (or \\);
+ * NULL when out of memory. */
+char *report_escape(const char *s, size_t len);
+
+/* The supervisor's and corral kill's lines in ROOT/ID/outcome:
+ *   start SEC NSEC
+ *   end SEC NSEC exit|signal N workload|wall_clock
+ *   kill SIG
+ * A line that does not parse is skipped (the file is corral's own, but a
+ * partial write must not fail the report). */
+void report_parse_outcome(const char *buf, size_t len, struct report *r);
+
+/* The egress proxy's log: one JSON object per line with "verdict"
+ * ("allow" or "deny"), "name", "port" and "reason".  Counts the verdicts
+ * and keeps the first REPORT_DENIED_SHOWN denied names. */
+int report_parse_egress(const char *buf, size_t len, struct report *r,
+			struct error **err);
+
+/* Keep a file found in the upper layer: the largest REPORT_FILES_SHOWN are
+ * kept; `name` is escaped here. */
+int report_add_file(struct report *r, const char *name, enum report_change c,
+		    bool dir, uint64_t size, struct error **err);
+
+/* Sort the kept files, largest first, names breaking ties. */
+void report_sort_files(struct report *r);
+
+int report_text(const struct report *r, char **out, struct error **err);
+int report_json(const struct report *r, char **out, struct error **err);
+
+void report_release(struct report *r);
+
+#endif

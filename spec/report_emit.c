@@ -1,0 +1,265 @@
+/* `corral report`'s two renderers: text for a person, JSON for a program,
+ * both from one struct report (report.h), so they cannot disagree. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+#include "strfmt.h"
+#include "units.h"
+#include "util.h"
+
+static const char *const change_names[] = {
+    [REPORT_CREATED] = "created",
+    [REPORT_MODIFIED] = "modified",
+    [REPORT_DELETED] = "deleted",
+};
+
+#define NETWORK_NOTE                                                           \
+	"connects inside the loopback-only namespace are not visible to "      \
+	"corral"
+#define SYSCALLS_NOTE "not recorded yet"
+
+/* Nanoseconds between two realtime stamps, or -1. */
+static int64_t run_ns(const struct report *r)
+{
+	if (!r->started.known || !r->ended.known)
+		return -1;
+	return (r->ended.sec - r->started.sec) * 1000000000LL +
+	       (r->ended.nsec - r->started.nsec);
+}
+
+static void text_counter(FILE *f, const char *label,
+			 const struct report_counter *c, const char *unit)
+{
+	if (c->known)
+		fprintf(f, "  %-18s %" PRIu64 "%s\n", label, c->value, unit);
+	else
+		fprintf(f, "  %-18s unknown\n", label);
+}
+
+static void text_outcome(FILE *f, const struct report *r)
+{
+	int64_t ns = run_ns(r);
+
+	fprintf(f, "outcome\n  %-18s %s\n", "reason:", report_reason(r));
+	if (r->ended_known)
+		fprintf(f, "  %-18s %s %d\n",
+			"status:", r->signalled ? "killed by signal" : "exit",
+			r->code);
+	else
+		fprintf(f, "  %-18s unknown\n", "status:");
+	if (ns >= 0)
+		fprintf(f, "  %-18s %.3f s\n", "run time:", (double)ns / 1e9);
+	else
+		fprintf(f, "  %-18s unknown\n", "run time:");
+	if (r->cpu_ns.known)
+		fprintf(f, "  %-18s %.3f s\n",
+			"cpu time:", (double)r->cpu_ns.value / 1e9);
+	else
+		fprintf(f, "  %-18s unknown\n", "cpu time:");
+	text_counter(f, "peak memory:", &r->memory_peak, " bytes");
+}
+
+static void text_limits(FILE *f, const struct report *r)
+{
+	fprintf(f, "limits hit\n");
+	text_counter(f, "oom kills:", &r->oom_kills, "");
+	text_counter(f, "forks refused:", &r->pids_refused, " (at pids.max)");
+	text_counter(f, "cpu throttled:", &r->throttled_periods, " periods");
+	if (!r->wall_clock)
+		fprintf(f, "  %-18s none set\n", "wall clock:");
+	else
+		fprintf(f, "  %-18s %s (limit %" PRIu64 " s)\n",
+			"wall clock:", r->by_wall_clock ? "fired" : "not hit",
+			r->wall_clock);
+	if (r->scratch_used.known && r->scratch_size.known)
+		fprintf(
+		    f, "  %-18s scratch at %" PRIu64 " of %" PRIu64 " bytes\n",
+		    "scratch:", r->scratch_used.value, r->scratch_size.value);
+	else
+		fprintf(f, "  %-18s unknown\n", "scratch:");
+}
+
+static void text_files(FILE *f, const struct report *r)
+{
+	fprintf(f, "files changed\n");
+	if (!r->files_known) {
+		fprintf(f, "  unknown: %s\n",
+			r->files_why ? r->files_why : "no record");
+		return;
+	}
+	if (r->n_files_total == 0)
+		fprintf(f, "  none\n");
+	for (size_t i = 0; i < r->n_files; i++)
+		fprintf(f, "  %-8s %12" PRIu64 "  %s%s\n",
+			change_names[r->files[i].change], r->files[i].size,
+			r->files[i].name, r->files[i].dir ? "/" : "");
+	if (r->n_files_total > r->n_files)
+		fprintf(f, "  and %" PRIu64 " more\n",
+			r->n_files_total - r->n_files);
+	if (r->files_truncated)
+		fprintf(f,
+			"  (the walk stopped at its depth or entry bound)\n");
+}
+
+static void text_network(FILE *f, const struct report *r)
+{
+	fprintf(f, "network\n  %s\n", NETWORK_NOTE);
+	if (!r->egress_known) {
+		fprintf(f, "  egress: no egress proxy log\n");
+		return;
+	}
+	fprintf(f,
+		"  egress: %" PRIu64 " allowed, %" PRIu64 " denied"
+		"%s\n",
+		r->egress_allowed, r->egress_denied,
+		r->egress_bad_lines ? " (unreadable lines skipped)" : "");
+	for (size_t i = 0; i < r->n_denied; i++)
+		fprintf(f, "  denied %s\n", r->denied[i]);
+}
+
+int report_text(const struct report *r, char **out, struct error **err)
+{
+	bool oom = false;
+	char *buf;
+	size_t size;
+	FILE *f = strfmt_stream(&oom, &buf, &size);
+
+	if (!f)
+		return error_set(err, ENOMEM, "report: out of memory");
+	fprintf(f, "container %s (%s)\n", r->id, r->status);
+	text_outcome(f, r);
+	text_limits(f, r);
+	text_files(f, r);
+	text_network(f, r);
+	fprintf(f, "syscalls refused\n  %s\n", SYSCALLS_NOTE);
+	*out = strfmt_close(&oom, f, &buf);
+	return *out ? 0 : error_set(err, ENOMEM, "report: out of memory");
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static void key_counter(yajl_gen g, const char *key,
+			const struct report_counter *c)
+{
+	json_str(g, key);
+	if (c->known)
+		yajl_gen_integer(g, (long long)c->value);
+	else
+		yajl_gen_null(g);
+}
+
+static void key_null(yajl_gen g, const char *key)
+{
+	json_str(g, key);
+	yajl_gen_null(g);
+}
+
+static void json_outcome(yajl_gen g, const struct report *r)
+{
+	int64_t ns = run_ns(r);
+
+	json_str(g, "outcome");
+	yajl_gen_map_open(g);
+	json_key_str(g, "reason", report_reason(r));
+	if (r->ended_known && r->signalled) {
+		key_null(g, "exit_code");
+		json_key_int(g, "signal", r->code);
+	} else if (r->ended_known) {
+		json_key_int(g, "exit_code", r->code);
+		key_null(g, "signal");
+	} else {
+		key_null(g, "exit_code");
+		key_null(g, "signal");
+	}
+	struct report_counter run = {ns >= 0, ns >= 0 ? (uint64_t)ns : 0};
+	key_counter(g, "run_time_ns", &run);
+	key_counter(g, "cpu_time_ns", &r->cpu_ns);
+	key_counter(g, "memory_peak_bytes", &r->memory_peak);
+	yajl_gen_map_close(g);
+}
+
+static void json_limits(yajl_gen g, const struct report *r)
+{
+	json_str(g, "limits");
+	yajl_gen_map_open(g);
+	key_counter(g, "oom_kills", &r->oom_kills);
+	key_counter(g, "forks_refused", &r->pids_refused);
+	key_counter(g, "cpu_throttled_periods", &r->throttled_periods);
+	key_counter(g, "cpu_throttled_ns", &r->throttled_ns);
+	json_key_int(g, "wall_clock_limit_s", (long long)r->wall_clock);
+	json_key_bool(g, "wall_clock_fired", r->by_wall_clock);
+	key_counter(g, "scratch_used_bytes", &r->scratch_used);
+	key_counter(g, "scratch_size_bytes", &r->scratch_size);
+	yajl_gen_map_close(g);
+}
+
+static void json_files(yajl_gen g, const struct report *r)
+{
+	json_str(g, "files");
+	if (!r->files_known) {
+		yajl_gen_null(g);
+		return;
+	}
+	yajl_gen_map_open(g);
+	json_key_int(g, "total", (long long)r->n_files_total);
+	json_key_int(g, "bytes", (long long)r->files_bytes);
+	json_key_int(g, "not_listed",
+		     (long long)(r->n_files_total - r->n_files));
+	json_key_bool(g, "truncated", r->files_truncated);
+	json_str(g, "changes");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < r->n_files; i++) {
+		yajl_gen_map_open(g);
+		json_key_str(g, "change", change_names[r->files[i].change]);
+		json_key_str(g, "path", r->files[i].name);
+		json_key_bool(g, "dir", r->files[i].dir);
+		json_key_int(g, "size", (long long)r->files[i].size);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
+static void json_network(yajl_gen g, const struct report *r)
+{
+	json_str(g, "network");
+	yajl_gen_map_open(g);
+	json_key_str(g, "note", NETWORK_NOTE);
+	json_str(g, "egress");
+	if (!r->egress_known) {
+		yajl_gen_null(g);
+	} else {
+		yajl_gen_map_open(g);
+		json_key_int(g, "allowed", (long long)r->egress_allowed);
+		json_key_int(g, "denied", (long long)r->egress_denied);
+		json_key_int(g, "unreadable_lines",
+			     (long long)r->egress_bad_lines);
+		json_key_strv(g, "denied_names", (const char *const *)r->denied,
+			      r->n_denied);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_map_close(g);
+}
+
+int report_json(const struct report *r, char **out, struct error **err)
+{
+	yajl_gen g = json_gen_new(1);
+
+	if (!g)
+		return error_set(err, ENOMEM, "report: out of memory");
+	yajl_gen_map_open(g);
+	json_key_str(g, "id", r->id);
+	json_key_str(g, "status", r->status);
+	json_outcome(g, r);
+	json_limits(g, r);
+	json_files(g, r);
+	json_network(g, r);
+	key_null(g, "syscalls_refused");
+	yajl_gen_map_close(g);
+	return json_gen_finish(g, out, NULL, err);
+}

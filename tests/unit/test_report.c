@@ -1,0 +1,140 @@
+/* Unit tests of `corral report`'s pure half (spec/report.c,
+ * spec/report_emit.c): the outcome record's lines, the reason, escaping,
+ * the capped list of files, the egress log, and both renderers. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+
+#include "report.h"
+#include "unit.h"
+#include "util.h"
+
+static void parse(struct report *r, const char *text)
+{
+	report_parse_outcome(text, strlen(text), r);
+}
+
+TEST(outcome_lines_and_reasons)
+{
+	struct report r = {.status = "stopped"};
+
+	parse(&r, "start 100 5\nend 102 500000005 exit 3 workload\n");
+	CHECK(r.started.known && r.ended.known && r.code == 3);
+	CHECK(!r.signalled && !r.by_wall_clock);
+	CHECK_STR(report_reason(&r), "workload exit");
+
+	r = (struct report){.status = "stopped"};
+	parse(&r, "start 1 0\nend 2 0 signal 9 wall_clock\n");
+	CHECK_STR(report_reason(&r), "wall clock");
+
+	r = (struct report){.status = "stopped", .oom_kills = {true, 1}};
+	parse(&r, "end 2 0 signal 9 workload\n");
+	CHECK_STR(report_reason(&r), "OOM kill");
+
+	r = (struct report){.status = "stopped"};
+	parse(&r, "kill 15\nend 2 0 signal 15 workload\n");
+	CHECK_STR(report_reason(&r), "corral kill");
+
+	r = (struct report){.status = "stopped"};
+	parse(&r, "kill 9\n");
+	CHECK_STR(report_reason(&r), "corral kill");
+
+	r = (struct report){.status = "stopped"};
+	CHECK_STR(report_reason(&r), "unknown");
+	r.status = "running";
+	CHECK_STR(report_reason(&r), "running");
+}
+
+TEST(bad_outcome_lines_are_skipped)
+{
+	struct report r = {.status = "stopped"};
+
+	parse(&r, "end 2 0 exit 300 workload\nend 2 0 exit 1 bogus\n"
+		  "kill 99\nend 1 2 exit 4");
+	CHECK(!r.ended_known && r.kill_signal == 0);
+	CHECK_STR(report_reason(&r), "unknown");
+}
+
+TEST(escape_makes_every_byte_printable)
+{
+	char *s = report_escape("a\nb\"c\\d\xff", 8);
+
+	CHECK_STR(s, "a\\x0ab\\x22c\\\\d\\xff");
+	free(s);
+}
+
+TEST(files_keep_the_largest_and_count_the_rest)
+{
+	struct report r = {0};
+	struct error *err = NULL;
+	char name[32];
+
+	for (int i = 0; i < REPORT_FILES_SHOWN + 20; i++) {
+		snprintf(name, sizeof(name), "/f%d", i);
+		CHECK(report_add_file(&r, name, REPORT_CREATED, false,
+				      (uint64_t)i, &err) == 0);
+	}
+	report_sort_files(&r);
+	CHECK(r.n_files == REPORT_FILES_SHOWN);
+	CHECK(r.n_files_total == REPORT_FILES_SHOWN + 20);
+	CHECK(r.files[0].size == REPORT_FILES_SHOWN + 19);
+	CHECK(r.files[REPORT_FILES_SHOWN - 1].size == 20);
+	report_release(&r);
+}
+
+TEST(egress_log_counts_and_lists_denied)
+{
+	struct report r = {0};
+	struct error *err = NULL;
+	const char *log =
+	    "{\"verdict\":\"allow\",\"name\":\"pypi.org\",\"port\":443,"
+	    "\"reason\":\"rule\"}\n"
+	    "{\"verdict\":\"deny\",\"name\":\"evil\\nx\",\"port\":80,"
+	    "\"reason\":\"no rule\"}\n"
+	    "not json\n{\"verdict\":\"maybe\",\"name\":\"a\",\"port\":1}\n";
+
+	CHECK(report_parse_egress(log, strlen(log), &r, &err) == 0);
+	CHECK(r.egress_allowed == 1 && r.egress_denied == 1);
+	CHECK(r.egress_bad_lines == 2 && r.n_denied == 1);
+	CHECK_STR(r.denied[0], "evil\\x0ax:80 (no rule)");
+	report_release(&r);
+}
+
+/* The JSON parses, and an unknown counter is null, not 0. */
+TEST(json_and_text_say_unknown)
+{
+	struct report r = {.status = "stopped", .wall_clock = 5};
+	struct error *err = NULL;
+	char *json = NULL, *text = NULL;
+	const char *peak[] = {"outcome", "memory_peak_bytes", NULL};
+	const char *sys[] = {"syscalls_refused", NULL};
+	yajl_val root;
+
+	r.id = strdup("c1");
+	parse(&r, "start 1 0\nend 3 0 signal 9 wall_clock\n");
+	CHECK(report_add_file(&r, "/x\ny", REPORT_DELETED, false, 0, &err) ==
+	      0);
+	r.files_known = true;
+	CHECK(report_json(&r, &json, &err) == 0);
+	CHECK(report_text(&r, &text, &err) == 0);
+	root = json ? yajl_tree_parse(json, NULL, 0) : NULL;
+	CHECK(root != NULL);
+	CHECK(YAJL_IS_NULL(yajl_tree_get(root, peak, yajl_t_any)));
+	CHECK(yajl_tree_get(root, sys, yajl_t_any) &&
+	      YAJL_IS_NULL(yajl_tree_get(root, sys, yajl_t_any)));
+	CHECK(json && strstr(json, "\"reason\": \"wall clock\""));
+	CHECK(text && strstr(text, "peak memory:       unknown"));
+	CHECK(text && strstr(text, "wall clock:        fired (limit 5 s)"));
+	CHECK(text && strstr(text, "deleted             0  /x\\x0ay\n"));
+	CHECK(text && strstr(text, "not recorded yet"));
+	yajl_tree_free(root);
+	free(json);
+	free(text);
+	report_release(&r);
+}
+
+int main(void)
+{
+	return unit_run();
+}
