@@ -57,7 +57,7 @@ static int set_names(const struct spec *spec, struct error **err)
 static int setup(const struct init_config *c, char **state_json,
 		 struct cgroup_reaper_fds *reaper, struct error **err)
 {
-	_cleanup_close_ int rootfd = -1;
+	_cleanup_close_ int rootfd = -1, sysfd = -1;
 	const struct spec *spec = c->spec;
 	bool userns = c->ns->clone_flags & CLONE_NEWUSER;
 
@@ -80,6 +80,9 @@ static int setup(const struct init_config *c, char **state_json,
 	if (set_names(spec, err) < 0)
 		return -1;
 	if (c->sandbox->loopback_only && netns_loopback_up(err) < 0)
+		return -1;
+	sysfd = process_open_sysctls(spec->linux_, err);
+	if (sysfd == -1)
 		return -1;
 	rootfd = mount_prepare_root(spec, c->sources, c->sandbox, err);
 	if (rootfd < 0)
@@ -107,7 +110,7 @@ static int setup(const struct init_config *c, char **state_json,
 		      err) < 0)
 		return -1;
 	if (mount_pivot_root(rootfd, c->no_pivot, err) < 0 ||
-	    process_set_sysctls(spec->linux_, err) < 0 ||
+	    process_set_sysctls(sysfd, spec->linux_, err) < 0 ||
 	    mount_finish(spec, err) < 0)
 		return -1;
 	/* proc_plan.h: the steps of every sandboxed process, in order; the

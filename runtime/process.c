@@ -103,16 +103,22 @@ static int write_sysctl(int sysfd, const char *key, const char *value,
 	return 0;
 }
 
-int process_set_sysctls(const struct spec_linux *l, struct error **err)
+int process_open_sysctls(const struct spec_linux *l, struct error **err)
 {
-	_cleanup_close_ int sysfd = -1;
+	int sysfd;
 
 	if (!l || l->n_sysctl == 0)
-		return 0;
+		return -2;
 	sysfd = open("/proc/sys", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (sysfd < 0)
 		return error_errno(err, "open /proc/sys");
-	for (size_t i = 0; i < l->n_sysctl; i++)
+	return sysfd;
+}
+
+int process_set_sysctls(int sysfd, const struct spec_linux *l,
+			struct error **err)
+{
+	for (size_t i = 0; sysfd >= 0 && i < l->n_sysctl; i++)
 		if (write_sysctl(sysfd, l->sysctl[i].key, l->sysctl[i].value,
 				 err) < 0)
 			return -1;

@@ -24,7 +24,18 @@ int process_set_personality(const struct spec_linux *l, struct error **err);
  * could read in its /proc/PID/cmdline. */
 int process_set_title(const char *title, struct error **err);
 
-/* Write linux.sysctl under /proc/sys (after pivot_root). */
-int process_set_sysctls(const struct spec_linux *l, struct error **err);
+/* The host's /proc/sys as an O_PATH descriptor, opened in the child once
+ * it is in its own network and IPC namespaces and before the mounts:
+ * the per-namespace entries below it resolve to the opener's namespaces,
+ * and a container need not mount /proc for its sysctls (or the low ports
+ * corral adds) to be written.  -2 when there is nothing to write, -1 with
+ * *err on failure.  The descriptor never reaches the workload
+ * (O_CLOEXEC, closed when setup returns). */
+int process_open_sysctls(const struct spec_linux *l, struct error **err);
+
+/* Write linux.sysctl through sysfd (after pivot_root, before the masks);
+ * nothing when sysfd is -2. */
+int process_set_sysctls(int sysfd, const struct spec_linux *l,
+			struct error **err);
 
 #endif

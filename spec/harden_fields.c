@@ -188,7 +188,10 @@ const struct harden_field harden_fields[] = {
     {".linux.resources.hugepageLimits[].limit", "kept", "a limit"},
     {".linux.resources.unified", "kept or refused",
      "a controller's own files only, none a field above wrote"},
-    {".linux.sysctl", "narrowed", "only names on sysctls.allow"},
+    {".linux.sysctl", "narrowed",
+     "only names on sysctls.allow, net.* only in its own network namespace "
+     "and IPC ones in its own IPC namespace, the safe set's values in the "
+     "kernel's ranges; ip_unprivileged_port_start=0 added when loopback-only"},
     {".linux.seccomp", "kept",
      "loaded too: the baseline is stacked on it, a call must pass both"},
     {".linux.seccomp.defaultAction", "kept", "config.json's filter"},

@@ -115,14 +115,17 @@ void harden_list_binds(struct harden_ctx *c, bool permissive);
  * trailing slash; "/" is clean. */
 bool harden_clean_path(const char *p);
 
-/* harden_kernel.c: masked and read-only paths, devices, sysctls, rlimits,
+/* harden_kernel.c: masked and read-only paths, devices, rlimits,
  * personality */
 int harden_kernel_paths(struct harden_ctx *c, struct error **err);
 int harden_devices(struct harden_ctx *c, struct error **err);
 int harden_devices_permissive(struct harden_ctx *c, struct error **err);
-int harden_sysctls(struct harden_ctx *c, struct error **err);
 int harden_rlimits(struct harden_ctx *c, struct error **err);
 int harden_personality(struct harden_ctx *c, struct error **err);
+
+/* harden_sysctl.c: sysctls by allowlist, by namespace and by value, and
+ * low ports in the loopback-only namespace corral makes */
+int harden_sysctls(struct harden_ctx *c, struct error **err);
 
 /* harden.c: the role of a container from its annotations, the names of
  * the enums, and the pieces of the JSON documents explain.c shares. */

@@ -1,5 +1,5 @@
 /* The rules of harden() for the kernel surface: masked and read-only
- * paths, device nodes and the device cgroup, sysctls, rlimits and the
+ * paths, device nodes and the device cgroup, rlimits and the
  * personality.  Lists from config.json are only ever narrowed or, for
  * the masks, extended.
  */
@@ -378,57 +378,7 @@ int harden_devices_permissive(struct harden_ctx *c, struct error **err)
 	return 0;
 }
 
-/* ---- sysctls, rlimits, personality ----------------------------------- */
-
-/* An exact name, or a prefix entry "net.ipv4.*" (which does not match
- * "net.ipv4" itself). */
-static bool sysctl_allowed(const struct policy *p, const char *key)
-{
-	for (size_t i = 0; i < p->n_sysctl_allow; i++) {
-		const char *a = p->sysctl_allow[i];
-		size_t n = strlen(a);
-
-		if (n >= 2 && strcmp(a + n - 2, ".*") == 0) {
-			if (strncmp(key, a, n - 1) == 0 && key[n - 1] != '\0')
-				return true;
-		} else if (strcmp(key, a) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
-int harden_sysctls(struct harden_ctx *c, struct error **err)
-{
-	struct spec_linux *lx = c->spec->linux_;
-	const char *reason =
-	    HARDEN_WHY(harden_strv_equal(c->policy->sysctl_allow,
-					 c->policy->n_sysctl_allow,
-					 c->defaults->sysctl_allow,
-					 c->defaults->n_sysctl_allow),
-		       "sysctls.allow");
-	size_t n = 0;
-
-	for (size_t i = 0; lx && i < lx->n_sysctl; i++) {
-		struct spec_kv *kv = &lx->sysctl[i];
-		_cleanup_free_ char *key = NULL, *field = NULL, *value = NULL;
-
-		if (sysctl_allowed(c->policy, kv->key)) {
-			lx->sysctl[n++] = *kv;
-			continue;
-		}
-		key = harden_safe(kv->key, SIZE_MAX);
-		field =
-		    key ? harden_fmt(c, ".linux.sysctl[\"%s\"]", key) : NULL;
-		value = harden_safe(kv->value, 200);
-		harden_record(c, field, value, "dropped", reason);
-		free(kv->key);
-		free(kv->value);
-	}
-	if (lx)
-		lx->n_sysctl = n;
-	return 0;
-}
+/* ---- rlimits, personality (sysctls: harden_sysctl.c) ---------------- */
 
 /* No core dumps unless config.json sets RLIMIT_CORE itself: a core file
  * is a copy of the process's memory, secrets included.  Explicit values

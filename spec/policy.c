@@ -16,11 +16,20 @@
 
 static const char *const default_env[] = {"PATH", "HOME", "TERM", "LANG"};
 
-/* Both are per network namespace, and corral gives every container its own:
- * allowing them lets ping and low ports work without a capability. */
+/* The kubelet's "safe" set: each is per network or IPC namespace, and
+ * harden() keeps one only when that namespace is the container's own
+ * and its value is in range (harden_sysctl.c). */
 static const char *const default_sysctls[] = {
+    "kernel.shm_rmid_forced",
+    "net.ipv4.ip_local_port_range",
+    "net.ipv4.tcp_syncookies",
     "net.ipv4.ping_group_range",
     "net.ipv4.ip_unprivileged_port_start",
+    "net.ipv4.ip_local_reserved_ports",
+    "net.ipv4.tcp_keepalive_time",
+    "net.ipv4.tcp_fin_timeout",
+    "net.ipv4.tcp_keepalive_intvl",
+    "net.ipv4.tcp_keepalive_probes",
 };
 
 /* Groups whose members can read or change what the host keeps from its

@@ -624,7 +624,16 @@ print("accepted", flush=True)
 		"socket_packet_hibits EPERM" "socket_ping EACCES"
 }
 
-@test "network: binding port 80 fails" {
+# Low ports are open in the loopback-only namespace corral made (no peer
+# outside reaches it), never in the host's; with config.json's own
+# ip_unprivileged_port_start the kernel's rule holds again (control).
+@test "network: port 80 binds only inside the loopback-only namespace" {
+	local host
+	host="$(cat /proc/sys/net/ipv4/ip_unprivileged_port_start)"
+	probe bind80
+	assert_probes "bind80 OK"
+	assert_equal "$(cat /proc/sys/net/ipv4/ip_unprivileged_port_start)" "$host"
+	update_config '.linux.sysctl = {"net.ipv4.ip_unprivileged_port_start": "1024"}'
 	probe bind80
 	assert_probes "bind80 EACCES"
 }

@@ -140,8 +140,8 @@ TEST(text_reads_at_a_glance)
 	    "memory      limit           512 MiB, no swap\n",
 	    "pids        limit           256 processes\n",
 	    "            capabilities    none\n",
-	    "changes to config.json (19)\n",
-	    "  .process.user.uid                0 -> 65534  (default)\n",
+	    "changes to config.json (20)\n",
+	    "  .process.user.uid                             0 -> 65534  (default)\n",
 	};
 	struct spec *s = fixture("podman_busybox.json");
 	struct hardened *h = harden_ok(s, NULL);

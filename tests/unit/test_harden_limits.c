@@ -382,29 +382,6 @@ TEST(devices_need_the_policy)
 	spec_free(s);
 }
 
-TEST(sysctls_need_the_allowlist)
-{
-	struct spec *s = config(
-	    "", "\"sysctl\": {\"net.ipv4.ping_group_range\": \"0 0\","
-		" \"kernel.shm_rmid_forced\": \"1\","
-		" \"net.ipv4.ip_forward\": \"1\", \"net.ipv6.x\": \"1\"}");
-	struct policy *prefix =
-	    policy_of("{\"sysctls\": {\"allow\": [\"net.ipv4.*\"]}}");
-	struct hardened *def = harden_ok(s, NULL), *h = harden_ok(s, prefix);
-
-	CHECK(def && def->spec->linux_->n_sysctl == 1);
-	CHECK_CHANGE(def, ".linux.sysctl[\"kernel.shm_rmid_forced\"]", "1",
-		     "dropped", "default");
-	CHECK(h && h->spec->linux_->n_sysctl == 2);
-	CHECK_CHANGE(h, ".linux.sysctl[\"net.ipv6.x\"]", "1", "dropped",
-		     "policy: sysctls.allow");
-	CHECK(!find_change(h, ".linux.sysctl[\"net.ipv4.ip_forward\"]"));
-	hardened_free(def);
-	hardened_free(h);
-	policy_free(prefix);
-	spec_free(s);
-}
-
 TEST(core_dumps_off_unless_config_sets_them)
 {
 	struct spec *runc = fixture("runc_spec.json");

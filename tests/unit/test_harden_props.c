@@ -528,6 +528,15 @@ static void check_limits(const struct origin *o)
 		fail(o, "wall clock wider");
 }
 
+/* Whether the effective spec makes its own network namespace. */
+static bool new_netns(const struct spec_linux *lx)
+{
+	for (size_t i = 0; i < lx->n_namespaces; i++)
+		if (lx->namespaces[i].type == NS_NETWORK)
+			return !lx->namespaces[i].path;
+	return false;
+}
+
 static void check_kernel(const struct origin *o)
 {
 	const struct spec_linux *c = o->config->linux_, *e = o->h->spec->linux_;
@@ -535,10 +544,19 @@ static void check_kernel(const struct origin *o)
 	for (size_t i = 0; i < e->n_sysctl; i++) {
 		bool in_config = false;
 
+		bool low_ports = o->h->sandbox.loopback_only &&
+				 strcmp(e->sysctl[i].key, "net.ipv4.ip_"
+							  "unprivileged_port_start") == 0 &&
+				 strcmp(e->sysctl[i].value, "0") == 0;
+
 		for (size_t j = 0; c && j < c->n_sysctl; j++)
 			in_config |= strcmp(c->sysctl[j].key, e->sysctl[i].key) == 0;
-		if (!in_config || !allowlisted(o->policy, e->sysctl[i].key))
+		if ((!in_config && !low_ports) ||
+		    !allowlisted(o->policy, e->sysctl[i].key))
 			fail(o, "a sysctl not in both");
+		if (strncmp(e->sysctl[i].key, "net.", 4) == 0 &&
+		    !new_netns(e))
+			fail(o, "a net sysctl in a shared network namespace");
 	}
 	for (size_t i = 0; i < e->n_devices; i++) {
 		const struct spec_device *d = &e->devices[i];

@@ -56,8 +56,9 @@ TEST(defaults_are_the_design_table)
 	CHECK(p->cpu_quota == 0 && p->cpu_period == 100000);
 	CHECK(!p->limits_best_effort);
 	CHECK(p->n_mounts == 0 && p->n_devices == 0);
-	CHECK(p->n_sysctl_allow == 2);
-	CHECK_STR(p->sysctl_allow[0], "net.ipv4.ping_group_range");
+	CHECK(p->n_sysctl_allow == 10);
+	CHECK_STR(p->sysctl_allow[0], "kernel.shm_rmid_forced");
+	CHECK_STR(p->sysctl_allow[3], "net.ipv4.ping_group_range");
 	check_round_trip(p);
 	policy_free(p);
 }
