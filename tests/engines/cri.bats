@@ -23,6 +23,10 @@ teardown_file() {
 }
 
 teardown() {
+	# an upstream server a test started (by pid, whatever the test did)
+	if [ -f "$BATS_TEST_TMPDIR/server.pid" ]; then
+		kill "$(cat "$BATS_TEST_TMPDIR/server.pid")" 2>/dev/null || true
+	fi
 	remove_test_pods
 }
 
@@ -251,6 +255,7 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	nsenter --net="/run/netns/$CRI_NETNS" python3 -m http.server "$port" \
 		--bind "$gw" --directory "$www" >/dev/null 2>&1 3>&- &
 	pid=$!
+	echo "$pid" >"$BATS_TEST_TMPDIR/server.pid"
 	for _ in $(seq 50); do
 		nsenter --net="/run/netns/$CRI_NETNS" busybox nc -z "$gw" "$port" \
 			2>/dev/null && break

@@ -75,6 +75,10 @@ setup() {
 # of any container the test saw running.
 teardown() {
 	local dir left=""
+	# an upstream server a test started (by pid, whatever the test did)
+	if [ -f "$BATS_TEST_TMPDIR/server.pid" ]; then
+		kill "$(cat "$BATS_TEST_TMPDIR/server.pid")" 2>/dev/null || true
+	fi
 	podman pod rm -f -i -t 0 "$POD" >/dev/null 2>&1 3>&-
 	podman rm -f -i -t 0 "$NAME" "$NAME-b" >/dev/null 2>&1 3>&-
 	while read -r dir; do
@@ -561,6 +565,7 @@ named_runtime_conf() {
 	python3 -m http.server "$port" --bind 127.0.0.2 --directory "$www" \
 		>"$BATS_TEST_TMPDIR/http.log" 2>&1 3>&- &
 	pid=$!
+	echo "$pid" >"$BATS_TEST_TMPDIR/server.pid"
 	for _ in $(seq 50); do
 		busybox nc -z 127.0.0.2 "$port" 2>/dev/null && break
 		sleep 0.1

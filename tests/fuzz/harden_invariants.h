@@ -598,7 +598,13 @@ static inline const char *hinv_kernel(const struct hinv_case *k)
 	if (!e)
 		return "no linux object in the effective spec";
 	for (size_t i = 0; i < e->n_sysctl; i++) {
-		bool in_config = false;
+		/* the one sysctl harden adds: low ports in the loopback-only
+		 * namespace corral makes */
+		bool in_config =
+		    k->h->sandbox.loopback_only &&
+		    strcmp(e->sysctl[i].key,
+			   "net.ipv4.ip_unprivileged_port_start") == 0 &&
+		    strcmp(e->sysctl[i].value, "0") == 0;
 
 		for (size_t j = 0; c && j < c->n_sysctl; j++)
 			in_config |=
