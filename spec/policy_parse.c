@@ -274,8 +274,10 @@ static int parse_egress(yajl_val doc, struct policy *pol, struct error **err)
 
 	if (SECTION(doc, NULL, "network", keys, &o, err) < 0)
 		return -1;
-	if (json_field_strv(o, &p, "allow", true, &rules, &n, err) < 0)
+	if (json_field_strv(o, &p, "allow", true, &rules, &n, err) < 0) {
+		strv_free(rules); /* what it read before the bad element */
 		return -1;
+	}
 	if (n > POLICY_EGRESS_MAX) {
 		strv_free(rules);
 		return json_fail(&ap, err, "more than %d rules",
