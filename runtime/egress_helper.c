@@ -2,8 +2,9 @@
  * "The egress helper").  create forks it once the container's init has
  * made its network namespace (after READY); it
  *
- *   1. closes every fd of create's but the six it needs, resets signals
- *      and leaves create's session (a terminal's ^C is the container's);
+ *   1. closes every fd of create's but the six it needs (stdio goes to
+ *      /dev/null), resets the signal mask and leaves create's session
+ *      (a terminal's ^C is the container's);
  *   2. joins the container's cgroup: it is counted against the limits and
  *      killed with the container;
  *   3. enters the init's network namespace (through its pidfd), makes
@@ -236,8 +237,19 @@ static int helper_setup(const struct egress_start *s, struct helper_fds *f,
 
 	reset_signals();
 	prctl(PR_SET_NAME, "corral-egress", 0, 0, 0); /* in ps, top */
-	if (close_others(f, err) < 0 || setsid() < 0)
+	if (close_others(f, err) < 0)
 		return error_wrap(err, "egress helper");
+	if (setsid() < 0)
+		return error_errno(err, "egress helper: setsid");
+	/* fds 0-2 on /dev/null, so that nothing a library writes to stderr
+	 * lands in a client's socket */
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue; /* one of the six, if create had no stdio */
+		/* the lowest free number: fd, the ones below being taken */
+		if (open("/dev/null", O_RDWR | O_NOCTTY) != fd)
+			return error_errno(err, "egress helper: /dev/null");
+	}
 	if (s->cgroup && cgroup_enter_self(s->cgroup, false, err) < 0)
 		return error_wrap(err, "egress helper: cgroup");
 	if (listen_inside(f, listen_fd, err) < 0 ||
