@@ -22,7 +22,6 @@
 #include "tls_hello.h"
 #include "util.h"
 
-#define HEAD_MAX_ALLOC 65536
 #define RELAY_BUF 65536
 #define HELLO_BUF (TLS_HELLO_MAX + 4 * 5 + 64)
 #define CANDIDATES (2 * DNS_ADDRS_MAX)
@@ -358,13 +357,34 @@ static int authority(struct conn *c, char **path, const char **why)
 	return 0;
 }
 
+/* The socket address of a at port. */
+static socklen_t sockaddr_of(const struct egress_addr *a, uint16_t port,
+			     struct sockaddr_storage *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)sa;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		memcpy(&s4->sin_addr, a->bytes, 4);
+		return sizeof(*s4);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)sa;
+
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	memcpy(&s6->sin6_addr, a->bytes, 16);
+	return sizeof(*s6);
+}
+
 /* One query to one server over UDP, answers of another id ignored. */
 static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
 			   uint16_t type, struct egress_addr *out, size_t max,
 			   size_t *n)
 {
 	unsigned char q[300], a[DNS_MSG_MAX];
-	struct sockaddr_storage sa = {0};
+	struct sockaddr_storage sa;
 	long long deadline = egress_now_ms() + c->p->dns_ms;
 	enum dns_result r = DNS_FAIL;
 	uint16_t id;
@@ -376,23 +396,11 @@ static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
 	qlen = dns_query(id, c->name, type, q, sizeof(q));
 	if (qlen == 0)
 		return DNS_BAD;
-	if (srv->family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&sa;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(53);
-		memcpy(&s4->sin_addr, srv->bytes, 4);
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&sa;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(53);
-		memcpy(&s6->sin6_addr, srv->bytes, 16);
-	}
 	fd = socket(srv->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return DNS_FAIL;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	if (connect(fd, (struct sockaddr *)&sa, sockaddr_of(srv, 53, &sa)) ==
+		0 &&
 	    send(fd, q, qlen, 0) == (ssize_t)qlen) {
 		ssize_t got;
 
@@ -448,27 +456,12 @@ static const char *resolve(struct conn *c)
 
 static int dial(struct conn *c, const struct egress_addr *a)
 {
-	struct sockaddr_storage sa = {0};
-	socklen_t len;
+	struct sockaddr_storage sa;
+	socklen_t len = sockaddr_of(a, c->port, &sa);
 	int fd, err = 0;
 	socklen_t elen = sizeof(err);
 	struct pollfd pf;
 
-	if (a->family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&sa;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(c->port);
-		memcpy(&s4->sin_addr, a->bytes, 4);
-		len = sizeof(*s4);
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&sa;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(c->port);
-		memcpy(&s6->sin6_addr, a->bytes, 16);
-		len = sizeof(*s6);
-	}
 	fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
@@ -743,11 +736,8 @@ void egress_conn_handle(int client, const struct egress_proxy *p)
 	int status;
 
 	c.d.start_ms = egress_now_ms();
-	c.head = malloc(
-	    (p->head_max < HEAD_MAX_ALLOC ? p->head_max : HEAD_MAX_ALLOC) + 1);
+	c.head = malloc(p->head_max + 1);
 	if (!c.head)
-		return;
-	if (p->head_max > HEAD_MAX_ALLOC)
 		return;
 	status = read_head(&c, &why);
 	if (status == 0)

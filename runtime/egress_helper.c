@@ -210,24 +210,6 @@ static int drop_privileges(struct error **err)
 	return 0;
 }
 
-/* The rules as the proxy applies them, from the sandbox's texts (which
- * the policy reader wrote; parsed again, they cannot fail but for
- * memory). */
-static int load_rules(const struct sandbox *s, struct egress_rule **out,
-		      struct error **err)
-{
-	struct egress_rule *r = calloc(s->n_egress + 1, sizeof(*r));
-
-	if (!r)
-		return error_set(err, ENOMEM, "out of memory");
-	for (size_t i = 0; i < s->n_egress; i++)
-		if (egress_rule_parse(s->egress[i], egress_public_suffix, &r[i],
-				      err) < 0)
-			return error_wrap(err, "egress rule");
-	*out = r;
-	return 0;
-}
-
 static int helper_setup(const struct egress_start *s, struct helper_fds *f,
 			struct egress_proxy *p, int *listen_fd,
 			struct error **err)
@@ -254,7 +236,8 @@ static int helper_setup(const struct egress_start *s, struct helper_fds *f,
 		return error_wrap(err, "egress helper: cgroup");
 	if (listen_inside(f, listen_fd, err) < 0 ||
 	    egress_resolver_load(f->hosts, f->resolv, &res, err) < 0 ||
-	    load_rules(s->sandbox, &rules, err) < 0)
+	    egress_rules_parse(s->sandbox->egress, s->sandbox->n_egress,
+			       egress_public_suffix, &rules, err) < 0)
 		return error_wrap(err, "egress helper");
 	closep(&f->hosts);
 	closep(&f->resolv);

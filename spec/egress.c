@@ -542,6 +542,32 @@ void egress_rule_release(struct egress_rule *r)
 	r->host = NULL;
 }
 
+void egress_rules_free(struct egress_rule *r, size_t n)
+{
+	for (size_t i = 0; r && i < n; i++)
+		egress_rule_release(&r[i]);
+	free(r);
+}
+
+int egress_rules_parse(char *const *texts, size_t n,
+		       egress_suffix_fn is_public_suffix,
+		       struct egress_rule **out, struct error **err)
+{
+	struct egress_rule *r = calloc(n + 1, sizeof(*r));
+
+	if (!r)
+		return error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		if (egress_rule_parse(texts[i], is_public_suffix, &r[i], err) <
+		    0) {
+			egress_rules_free(r, i);
+			return -1;
+		}
+	}
+	*out = r;
+	return 0;
+}
+
 char *egress_rule_text(const struct egress_rule *r)
 {
 	static const char *const prefix[] = {[EGRESS_EXACT] = "",

@@ -78,6 +78,13 @@ int egress_rule_parse(const char *text, egress_suffix_fn is_public_suffix,
 		      struct egress_rule *out, struct error **err);
 void egress_rule_release(struct egress_rule *r);
 
+/* n rule texts parsed into a new array (*out, freed with
+ * egress_rules_free(*out, n)); the first bad one fails it all. */
+int egress_rules_parse(char *const *texts, size_t n,
+		       egress_suffix_fn is_public_suffix,
+		       struct egress_rule **out, struct error **err);
+void egress_rules_free(struct egress_rule *r, size_t n);
+
 /* The rule's text as a policy writes it: "**.github.com", "[::1]:8080". */
 char *egress_rule_text(const struct egress_rule *r);
 

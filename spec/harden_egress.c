@@ -20,13 +20,6 @@
 
 #define ANNOTATION_MAX 4096
 
-static void rules_free(struct egress_rule *r, size_t n)
-{
-	for (size_t i = 0; r && i < n; i++)
-		egress_rule_release(&r[i]);
-	free(r);
-}
-
 /* The annotation's rules, split at commas, each trimmed of blanks. */
 static int annotation_rules(const char *value, struct egress_rule **out,
 			    size_t *n, struct error **err)
@@ -55,7 +48,7 @@ static int annotation_rules(const char *value, struct egress_rule **out,
 			continue;
 		if (count == POLICY_EGRESS_MAX ||
 		    !(grown = realloc(rules, (count + 1) * sizeof(*rules)))) {
-			rules_free(rules, count);
+			egress_rules_free(rules, count);
 			return count == POLICY_EGRESS_MAX
 				   ? error_set(err, EINVAL,
 					       "annotation %s: more than %d "
@@ -67,7 +60,7 @@ static int annotation_rules(const char *value, struct egress_rule **out,
 		rules = grown;
 		if (egress_rule_parse(t, egress_public_suffix, &rules[count],
 				      err) < 0) {
-			rules_free(rules, count);
+			egress_rules_free(rules, count);
 			return error_wrap(err, "annotation %s",
 					  ANNOTATION_EGRESS);
 		}
@@ -75,26 +68,6 @@ static int annotation_rules(const char *value, struct egress_rule **out,
 	}
 	*out = rules;
 	*n = count;
-	return 0;
-}
-
-/* The policy's rules, parsed again from their normalized text. */
-static int policy_rules(const struct policy *p, struct egress_rule **out,
-			struct error **err)
-{
-	struct egress_rule *rules =
-	    calloc(p->n_egress_allow + 1, sizeof(*rules));
-
-	if (!rules)
-		return error_set(err, ENOMEM, "out of memory");
-	for (size_t i = 0; i < p->n_egress_allow; i++) {
-		if (egress_rule_parse(p->egress_allow[i], egress_public_suffix,
-				      &rules[i], err) < 0) {
-			rules_free(rules, i);
-			return error_wrap(err, "policy: network.allow");
-		}
-	}
-	*out = rules;
 	return 0;
 }
 
@@ -111,8 +84,12 @@ static int narrow(struct harden_ctx *c, const char *value, char ***out,
 	if (annotation_rules(value, &want, &n_want, err) < 0)
 		return -1;
 	if (c->policy->network == POLICY_NET_EGRESS) {
-		if (policy_rules(c->policy, &wide, err) < 0)
+		if (egress_rules_parse(c->policy->egress_allow,
+				       c->policy->n_egress_allow,
+				       egress_public_suffix, &wide, err) < 0) {
+			error_wrap(err, "policy: network.allow");
 			goto out;
+		}
 		if (!egress_rules_within(want, n_want, wide,
 					 c->policy->n_egress_allow, &bad)) {
 			_cleanup_free_ char *t = egress_rule_text(bad);
@@ -139,8 +116,8 @@ static int narrow(struct harden_ctx *c, const char *value, char ***out,
 	*n_out = n_want;
 	r = 0;
 out:
-	rules_free(wide, c->policy->n_egress_allow);
-	rules_free(want, n_want);
+	egress_rules_free(wide, c->policy->n_egress_allow);
+	egress_rules_free(want, n_want);
 	return r;
 }
 
