@@ -144,15 +144,22 @@ void cg_sleep_ms(long ms)
 		;
 }
 
+int cg_wait_more(int waited)
+{
+	int step = waited < 15 ? waited + 1 : 10; /* 1, 2, 4, 8, 10, 10 ... */
+
+	cg_sleep_ms(step);
+	return waited + step;
+}
+
 int cg_rmdir(const char *dir, int timeout_ms)
 {
 	cg_kernel_removing(dir);
-	for (int waited = 0;; waited += 10) {
+	for (int waited = 0;; waited = cg_wait_more(waited)) {
 		if (rmdir(dir) == 0 || errno == ENOENT)
 			return 0;
 		if (errno != EBUSY || waited >= timeout_ms)
 			return -1;
-		cg_sleep_ms(10);
 	}
 }
 

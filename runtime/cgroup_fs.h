@@ -92,6 +92,12 @@ int cg_rmdir(const char *dir, int timeout_ms);
 
 void cg_sleep_ms(long ms);
 
+/* Sleep the next step of a wait that has lasted `waited` ms and return
+ * the new total: a cgroup whose last process is exiting (an init and its
+ * egress helper end a moment apart) is busy for well under a
+ * millisecond, so the steps start at 1 ms and double up to 10. */
+int cg_wait_more(int waited);
+
 /* ---- what the kernel does beside the files (cgroup_kernel.c) ----------- */
 
 /* A new cgroup directory comes with the kernel's files; a cgroup's rmdir

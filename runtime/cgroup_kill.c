@@ -241,17 +241,16 @@ static const struct cg_hier *freeze(const struct cg_hiers *h,
 	if (!use ||
 	    cg_write(use->fd, use->dir, (*how)->file, (*how)->on, &e) < 0)
 		return NULL;
-	for (int waited = 0; waited < CG_FREEZE_TIMEOUT_MS; waited += 10) {
+	for (int waited = 0; waited < CG_FREEZE_TIMEOUT_MS;
+	     waited = cg_wait_more(waited))
 		if (file_has_line(use, (*how)->state_file, (*how)->frozen))
 			break;
-		cg_sleep_ms(10);
-	}
 	return use;
 }
 
 static int wait_empty(const struct cg_hiers *h, struct error **err)
 {
-	for (int waited = 0;; waited += 10) {
+	for (int waited = 0;; waited = cg_wait_more(waited)) {
 		const char *busy = NULL;
 		size_t left = 0;
 
@@ -271,7 +270,6 @@ static int wait_empty(const struct cg_hiers *h, struct error **err)
 					 "cgroup %s: %zu processes still "
 					 "there %d s after SIGKILL",
 					 busy, left, CG_KILL_TIMEOUT_MS / 1000);
-		cg_sleep_ms(10);
 	}
 }
 

@@ -540,17 +540,21 @@ int container_run(const struct create_opts *o, bool detach, int *status,
 		  struct error **err)
 {
 	sigset_t set, old;
-	pid_t pid;
+	struct container_pids pids;
 	int r;
 
 	forward_block(&set, &old);
-	r = container_create(o, &pid, err);
+	r = container_create(o, &pids, err);
 	if (r == 0 && container_start(o->root, o->id, err) < 0) {
 		container_delete(o->root, o->id, true, NULL);
 		r = -1;
 	}
 	if (r == 0 && !detach) {
-		*status = forward_until_exit(pid, &set);
+		*status = forward_until_exit(pids.init, &set);
+		/* The helper ends with the init: once it is gone, delete has
+		 * no process left to kill and wait for. */
+		if (pids.egress > 0)
+			forward_reap(pids.egress, &set, 100);
 		r = container_delete_report(o->root, o->id, true, o->report,
 					    err);
 	}

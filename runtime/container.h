@@ -39,7 +39,15 @@ struct create_opts {
 	const char *report;
 };
 
-int container_create(const struct create_opts *o, pid_t *pid,
+/* The processes a create leaves: the container's init and, when the
+ * sandbox has the egress proxy, its helper (else -1); both are children
+ * of the caller. */
+struct container_pids {
+	pid_t init;
+	pid_t egress;
+};
+
+int container_create(const struct create_opts *o, struct container_pids *pids,
 		     struct error **err);
 int container_start(const char *root, const char *id, struct error **err);
 int container_state(const char *root, const char *id, char **json,

@@ -17,8 +17,10 @@
  *   prestart, createRuntime hooks ◀ HOOKS ─ [when config.json has them]
  *                         ── HOOKS_DONE ──▶ createContainer hooks, pivot,
  *                                           proc_plan steps, the stage
- *   [egress] the proxy's helper  ◀ READY  the stage
- *     (listens in the child's netns)
+ *   [egress] wait for the helper ◀ READY  the stage
+ *     (forked after GO; it listened in
+ *     the child's netns at ◀ NETNS, sent
+ *     once lo is up)
  *   state.json "created", pid file
  *   COMMIT (state JSON) ─────── COMMIT ───▶ stops dying with the parent
  *   exit                   ◀ COMMITTED ─── waits on the exec fifo
@@ -79,7 +81,7 @@ struct create_ctx {
 	int fifo_fd;
 	int outcome_fd; /* runtime/report.h */
 	pid_t pid;
-	pid_t egress_pid; /* the egress helper, when the sandbox has one */
+	struct egress_helper egress; /* when the sandbox has the proxy */
 };
 
 /* The bundle directory is the caller's (an engine's) choice; what is in
@@ -387,9 +389,11 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 	proc_stat(c->pid, &st->start_time, NULL);
 }
 
-/* The container's network namespace exists: its proxy listens there
- * before the workload can run. */
-static int start_egress(struct create_ctx *c, struct error **err)
+/* The egress helper, forked once GO is sent: it prepares while the init
+ * sets up, listens in the init's network namespace once SYNC_NETNS says
+ * that is up (egress_helper_go), and is waited for at READY, before the
+ * workload can run. */
+static int fork_egress(struct create_ctx *c, struct error **err)
 {
 	const struct egress_start s = {
 	    .id = c->o->id,
@@ -403,7 +407,7 @@ static int start_egress(struct create_ctx *c, struct error **err)
 
 	if (!c->hardened->sandbox.enforced || !c->hardened->sandbox.egress_on)
 		return 0;
-	return egress_helper_start(&s, &c->egress_pid, err);
+	return egress_helper_fork(&s, &c->egress, err);
 }
 
 /* The parent's half of the sync protocol. */
@@ -430,7 +434,7 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	if (spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0 ||
 	    sync_send(c->proc.sync[0], SYNC_GO, state_json, strlen(state_json),
 		      err) < 0 ||
-	    save_effective(c, err) < 0)
+	    fork_egress(c, err) < 0 || save_effective(c, err) < 0)
 		return -1;
 	for (;;) {
 		enum sync_msg type;
@@ -442,6 +446,10 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 			return error_set(err, EIO, "%s", payload);
 		if (type == SYNC_READY)
 			break;
+		if (type == SYNC_NETNS) {
+			egress_helper_go(&c->egress);
+			continue;
+		}
 		if (type != SYNC_HOOKS)
 			return error_set(err, EPROTO,
 					 "sync: unexpected message");
@@ -454,7 +462,8 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 			0)
 			return -1;
 	}
-	if (start_egress(c, err) < 0)
+	if (c->egress.pid > 0 &&
+	    egress_helper_ready(&c->egress, c->dir.dirfd, err) < 0)
 		return -1;
 	fill_state(c, &st, created, "created");
 	free(state_json);
@@ -540,10 +549,8 @@ static void ctx_release(struct create_ctx *c, bool failed)
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
 	}
-	if (failed && c->egress_pid > 0) {
-		kill(c->egress_pid, SIGKILL);
-		waitpid(c->egress_pid, NULL, 0);
-	}
+	if (failed)
+		egress_helper_stop(&c->egress);
 	if (failed && c->cgroup_made) {
 		cgroup_kill(c->cgroup, NULL);
 		cgroup_destroy(c->cgroup, NULL);
@@ -565,7 +572,7 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	free(c->bundle);
 }
 
-int container_create(const struct create_opts *o, pid_t *pid,
+int container_create(const struct create_opts *o, struct container_pids *pids,
 		     struct error **err)
 {
 	struct create_ctx c = {
@@ -576,6 +583,7 @@ int container_create(const struct create_opts *o, pid_t *pid,
 	    .bundle_fd = -1,
 	    .sources = {.root = -1, .scratch = -1},
 	    .proc = PROC_PLAN_INIT,
+	    .egress = {.pid = -1, .go = -1, .ready = -1},
 	};
 	int r;
 
@@ -586,8 +594,8 @@ int container_create(const struct create_opts *o, pid_t *pid,
 		r = spawn(&c, err);
 	if (r == 0)
 		log_changes(o->id, c.hardened);
-	if (r == 0 && pid)
-		*pid = c.pid;
+	if (r == 0 && pids)
+		*pids = (struct container_pids){c.pid, c.egress.pid};
 	ctx_release(&c, r < 0);
 	if (r < 0)
 		return error_wrap(err, "create %s", o->id);

@@ -1,27 +1,32 @@
 /* The egress helper's setup, a flat list of steps (docs/architecture.md,
- * "The egress helper").  create forks it once the container's init has
- * made its network namespace (after READY); it
+ * "The egress helper").  create forks it as soon as the container's cgroup
+ * exists, so that the first half runs while the init sets the container
+ * up; it
  *
- *   1. closes every fd of create's but the six it needs (stdio goes to
+ *   1. closes every fd of create's but the seven it needs (stdio goes to
  *      /dev/null), resets the signal mask and leaves create's session
  *      (a terminal's ^C is the container's);
  *   2. joins the container's cgroup: it is counted against the limits and
  *      killed with the container;
- *   3. enters the init's network namespace (through its pidfd), makes
- *      the listening socket on EGRESS_PROXY_AUTHORITY there and comes
- *      back to the namespace it dials from: a socket stays in the
- *      namespace it was made in, so the container reaches the proxy and
- *      nothing else, and the proxy's own connections leave from the
- *      engine's namespace (config.json's path) or corral's;
- *   4. reads /etc/hosts and /etc/resolv.conf into memory, after which it
- *      needs no file at all;
- *   5. drops every privilege: bounding set, groups, uid and gid to
- *      nobody, every capability set, no_new_privs, not dumpable; then
- *      its own seccomp filter, which has no open, exec or mount;
- *   6. tells create it is ready and serves until the init's pidfd says
+ *   3. reads /etc/hosts and /etc/resolv.conf into memory, after which it
+ *      needs no file at all, parses its rules and empties its bounding
+ *      set;
+ *   4. waits for create's "go", sent once the init has made its network
+ *      namespace and brought loopback up (SYNC_NETNS), or ends when
+ *      create is gone;
+ *   5. enters that namespace (through the init's pidfd), makes the
+ *      listening socket on EGRESS_PROXY_AUTHORITY there and comes back
+ *      to the namespace it dials from: a socket stays in the namespace it
+ *      was made in, so the container reaches the proxy and nothing else,
+ *      and the proxy's own connections leave from the engine's namespace
+ *      (config.json's path) or corral's;
+ *   6. drops every other privilege: groups, uid and gid to nobody, every
+ *      capability set, no_new_privs, not dumpable; then its own seccomp
+ *      filter, which has no open, exec or mount;
+ *   7. tells create it is ready and serves until the init's pidfd says
  *      the container's init has exited.
  *
- * Privileged operations, all before step 5 and each safe: the cgroup
+ * Privileged operations, all before step 6 and each safe: the cgroup
  * writes move this process alone into the container's own cgroup; the
  * namespace entries use descriptors opened before the fork (the init's
  * pidfd, which cannot be recycled while create holds it unreaped, and a
@@ -67,6 +72,7 @@ struct helper_fds {
 	int log;    /* EGRESS_LOG_FILE, O_APPEND */
 	int hosts;  /* /etc/hosts, or -1 */
 	int resolv; /* /etc/resolv.conf, or -1 */
+	int go;	    /* create's "go", a pipe */
 	int ready;  /* the pipe to create */
 };
 
@@ -127,7 +133,8 @@ static int cmp_int(const void *a, const void *b)
  * directory lock, the bundle ...). */
 static int close_others(const struct helper_fds *f, struct error **err)
 {
-	int keep[] = {f->init, f->dial, f->log, f->hosts, f->resolv, f->ready};
+	int keep[] = {f->init,	 f->dial, f->log,  f->hosts,
+		      f->resolv, f->go,	  f->ready};
 	unsigned next = 0;
 
 	qsort(keep, ARRAY_SIZE(keep), sizeof(keep[0]), cmp_int);
@@ -180,24 +187,29 @@ static int listen_inside(const struct helper_fds *f, int *out,
 	return 0;
 }
 
-/* Nothing of root is left: no capability in any set (the bounding set
- * first, while CAP_SETPCAP allows it), nobody's ids and no groups, and
- * no way back through an exec (no_new_privs; the filter has no execve
- * anyway).  Not dumpable: another process of uid nobody on the host
- * cannot ptrace it or read its memory. */
+/* The bounding set goes first, while CAP_SETPCAP allows it; the
+ * effective set the namespace steps need is left as it is. */
+static int drop_bounding_set(struct error **err)
+{
+	for (int cap = 0;; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap) == 0)
+			continue;
+		if (errno == EINVAL) /* past the last the kernel knows */
+			return 0;
+		return error_errno(err, "drop capability %d", cap);
+	}
+}
+
+/* Nothing of root is left: no capability in any set, nobody's ids and no
+ * groups, and no way back through an exec (no_new_privs; the filter has
+ * no execve anyway).  Not dumpable: another process of uid nobody on the
+ * host cannot ptrace it or read its memory. */
 static int drop_privileges(struct error **err)
 {
 	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct data[2] = {{0}};
 	const uid_t id = EGRESS_HELPER_UID;
 
-	for (int cap = 0;; cap++) {
-		if (prctl(PR_CAPBSET_DROP, cap) == 0)
-			continue;
-		if (errno == EINVAL) /* past the last the kernel knows */
-			break;
-		return error_errno(err, "drop capability %d", cap);
-	}
 	if (setgroups(0, NULL) < 0 || setresgid(id, id, id) < 0 ||
 	    setresuid(id, id, id) < 0)
 		return error_errno(err, "become uid %u", id);
@@ -210,9 +222,10 @@ static int drop_privileges(struct error **err)
 	return 0;
 }
 
-static int helper_setup(const struct egress_start *s, struct helper_fds *f,
-			struct egress_proxy *p, int *listen_fd,
-			struct error **err)
+/* Steps 1 to 3: everything that needs neither the init's network
+ * namespace nor create's go. */
+static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
+			  struct egress_proxy *p, struct error **err)
 {
 	struct egress_resolver *res = NULL;
 	struct egress_rule *rules = NULL;
@@ -227,23 +240,20 @@ static int helper_setup(const struct egress_start *s, struct helper_fds *f,
 	 * lands in a client's socket */
 	for (int fd = 0; fd < 3; fd++) {
 		if (fcntl(fd, F_GETFD) >= 0)
-			continue; /* one of the six, if create had no stdio */
+			continue; /* one of the seven, if create had no stdio */
 		/* the lowest free number: fd, the ones below being taken */
 		if (open("/dev/null", O_RDWR | O_NOCTTY) != fd)
 			return error_errno(err, "egress helper: /dev/null");
 	}
 	if (s->cgroup && cgroup_enter_self(s->cgroup, false, err) < 0)
 		return error_wrap(err, "egress helper: cgroup");
-	if (listen_inside(f, listen_fd, err) < 0 ||
-	    egress_resolver_load(f->hosts, f->resolv, &res, err) < 0 ||
+	if (egress_resolver_load(f->hosts, f->resolv, &res, err) < 0 ||
 	    egress_rules_parse(s->sandbox->egress, s->sandbox->n_egress,
-			       egress_public_suffix, &rules, err) < 0)
+			       egress_public_suffix, &rules, err) < 0 ||
+	    drop_bounding_set(err) < 0)
 		return error_wrap(err, "egress helper");
 	closep(&f->hosts);
 	closep(&f->resolv);
-	closep(&f->dial);
-	if (drop_privileges(err) < 0 || egress_proxy_seccomp(err) < 0)
-		return error_wrap(err, "egress helper");
 	egress_proxy_defaults(p);
 	p->rules = rules;
 	p->n_rules = s->sandbox->n_egress;
@@ -254,6 +264,31 @@ static int helper_setup(const struct egress_start *s, struct helper_fds *f,
 	return 0;
 }
 
+/* Steps 5 and 6, once create has said go. */
+static int helper_enter(struct helper_fds *f, int *listen_fd,
+			struct error **err)
+{
+	if (listen_inside(f, listen_fd, err) < 0)
+		return error_wrap(err, "egress helper");
+	closep(&f->dial);
+	if (drop_privileges(err) < 0 || egress_proxy_seccomp(err) < 0)
+		return error_wrap(err, "egress helper");
+	return 0;
+}
+
+/* create's one byte, sent when the init says its network namespace is
+ * up (SYNC_NETNS); anything else (create gone) ends the helper. */
+static bool wait_go(int fd)
+{
+	char c;
+	ssize_t n;
+
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n == 1;
+}
+
 /* The helper process: its setup's error goes to create over the pipe;
  * after "ready" it only serves. */
 static _Noreturn void helper_main(const struct egress_start *s,
@@ -262,8 +297,12 @@ static _Noreturn void helper_main(const struct egress_start *s,
 	struct error *err = NULL;
 	struct egress_proxy p;
 	int listen_fd = -1;
+	int r = helper_prepare(s, f, &p, &err);
 
-	if (helper_setup(s, f, &p, &listen_fd, &err) < 0) {
+	if (!wait_go(f->go))
+		_exit(1);
+	closep(&f->go);
+	if (r < 0 || helper_enter(f, &listen_fd, &err) < 0) {
 		ssize_t w = write(f->ready, err->msg, strlen(err->msg));
 
 		(void)w;
@@ -312,14 +351,25 @@ static int write_pid(int dirfd, pid_t pid, struct error **err)
 				    0600, err);
 }
 
-int egress_helper_start(const struct egress_start *s, pid_t *pid,
-			struct error **err)
+static void helper_fds_close(struct helper_fds *f)
 {
-	struct helper_fds f = {-1, -1, -1, -1, -1, -1};
-	int pipefd[2] = {-1, -1};
-	pid_t child = -1;
+	closep(&f->init);
+	closep(&f->dial);
+	closep(&f->log);
+	closep(&f->hosts);
+	closep(&f->resolv);
+	closep(&f->go);
+	closep(&f->ready);
+}
+
+int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
+		       struct error **err)
+{
+	struct helper_fds f = {-1, -1, -1, -1, -1, -1, -1};
+	int go[2] = {-1, -1}, ready[2] = {-1, -1};
 	int r = -1;
 
+	*h = (struct egress_helper){.pid = -1, .go = -1, .ready = -1};
 	f.init = (int)syscall(SYS_pidfd_open, s->init, 0);
 	if (f.init < 0) {
 		error_errno(err, "egress: pidfd of the init");
@@ -329,6 +379,8 @@ int egress_helper_start(const struct egress_start *s, pid_t *pid,
 	    open_host_file("/etc/hosts", &f.hosts, err) < 0 ||
 	    open_host_file("/etc/resolv.conf", &f.resolv, err) < 0)
 		goto out;
+	/* The log is opened here, as root, and written by nobody through
+	 * this descriptor only. */
 	f.log = openat(s->dirfd, EGRESS_LOG_FILE,
 		       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW |
 			   O_CLOEXEC,
@@ -337,40 +389,64 @@ int egress_helper_start(const struct egress_start *s, pid_t *pid,
 		error_errno(err, "egress: %s", EGRESS_LOG_FILE);
 		goto out;
 	}
-	/* The log is opened here, as root, and written by nobody through
-	 * this descriptor only. */
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) {
 		error_errno(err, "egress: pipe");
 		goto out;
 	}
-	child = fork();
-	if (child < 0) {
+	h->pid = fork();
+	if (h->pid < 0) {
 		error_errno(err, "egress: fork the helper");
 		goto out;
 	}
-	if (child == 0) {
-		close(pipefd[0]);
-		f.ready = pipefd[1];
+	if (h->pid == 0) {
+		close(go[1]);
+		close(ready[0]);
+		f.go = go[0];
+		f.ready = ready[1];
 		helper_main(s, &f);
 	}
-	closep(&pipefd[1]);
-	if (wait_ready(pipefd[0], err) < 0 ||
-	    write_pid(s->dirfd, child, err) < 0)
-		goto out;
-	*pid = child;
-	child = -1;
+	h->go = take_fd(&go[1]);
+	h->ready = take_fd(&ready[0]);
 	r = 0;
 out:
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-	}
-	closep(&pipefd[0]);
-	closep(&pipefd[1]);
-	closep(&f.init);
-	closep(&f.dial);
-	closep(&f.log);
-	closep(&f.hosts);
-	closep(&f.resolv);
+	closep(&go[0]);
+	closep(&go[1]);
+	closep(&ready[0]);
+	closep(&ready[1]);
+	helper_fds_close(&f);
 	return r;
+}
+
+void egress_helper_go(struct egress_helper *h)
+{
+	/* A helper whose setup failed has its message in the pipe and may
+	 * be gone: EPIPE here, and egress_helper_ready reads why. */
+	ssize_t w = h->go >= 0 ? write(h->go, "g", 1) : 0;
+
+	(void)w;
+	closep(&h->go);
+}
+
+int egress_helper_ready(struct egress_helper *h, int dirfd, struct error **err)
+{
+	if (h->go >= 0)
+		return error_set(err, EPROTO,
+				 "egress helper: the container's "
+				 "network namespace was never "
+				 "announced");
+	if (wait_ready(h->ready, err) < 0)
+		return -1;
+	closep(&h->ready);
+	return write_pid(dirfd, h->pid, err);
+}
+
+void egress_helper_stop(struct egress_helper *h)
+{
+	if (h->pid > 0) {
+		kill(h->pid, SIGKILL);
+		waitpid(h->pid, NULL, 0);
+	}
+	h->pid = -1;
+	closep(&h->go);
+	closep(&h->ready);
 }

@@ -29,11 +29,30 @@ struct egress_start {
 	const struct spec *spec;       /* the effective spec */
 };
 
-/* Fork the helper and wait until it listens on EGRESS_PROXY_AUTHORITY
- * inside the init's network namespace and has dropped every privilege
- * (or has failed, with its message).  *pid is the helper's; the caller
- * kills it if create fails after this. */
-int egress_helper_start(const struct egress_start *s, pid_t *pid,
-			struct error **err);
+/* A forked helper, until create has said go. */
+struct egress_helper {
+	pid_t pid; /* -1: none */
+	int go;	   /* create's end of the go pipe */
+	int ready; /* the helper's answer: one NUL byte, or its error */
+};
+
+/* Fork the helper once s->init exists and its cgroup is made: it
+ * prepares what it can while the init sets the container up. */
+int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
+		       struct error **err);
+
+/* The init's network namespace is up (SYNC_NETNS): the helper may
+ * listen there and drop its privileges. */
+void egress_helper_go(struct egress_helper *h);
+
+/* Once the init is READY: wait until the helper listens on
+ * EGRESS_PROXY_AUTHORITY in the init's network namespace and has
+ * dropped every privilege (or has failed, with its message), then
+ * record its pid in the state directory.  The caller stops it if create
+ * fails after. */
+int egress_helper_ready(struct egress_helper *h, int dirfd, struct error **err);
+
+/* Kill and reap the helper, if there is one. */
+void egress_helper_stop(struct egress_helper *h);
 
 #endif

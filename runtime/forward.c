@@ -1,6 +1,8 @@
 #include "forward.h"
 
+#include <errno.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -37,4 +39,28 @@ int forward_until_exit(pid_t pid, const sigset_t *set)
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			return exit_status(status);
 	}
+}
+
+bool forward_reap(pid_t pid, const sigset_t *set, int timeout_ms)
+{
+	struct timespec left = {timeout_ms / 1000,
+				(timeout_ms % 1000) * 1000000L};
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (waitpid(pid, NULL, WNOHANG) != pid) {
+		long long spent;
+
+		if (sigtimedwait(set, NULL, &left) < 0 && errno == EAGAIN)
+			return false;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		spent = (now.tv_sec - start.tv_sec) * 1000000000LL +
+			(now.tv_nsec - start.tv_nsec);
+		spent = (long long)timeout_ms * 1000000 - spent;
+		if (spent <= 0)
+			return waitpid(pid, NULL, WNOHANG) == pid;
+		left =
+		    (struct timespec){spent / 1000000000, spent % 1000000000};
+	}
+	return true;
 }

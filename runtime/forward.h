@@ -4,6 +4,7 @@
 #define CORRAL_FORWARD_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* Block the forwarded signals (and SIGCHLD) before the child exists, so
@@ -13,6 +14,11 @@ void forward_block(sigset_t *set, sigset_t *old);
 /* Forward every signal of `set` but SIGCHLD to pid until it exits;
  * returns its exit status. */
 int forward_until_exit(pid_t pid, const sigset_t *set);
+
+/* Reap pid, a child that is about to exit by itself, waiting at most
+ * timeout_ms; the signals of `set` that come meanwhile are dropped (the
+ * process they were for is gone).  false if it was still there. */
+bool forward_reap(pid_t pid, const sigset_t *set, int timeout_ms);
 
 /* A wait status as a shell reports it: the exit code, 128+N for signal N. */
 int exit_status(int wstatus);

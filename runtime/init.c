@@ -81,6 +81,10 @@ static int setup(const struct init_config *c, char **state_json,
 		return -1;
 	if (c->sandbox->loopback_only && netns_loopback_up(err) < 0)
 		return -1;
+	/* The egress helper may listen there now, while the rest is set up */
+	if (c->sandbox->enforced && c->sandbox->egress_on &&
+	    sync_send(c->proc->sync[1], SYNC_NETNS, NULL, 0, err) < 0)
+		return -1;
 	sysfd = process_open_sysctls(spec->linux_, err);
 	if (sysfd == -1)
 		return -1;
