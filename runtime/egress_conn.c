@@ -22,7 +22,10 @@
 #include "tls_hello.h"
 #include "util.h"
 
-#define RELAY_BUF 65536
+/* A relay reads and writes up to this much at a time: on loopback, fewer
+ * and bigger writes are most of the throughput (1 MiB moves about a fifth
+ * more than 64 KiB; splice(2) through a pipe moved less than either) */
+#define RELAY_BUF (1 << 20)
 #define HELLO_BUF (TLS_HELLO_MAX + 4 * 5 + 64)
 #define CANDIDATES (2 * DNS_ADDRS_MAX)
 
