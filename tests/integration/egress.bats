@@ -9,11 +9,24 @@
 
 load helpers
 
+# tcp_open ADDR PORT: something listens there (bash's /dev/tcp).
+tcp_open() {
+	timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null
+}
+
 setup_file() {
 	corral_setup_file
 	UP="$BATS_FILE_TMPDIR/up"
 	mkdir -p "$UP/www"
 	echo hello-from-upstream >"$UP/www/index.html"
+	# a repository served the "dumb" way, as static files
+	git init -q "$UP/src" && echo cloned-through-the-proxy >"$UP/src/README" &&
+		git -C "$UP/src" add README &&
+		git -C "$UP/src" -c user.name=t -c user.email=t@up.test \
+			commit -q -m one &&
+		git clone -q --bare "$UP/src" "$UP/www/repo.git" &&
+		git -C "$UP/www/repo.git" update-server-info ||
+		fail "make the test repository"
 	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=up.test \
 		-addext subjectAltName=DNS:up.test,DNS:other.test \
 		-keyout "$UP/key.pem" -out "$UP/cert.pem" 2>/dev/null ||
@@ -48,7 +61,7 @@ while True:
 	  echo "169.254.169.254 metadata.test"; } >"$UP/hosts"
 	for port in "$HTTP_PORT" "$HTTPS_PORT"; do
 		for _ in $(seq 50); do
-			nc -z 127.0.0.1 "$port" 2>/dev/null && break
+			tcp_open 127.0.0.1 "$port" && break
 			sleep 0.1
 		done
 	done
@@ -70,6 +83,13 @@ setup() {
 
 teardown() {
 	corral_teardown
+	if [ -n "${NETNS:-}" ]; then
+		[ -f "$BATS_TEST_TMPDIR/ns-listen.pid" ] &&
+			kill "$(cat "$BATS_TEST_TMPDIR/ns-listen.pid")" 2>/dev/null
+		ip netns delete "$NETNS" ||
+			echo "# ip netns delete $NETNS failed" >&3
+	fi
+	return 0
 }
 
 # allow RULE...: the test's policy.
@@ -113,6 +133,14 @@ py() {
 	sandboxed curl -sSk "https://up.test:$HTTPS_PORT/"
 	assert_success
 	assert_output hello-from-upstream
+}
+
+@test "egress: git clones over HTTPS through the proxy" {
+	allow up.test:"$HTTPS_PORT" "127.0.0.1:$HTTPS_PORT"
+	sandboxed sh -c 'git -c http.sslVerify=false clone -q "$0" /tmp/r &&
+		cat /tmp/r/README' "https://up.test:$HTTPS_PORT/repo.git"
+	assert_success
+	assert_output cloned-through-the-proxy
 }
 
 @test "egress: python urllib over HTTPS works with the proxy variables alone" {
@@ -254,6 +282,82 @@ print([n for _, n in socket.if_nameindex()])"
 	run cat "$UP/udp.got"
 	assert_output host
 	: >"$UP/udp.got"
+}
+
+# ns_target: a network namespace of this test's own, reached from the
+# host over a veth pair (10.213.N.2 and fd00:213:N::2), with TCP and UDP
+# listeners there that record what reaches them.
+ns_target() {
+	local n=$((BATS_TEST_NUMBER % 250)) host="ceh$$"
+	NETNS="corral-egress-$BATS_TEST_NUMBER-$$"
+	NS4="10.213.$n.2"
+	NS6="fd00:213:$n::2"
+	ip netns add "$NETNS" || fail "ip netns add $NETNS"
+	ip link add "${host:0:15}" type veth peer name cev0 netns "$NETNS" &&
+		ip addr add "10.213.$n.1/30" dev "${host:0:15}" &&
+		ip addr add "fd00:213:$n::1/64" dev "${host:0:15}" nodad &&
+		ip link set "${host:0:15}" up &&
+		ip -n "$NETNS" addr add "$NS4/30" dev cev0 &&
+		ip -n "$NETNS" addr add "$NS6/64" dev cev0 nodad &&
+		ip -n "$NETNS" link set cev0 up &&
+		ip -n "$NETNS" link set lo up || fail "the test's veth pair"
+	ip netns exec "$NETNS" python3 -c 'import select, socket, sys
+socks = []
+for fam, addr in ((socket.AF_INET, sys.argv[1]), (socket.AF_INET6, sys.argv[2])):
+    t = socket.socket(fam, socket.SOCK_STREAM); t.bind((addr, 8080)); t.listen()
+    u = socket.socket(fam, socket.SOCK_DGRAM); u.bind((addr, 8053))
+    socks += [t, u]
+open(sys.argv[3], "w").close()
+while True:
+    for s in select.select(socks, [], [])[0]:
+        got = s.accept()[1] if s.type == socket.SOCK_STREAM else s.recvfrom(100)[1]
+        open(sys.argv[3], "a").write("%r\n" % (got,))' "$NS4" "$NS6" \
+		"$BATS_TEST_TMPDIR/ns.got" >/dev/null 2>&1 3>&- &
+	echo $! >"$BATS_TEST_TMPDIR/ns-listen.pid"
+	for _ in $(seq 50); do
+		[ -e "$BATS_TEST_TMPDIR/ns.got" ] && tcp_open "$NS4" 8080 && break
+		sleep 0.1
+	done
+	: >"$BATS_TEST_TMPDIR/ns.got"
+}
+
+ns_echos() {
+	ip netns exec "$NETNS" awk '/^Icmp:/ { n++ } /^Icmp:/ && n == 2 { print $9 }' \
+		/proc/net/snmp
+}
+
+@test "egress: TCP, UDP and ICMP over IPv4 and IPv6 that bypass the proxy reach nothing" {
+	# the target is a namespace this test made: a leak would reach its
+	# listeners, never leave the machine
+	ns_target
+	allow "$NS4:8080" "[$NS6]:8080"
+	# the target is live from the host
+	busybox ping -c 1 -W 2 "$NS4" >/dev/null || fail "ping $NS4 from the host"
+	local echos
+	echos="$(ns_echos)"
+	sandboxed sh -c 'python3 -c "import socket, sys
+for fam, a in ((socket.AF_INET, sys.argv[1]), (socket.AF_INET6, sys.argv[2])):
+    try:
+        socket.create_connection((a, 8080), timeout=2); print(\"tcp leaked\")
+    except OSError as e: print(\"tcp\", e.errno)
+    try:
+        socket.socket(fam, socket.SOCK_DGRAM).sendto(b\"dns?\", (a, 8053)); print(\"udp sent\")
+    except OSError as e: print(\"udp\", e.errno)
+" "$0" "$1"
+		busybox ping -c 1 -W 1 "$0" >/dev/null 2>&1; echo "ping $?"
+		busybox ping6 -c 1 -W 1 "$1" >/dev/null 2>&1; echo "ping6 $?"' \
+		"$NS4" "$NS6"
+	assert_success
+	# 101: ENETUNREACH, nothing but lo to send on
+	assert_output "$(printf 'tcp 101\nudp 101\ntcp 101\nudp 101\nping 1\nping6 1')"
+	sleep 0.3
+	[ ! -s "$BATS_TEST_TMPDIR/ns.got" ] ||
+		fail "the namespace's listeners got: $(cat "$BATS_TEST_TMPDIR/ns.got")"
+	[ "$(ns_echos)" = "$echos" ] || fail "an echo request reached $NS4"
+	# and the listeners do hear the host
+	tcp_open "$NS4" 8080 || fail "connect to $NS4:8080 from the host"
+	for _ in $(seq 20); do [ -s "$BATS_TEST_TMPDIR/ns.got" ] && break; sleep 0.1; done
+	[ -s "$BATS_TEST_TMPDIR/ns.got" ] || fail "the listener heard nothing"
 }
 
 @test "egress: each decision is one JSON line in the state directory, and the helper runs as nobody without privileges" {
