@@ -423,6 +423,7 @@ int container_delete_report(const char *root, const char *id, bool force,
 		error_wrap(&report_err, "delete %s", id);
 	if (report_save_policy(&c, &policy_err) < 0)
 		log_warn("delete %s: %s", id, policy_err->msg);
+	report_log_egress(&c);
 	if (remove_cgroup(&c, err) < 0)
 		goto out;
 	c.state->status = container_status_name(CONTAINER_STOPPED);

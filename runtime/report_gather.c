@@ -12,14 +12,17 @@
 #include "fsutil.h"
 #include "harden.h"
 #include "hostpath.h"
+#include "log.h"
 #include "policy.h"
 #include "policy_file.h"
 #include "report.h"
 #include "report_files.h"
 #include "util.h"
 
-/* Records are corral's own, but bounded all the same. */
+/* Records are corral's own, but bounded all the same; the egress log is
+ * capped by its writer at 8 MiB (runtime/egress_proxy.c). */
 #define RECORD_MAX (1 << 20)
+#define EGRESS_LOG_MAX (9 << 20)
 
 int report_open_outcome(const struct container_dir *dir, int *fd,
 			struct error **err)
@@ -44,13 +47,13 @@ void report_note_kill(const struct container_dir *dir, int sig)
 }
 
 /* A small file of the state directory, or NULL when absent or too big. */
-static char *read_record(int dirfd, const char *name, size_t *len)
+static char *read_record(int dirfd, const char *name, off_t max, size_t *len)
 {
 	_cleanup_close_ int fd =
 	    openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	char *buf = NULL;
 
-	if (fd < 0 || lseek(fd, 0, SEEK_END) > RECORD_MAX ||
+	if (fd < 0 || lseek(fd, 0, SEEK_END) > max ||
 	    lseek(fd, 0, SEEK_SET) < 0 ||
 	    read_fd(fd, name, &buf, len, NULL) < 0)
 		return NULL;
@@ -110,7 +113,7 @@ static void wall_clock_limit(const struct container *c, struct report *r)
 	struct sandbox sb = {0};
 	size_t len;
 
-	json = read_record(c->dir.dirfd, SANDBOX_FILE, &len);
+	json = read_record(c->dir.dirfd, SANDBOX_FILE, RECORD_MAX, &len);
 	if (json && hardened_parse_sandbox(json, len, &sb, NULL) == 0)
 		r->wall_clock = sb.wall_clock;
 	sandbox_release(&sb);
@@ -126,16 +129,49 @@ static int gather(const struct container *c, struct report *r,
 	if (!r->id)
 		return error_set(err, ENOMEM, "out of memory");
 	r->status = container_status_name(c->status);
-	if ((outcome = read_record(c->dir.dirfd, OUTCOME_FILE, &len)))
+	if ((outcome =
+		 read_record(c->dir.dirfd, OUTCOME_FILE, RECORD_MAX, &len)))
 		report_parse_outcome(outcome, len, r);
 	from_cgroup(c, r);
 	wall_clock_limit(c, r);
 	if (report_files_read(c->dir.dirfd, c->state->rootfs, r, err) < 0)
 		return -1;
-	if ((egress = read_record(c->dir.dirfd, EGRESS_LOG_FILE, &len)) &&
+	if ((egress = read_record(c->dir.dirfd, EGRESS_LOG_FILE, EGRESS_LOG_MAX,
+				  &len)) &&
 	    report_parse_egress(egress, len, r, err) < 0)
 		return -1;
 	return 0;
+}
+
+/* "name:port (reason)" without the reason, which the log's lines have. */
+static const char *denied_name(char *d)
+{
+	char *cut = strrchr(d, '(');
+
+	if (cut && cut > d + 1 && cut[-1] == ' ')
+		cut[-1] = '\0';
+	return d;
+}
+
+void report_log_egress(const struct container *c)
+{
+	_cleanup_free_ char *log = NULL;
+	struct report r = {0};
+	size_t len;
+
+	log = read_record(c->dir.dirfd, EGRESS_LOG_FILE, EGRESS_LOG_MAX, &len);
+	if (!log || report_parse_egress(log, len, &r, NULL) < 0) {
+		report_release(&r);
+		return;
+	}
+	log_info("%s: egress: %llu allowed, %llu denied%s%s%s%s%s",
+		 c->state->id, (unsigned long long)r.egress_allowed,
+		 (unsigned long long)r.egress_denied, r.n_denied ? " (" : "",
+		 r.n_denied ? denied_name(r.denied[0]) : "",
+		 r.n_denied > 1 ? ", " : "",
+		 r.n_denied > 1 ? denied_name(r.denied[1]) : "",
+		 r.n_denied ? (r.egress_denied > 2 ? ", ...)" : ")") : "");
+	report_release(&r);
 }
 
 int report_render(const struct container *c, bool json, char **out,
@@ -216,7 +252,7 @@ int report_save_policy(const struct container *c, struct error **err)
 	size_t len;
 	int r = 0;
 
-	text = read_record(c->dir.dirfd, POLICY_FILE, &len);
+	text = read_record(c->dir.dirfd, POLICY_FILE, RECORD_MAX, &len);
 	if (!text || policy_load_text(text, len, &pol, NULL) < 0)
 		return 0;
 	if (pol->report_dir) {

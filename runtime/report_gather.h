@@ -30,6 +30,10 @@ int report_open_outcome(const struct container_dir *dir, int *fd,
 /* kill and delete: note the signal corral sent (best effort). */
 void report_note_kill(const struct container_dir *dir, int sig);
 
+/* delete: one line in the runtime log of what the egress proxy allowed
+ * and denied, when the container had it. */
+void report_log_egress(const struct container *c);
+
 /* The report of an opened container, as text or JSON. */
 int report_render(const struct container *c, bool json, char **out,
 		  struct error **err);

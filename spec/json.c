@@ -83,3 +83,38 @@ yajl_val json_get(yajl_val obj, const char *key)
 			return obj->u.object.values[i];
 	return NULL;
 }
+
+bool json_value(yajl_gen gen, yajl_val v, int depth)
+{
+	if (!v || YAJL_IS_NULL(v))
+		return yajl_gen_null(gen) == yajl_gen_status_ok;
+	if (YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v))
+		return yajl_gen_bool(gen, YAJL_IS_TRUE(v)) ==
+		       yajl_gen_status_ok;
+	if (YAJL_IS_STRING(v)) {
+		json_str(gen, YAJL_GET_STRING(v));
+		return true;
+	}
+	if (YAJL_IS_NUMBER(v))
+		return yajl_gen_number(gen, YAJL_GET_NUMBER(v),
+				       strlen(YAJL_GET_NUMBER(v))) ==
+		       yajl_gen_status_ok;
+	if (depth <= 0)
+		return false;
+	if (YAJL_IS_ARRAY(v)) {
+		yajl_gen_array_open(gen);
+		for (size_t i = 0; i < v->u.array.len; i++)
+			if (!json_value(gen, v->u.array.values[i], depth - 1))
+				return false;
+		yajl_gen_array_close(gen);
+		return true;
+	}
+	yajl_gen_map_open(gen);
+	for (size_t i = 0; i < v->u.object.len; i++) {
+		json_str(gen, v->u.object.keys[i]);
+		if (!json_value(gen, v->u.object.values[i], depth - 1))
+			return false;
+	}
+	yajl_gen_map_close(gen);
+	return true;
+}

@@ -400,6 +400,23 @@ for l in open(sys.argv[1]):
 	wait_pid_gone "$pid" 50
 }
 
+@test "egress: events streams each decision; delete logs a summary" {
+	allow "127.0.0.1:$HTTP_PORT"
+	set_args sh -c "sleep 1; wget -q -O /dev/null http://127.0.0.1:$HTTP_PORT/
+		wget -q -O /dev/null http://denied.test/; sleep 0.5"
+	create_with_policy
+	corral start "$ID"
+	run --separate-stderr timeout 20 "$CORRAL" --root "$ROOT" events \
+		--interval 60s "$ID"
+	assert_success
+	run jq -c 'select(.type == "egress") | [.id, .data.verdict, .data.name]' \
+		<<<"$output"
+	assert_output "$(printf '["%s","allow","127.0.0.1"]\n["%s","deny","denied.test"]' "$ID" "$ID")"
+	corral --log "$BATS_TEST_TMPDIR/runtime.log" delete "$ID"
+	run cat "$BATS_TEST_TMPDIR/runtime.log"
+	assert_output --partial "$ID: egress: 1 allowed, 1 denied (denied.test:80)"
+}
+
 @test "egress: explain lists the rules; an annotation only narrows them" {
 	allow pypi.org "**.github.com"
 	run corral --policy "$POLICY" explain --bundle "$BUNDLE"
