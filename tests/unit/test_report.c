@@ -6,6 +6,7 @@
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
+#include "json.h"
 #include "report.h"
 #include "unit.h"
 #include "util.h"
@@ -132,6 +133,27 @@ TEST(json_and_text_say_unknown)
 	free(json);
 	free(text);
 	report_release(&r);
+}
+
+/* events.c writes each egress line again through json_value: the same
+ * value comes out, and nothing deeper than it was told. */
+TEST(json_value_writes_a_parsed_line_again)
+{
+	const char *in = "{\"a\":[1,\"x\\n\",{\"b\":true}],\"c\":null,"
+			 "\"n\":-1.5e3,\"f\":false}";
+	yajl_val v = yajl_tree_parse(in, NULL, 0);
+	yajl_gen g = json_gen_new(0);
+	char *out = NULL;
+
+	CHECK(v && g && json_value(g, v, 4));
+	CHECK(json_gen_finish(g, &out, NULL, NULL) == 0);
+	CHECK_STR(out, "{\"a\":[1,\"x\\n\",{\"b\":true}],\"c\":null,"
+		       "\"n\":-1.5e3,\"f\":false}\n");
+	free(out);
+	g = json_gen_new(0);
+	CHECK(g && !json_value(g, v, 2)); /* {a:[{...}]} is three deep */
+	yajl_gen_free(g);
+	yajl_tree_free(v);
 }
 
 int main(void)
