@@ -332,6 +332,8 @@ static int prepare(struct create_ctx *c, struct error **err)
 		return -1;
 	if (ns_plan_make(c->spec, c->hardened->sandbox.enforced, c->o->root,
 			 &c->ns, err) < 0 ||
+	    ns_join_pod_network(c->o->root, c->spec, &c->hardened->sandbox,
+				&c->ns, err) < 0 ||
 	    check_spec(c, err) < 0 || build_env(c, nlisten, err) < 0)
 		return -1;
 	c->proc.process = c->spec->process;
@@ -405,7 +407,9 @@ static int fork_egress(struct create_ctx *c, struct error **err)
 	    .spec = c->spec,
 	};
 
-	if (!c->hardened->sandbox.enforced || !c->hardened->sandbox.egress_on)
+	/* in its pod's network, the pod sandbox's proxy serves it */
+	if (!c->hardened->sandbox.enforced || !c->hardened->sandbox.egress_on ||
+	    c->hardened->sandbox.pod_network)
 		return 0;
 	return egress_helper_fork(&s, &c->egress, err);
 }

@@ -104,7 +104,9 @@ static int open_dial_netns(const struct egress_start *s, struct error **err)
 	_cleanup_free_ char *pod = NULL;
 	int fd = open_netns(s->sandbox->engine_netns, err);
 
+	/* a pod sandbox's own state directory is locked by this create */
 	if (fd < 0 || !s->sandbox->engine_netns ||
+	    s->sandbox->role == ROLE_POD_SANDBOX ||
 	    ns_pod_engine_netns(s->root, s->spec, fd, &pod) < 0 || !pod)
 		return fd;
 	close(fd);

@@ -2,16 +2,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/nsfs.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "container_dir.h"
+#include "egress.h"
 #include "fsutil.h"
 #include "harden.h"
 #include "util.h"
@@ -170,6 +173,93 @@ int ns_pod_engine_netns(const char *root, const struct spec *spec, int fd,
 	sandbox_release(&sb);
 	container_dir_close(&dir);
 	return 0;
+}
+
+/* Sharing the pod's network must widen no member's: both have corral's
+ * proxy or neither, and the pod's rules (which its one proxy applies to
+ * every container in the namespace) are within the member's. */
+static int same_network(const struct sandbox *member, const struct sandbox *pod,
+			struct error **err)
+{
+	struct egress_rule *narrow = NULL, *wide = NULL;
+	bool ok;
+
+	if (member->egress_on != pod->egress_on)
+		return error_set(
+		    err, EPERM,
+		    "the pod's network %s corral's egress proxy and this "
+		    "container's policy %s: the pod sandbox's policy decides "
+		    "the network of the whole pod",
+		    pod->egress_on ? "has" : "has no",
+		    member->egress_on ? "asks for one" : "allows no host");
+	if (!pod->egress_on)
+		return 0;
+	if (egress_rules_parse(pod->egress, pod->n_egress, egress_public_suffix,
+			       &narrow, err) < 0)
+		return -1;
+	if (egress_rules_parse(member->egress, member->n_egress,
+			       egress_public_suffix, &wide, err) < 0) {
+		egress_rules_free(narrow, pod->n_egress);
+		return -1;
+	}
+	ok = egress_rules_within(narrow, pod->n_egress, wide, member->n_egress,
+				 NULL);
+	egress_rules_free(narrow, pod->n_egress);
+	egress_rules_free(wide, member->n_egress);
+	return ok ? 0
+		  : error_set(err, EPERM,
+			      "the pod's proxy allows hosts this container's "
+			      "policy does not, and it serves the whole pod "
+			      "network: narrow the pod (its run.corral.egress "
+			      "annotation), not the container");
+}
+
+int ns_join_pod_network(const char *root, const struct spec *spec,
+			struct sandbox *sb, struct ns_plan *plan,
+			struct error **err)
+{
+	struct container_dir dir = {-1, -1};
+	_cleanup_free_ char *json = NULL;
+	struct sandbox pod = {0};
+	size_t len = 0;
+	int fd, r = -1;
+
+	if (!sb->enforced || sb->role == ROLE_POD_SANDBOX ||
+	    !(sb->loopback_only || sb->egress_on) || !sb->engine_netns ||
+	    !(plan->clone_flags & CLONE_NEWNET))
+		return 0;
+	fd = open(sb->engine_netns,
+		  O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* a CNI path that is gone: a namespace of its own */
+	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET ||
+	    !open_pod_sandbox(root, spec, "net", fd, &dir)) {
+		close(fd);
+		return 0;
+	}
+	if (read_file_at(dir.dirfd, SANDBOX_FILE, &json, &len, err) < 0 ||
+	    hardened_parse_sandbox(json, len, &pod, err) < 0)
+		goto out;
+	/* the pod sandbox's namespace is corral's own, made as this one
+	 * would be, and its sandbox is no member of another pod */
+	if (!pod.enforced || !(pod.loopback_only || pod.egress_on) ||
+	    pod.pod_network) {
+		r = 0;
+		goto out;
+	}
+	if (same_network(sb, &pod, err) < 0)
+		goto out;
+	plan->join_fds[NS_NETWORK] = fd;
+	fd = -1;
+	plan->clone_flags &= ~(unsigned long)CLONE_NEWNET;
+	sb->pod_network = true;
+	r = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	sandbox_release(&pod);
+	container_dir_close(&dir);
+	return r < 0 ? error_wrap(err, "pod network") : 0;
 }
 
 int ns_plan_make(const struct spec *spec, bool sandboxed, const char *root,

@@ -9,6 +9,8 @@
 #include "error.h"
 #include "spec.h"
 
+struct sandbox;
+
 struct ns_plan {
 	unsigned long clone_flags;   /* CLONE_NEW* for the new ones */
 	int join_fds[NS_TYPE_COUNT]; /* open fds of paths to join, or -1 */
@@ -32,6 +34,17 @@ int ns_pod_engine_netns(const char *root, const struct spec *spec, int fd,
 
 int ns_plan_make(const struct spec *spec, bool sandboxed, const char *root,
 		 struct ns_plan *plan, struct error **err);
+
+/* A member of a pod shares its pod sandbox's network: when the network
+ * namespace config.json names (sb->engine_netns, which harden did not
+ * join) is the one corral made for the container's running pod sandbox
+ * (loopback-only, or with the pod's egress proxy), the plan joins it
+ * instead of making a new one, and sb->pod_network says so.  An error
+ * when sharing would widen this container's network (the proxy, or its
+ * rules, differ); 0 and nothing changed when the namespace is not that. */
+int ns_join_pod_network(const char *root, const struct spec *spec,
+			struct sandbox *sb, struct ns_plan *plan,
+			struct error **err);
 void ns_plan_release(struct ns_plan *plan);
 
 /* Parent, before clone: join the pid namespace by path, which only moves

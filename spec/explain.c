@@ -182,7 +182,16 @@ static void view_network(struct view *v)
 		if (lx->namespaces[i].type == NS_NETWORK)
 			net = &lx->namespaces[i];
 	v->netns = !net ? "host" : net->path ? net->path : "new";
-	if (v->h->sandbox.enforced && v->h->sandbox.egress_on)
+	if (v->h->sandbox.enforced && v->h->sandbox.pod_network)
+		v->network = printf_str(
+		    v,
+		    "its pod's: the pod sandbox's namespace (%s), loopback "
+		    "only%s%s, shared with the pod's containers",
+		    v->h->sandbox.engine_netns ? v->h->sandbox.engine_netns
+					       : "?",
+		    v->h->sandbox.egress_on ? ", and the pod's proxy at " : "",
+		    v->h->sandbox.egress_on ? EGRESS_PROXY_AUTHORITY : "");
+	else if (v->h->sandbox.enforced && v->h->sandbox.egress_on)
 		v->network = printf_str(
 		    v,
 		    "loopback only, and corral's proxy at %s (HTTP and "
@@ -532,6 +541,8 @@ static void json_reach(yajl_gen g, const struct view *v)
 	json_key_bool(g, "loopbackOnly",
 		      v->h->sandbox.enforced && v->h->sandbox.loopback_only);
 	json_key_str(g, "namespace", v->netns);
+	json_key_bool(g, "pod",
+		      v->h->sandbox.enforced && v->h->sandbox.pod_network);
 	json_key_str(g, "summary", v->network);
 	if (v->h->sandbox.enforced && v->h->sandbox.egress_on) {
 		json_str(g, "egress");

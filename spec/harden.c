@@ -246,6 +246,8 @@ void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s)
 	}
 	if (s->engine_netns)
 		json_key_str(g, "engineNetns", s->engine_netns);
+	if (s->pod_network)
+		json_key_bool(g, "podNetwork", true);
 	yajl_gen_map_close(g);
 }
 
@@ -331,7 +333,8 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 			return -1;
 	}
 	if (json_field_string(o, p, "engineNetns", false, &s->engine_netns,
-			      err) < 0)
+			      err) < 0 ||
+	    json_field_bool(o, p, "podNetwork", &s->pod_network, NULL, err) < 0)
 		return -1;
 	s->role = role;
 	s->rootfs = rootfs;

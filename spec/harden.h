@@ -63,6 +63,10 @@ struct sandbox {
 	 * not join: where the proxy dials from (NULL: corral's own), and for
 	 * a pod sandbox, where its members' proxies dial from */
 	char *engine_netns;
+	/* a pod member in its pod sandbox's network namespace, which the
+	 * runtime found to be corral's (runtime/namespace.c): the pod's proxy
+	 * serves it */
+	bool pod_network;
 };
 
 /* One change to config.json: the field (a JSON path in config.json, or a

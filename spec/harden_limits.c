@@ -108,7 +108,8 @@ static int read_annotation(const struct spec *s,
  * its containers), so it has none, even when a pod annotation (which
  * reaches it as it reaches every container of the pod) asks for one.
  * Being marked as one buys nothing else: its limits leave a pause
- * process room to pause and no more. */
+ * process room to pause and no more (unless it carries the pod's egress
+ * proxy: see role_cap). */
 #define POD_SANDBOX_PIDS 2
 #define POD_SANDBOX_MEMORY (INT64_C(16) << 20)
 #define POD_SANDBOX_CPU_QUOTA 5000 /* per SPEC_CPU_PERIOD: 0.05 CPU */
@@ -119,11 +120,14 @@ static bool pod_sandbox(const struct harden_ctx *c)
 }
 
 /* The smaller of the policy's limit (<= 0: none) and the pod sandbox's
- * cap, and the reason for it. */
+ * cap, and the reason for it.  A pod sandbox with corral's egress proxy
+ * keeps the policy's limits: its proxy serves every container of the
+ * pod (runtime/namespace.c ns_join_pod_network), in its cgroup. */
 static int64_t role_cap(const struct harden_ctx *c, int64_t policy, int64_t cap,
 			const char **reason)
 {
-	if (!pod_sandbox(c) || (policy > 0 && policy <= cap))
+	if (!pod_sandbox(c) || c->h->sandbox.egress_on ||
+	    (policy > 0 && policy <= cap))
 		return policy;
 	*reason = ROLE_REASON;
 	return cap;
@@ -328,7 +332,7 @@ int harden_cpu(struct harden_ctx *c, struct error **err)
 	struct spec_cpu *cpu;
 	int64_t cq, cp;
 
-	if (pod_sandbox(c) &&
+	if (pod_sandbox(c) && !c->h->sandbox.egress_on &&
 	    (pq <= 0 || (__int128)pq * SPEC_CPU_PERIOD >
 			    (__int128)POD_SANDBOX_CPU_QUOTA * pp)) {
 		pq = POD_SANDBOX_CPU_QUOTA;

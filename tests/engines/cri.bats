@@ -242,15 +242,27 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	stderr_has "annotation run.corral.timeout=none: wider than the policy's 600s"
 }
 
-@test "an egress policy: the app container reaches the allowed host through corral's proxy, from the pod's CNI namespace" {
+@test "an egress policy: the app container reaches the allowed host through its pod's proxy, from the pod's CNI namespace" {
 	local gw port=$((30000 + RANDOM % 10000)) www="$BATS_TEST_TMPDIR/www"
-	local pid saved="$BATS_TEST_TMPDIR/policy.saved" started
-	start_pod_app
-	# the upstream: the test's own server on the CNI bridge's gateway,
-	# inside this file's private network namespace
-	gw="$(ip -n "$CRI_NETNS" -4 -o addr show dev cri0 | awk '{print $4}')"
-	gw="${gw%/*}"
-	[[ "$gw" == 10.* ]] || fail "no gateway address on cri0: \"$gw\""
+	local pid saved="$BATS_TEST_TMPDIR/policy.saved" started pause_pid
+	# the upstream's address: the CNI bridge's gateway (the subnet's
+	# first address), inside this file's private network namespace
+	gw="$(jq -r '.plugins[0].ipam.ranges[0][0].subnet' \
+		"$CRI_WORK/cni/10-corral-cri.conflist")"
+	gw="${gw%.0/24}.1"
+	[[ "$gw" == 10.* ]] || fail "no gateway address in the CNI config: \"$gw\""
+	# the pod, and so its network, made under an egress policy naming
+	# the upstream's address (StartContainer runs corral's create)
+	cp "$CRI_WORK/policy.json" "$saved"
+	jq --arg a "$gw:$port" '.network = {allow: [$a]}' "$saved" \
+		>"$CRI_WORK/policy.json"
+	run_pod
+	[ "$status" -ne 0 ] || create_app
+	[ "$status" -ne 0 ] || run --separate-stderr cri start "$CTR"
+	started=$status
+	cp "$saved" "$CRI_WORK/policy.json"
+	[ "$started" -eq 0 ] || fail "the egress pod: $stderr"
+	# the upstream, once CNI has made the bridge
 	mkdir -p "$www" && echo hello-from-the-cluster >"$www/index.html"
 	nsenter --net="/run/netns/$CRI_NETNS" python3 -m http.server "$port" \
 		--bind "$gw" --directory "$www" >/dev/null 2>&1 3>&- &
@@ -261,16 +273,6 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 			2>/dev/null && break
 		sleep 0.1
 	done
-	# a second app container, created (StartContainer runs corral's
-	# create) under an egress policy naming the upstream's address
-	cp "$CRI_WORK/policy.json" "$saved"
-	jq --arg a "$gw:$port" '.network = {allow: [$a]}' "$saved" \
-		>"$CRI_WORK/policy.json"
-	create_app --attempt 1
-	[ "$status" -ne 0 ] || run --separate-stderr cri start "$CTR"
-	started=$status
-	cp "$saved" "$CRI_WORK/policy.json"
-	[ "$started" -eq 0 ] || { kill "$pid"; fail "the egress container: $stderr"; }
 	run --separate-stderr cri exec "$CTR" -- sh -c \
 		"wget -q -O- http://$gw:$port/; wget -q -O- http://$gw:$((port + 1))/ 2>&1; ls /sys/class/net"
 	kill "$pid"
@@ -278,4 +280,60 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	assert_line --index 0 hello-from-the-cluster
 	assert_line --index 1 --partial "403 Forbidden"
 	assert_line --index 2 lo
+	# one proxy for the pod: the pause container's, none of the app's
+	pause_pid="$(corral_k8s state "$POD" | jq -r .pid)"
+	[ -f "$CRI_CORRAL_ROOT/$CRI_CTR_NS/$POD/egress.pid" ] || fail "the pod sandbox has no proxy"
+	[ ! -e "$CRI_CORRAL_ROOT/$CRI_CTR_NS/$CTR/egress.pid" ] || fail "the app container has its own proxy"
+	[ "/proc/$pause_pid/ns/net" -ef "/proc/$(corral_k8s state "$CTR" | jq -r .pid)/ns/net" ] ||
+		fail "the app container is not in its pod's network namespace"
+}
+
+@test "a pod's containers share its loopback-only network: one serves on 127.0.0.1:80, the other fetches it" {
+	local yaml="$BATS_TEST_TMPDIR/pair.yaml" server pause_pid c
+	cat >"$yaml" <<-EOF
+		apiVersion: v1
+		kind: Pod
+		metadata:
+		  name: corral-pair
+		  namespace: default
+		spec:
+		  runtimeClassName: corral
+		  containers:
+		    - name: server
+		      image: $CRI_APP_IMAGE
+		      command: ["busybox", "httpd", "-f", "-p", "127.0.0.1:80", "-h", "/etc"]
+		    - name: client
+		      image: $CRI_APP_IMAGE
+		      command: ["sleep", "3600"]
+	EOF
+	CRI_POD_YAML="$yaml" run_pod
+	[ "$status" -eq 0 ] || fail "RunPodSandbox: $stderr"
+	create_app --pod-yaml "$yaml" --container server
+	[ "$status" -eq 0 ] || fail "CreateContainer server: $stderr"
+	server="$CTR"
+	run --separate-stderr cri start "$server"
+	[ "$status" -eq 0 ] || fail "StartContainer server: $stderr"
+	create_app --pod-yaml "$yaml" --container client
+	[ "$status" -eq 0 ] || fail "CreateContainer client: $stderr"
+	run --separate-stderr cri start "$CTR"
+	[ "$status" -eq 0 ] || fail "StartContainer client: $stderr"
+	# the pod's one namespace, corral's, with only lo
+	pause_pid="$(corral_k8s state "$POD" | jq -r .pid)"
+	for c in "$server" "$CTR"; do
+		[ "/proc/$pause_pid/ns/net" -ef "/proc/$(corral_k8s state "$c" | jq -r .pid)/ns/net" ] ||
+			fail "$c is not in its pod's network namespace: $(cat "$BATS_TEST_TMPDIR"/logs/*/0.log)"
+	done
+	for _ in $(seq 50); do
+		run --separate-stderr cri exec "$CTR" -- busybox wget -q -O- http://127.0.0.1:80/group
+		[ "$status" -eq 0 ] && break
+		sleep 0.1
+	done
+	assert_success
+	# the image's /etc/group, served by the other container
+	assert_output "$(printf 'root:x:0:\nnogroup:x:65534:')"
+	run --separate-stderr cri exec "$CTR" -- ls /sys/class/net
+	assert_output lo
+	run --separate-stderr corral_k8s explain "$CTR"
+	assert_success
+	assert_output --partial "its pod's: the pod sandbox's namespace"
 }

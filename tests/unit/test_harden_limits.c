@@ -152,15 +152,17 @@ TEST(annotations_under_a_policy_without_limits)
 TEST(pod_sandboxes_have_no_wall_clock)
 {
 	struct spec *cri = fixture("cri_sandbox.json");
-	struct spec *crio = config(
-	    "\"io.kubernetes.cri-o.ContainerType\": \"sandbox\"", "");
-	struct spec *infra = config("\"io.podman.annotations.infra\": \"TRUE\"",
-				    "");
+	struct spec *crio =
+	    config("\"io.kubernetes.cri-o.ContainerType\": \"sandbox\"", "");
+	struct spec *infra =
+	    config("\"io.podman.annotations.infra\": \"TRUE\"", "");
 	struct spec *app = fixture("cri_container.json");
 	struct hardened *h = harden_ok(cri, NULL), *ho = harden_ok(crio, NULL);
-	struct hardened *hi = harden_ok(infra, NULL), *ha = harden_ok(app, NULL);
+	struct hardened *hi = harden_ok(infra, NULL),
+			*ha = harden_ok(app, NULL);
 
-	CHECK(h && h->sandbox.role == ROLE_POD_SANDBOX && !h->sandbox.wall_clock);
+	CHECK(h && h->sandbox.role == ROLE_POD_SANDBOX &&
+	      !h->sandbox.wall_clock);
 	CHECK_CHANGE(h, "sandbox.wallClock", "absent", "none",
 		     "role: pod sandbox");
 	/* every other restriction stays, and the limits are a pause's */
@@ -172,8 +174,10 @@ TEST(pod_sandboxes_have_no_wall_clock)
 	CHECK_CHANGE(h, ".linux.resources.pids.limit", "absent", "2",
 		     "role: pod sandbox");
 	CHECK(ho && ho->sandbox.role == ROLE_POD_SANDBOX);
-	CHECK(hi && hi->sandbox.role == ROLE_POD_SANDBOX && !hi->sandbox.wall_clock);
-	CHECK(ha && ha->sandbox.role == ROLE_WORKLOAD && ha->sandbox.wall_clock);
+	CHECK(hi && hi->sandbox.role == ROLE_POD_SANDBOX &&
+	      !hi->sandbox.wall_clock);
+	CHECK(ha && ha->sandbox.role == ROLE_WORKLOAD &&
+	      ha->sandbox.wall_clock);
 	hardened_free(h);
 	hardened_free(ho);
 	hardened_free(hi);
@@ -182,6 +186,27 @@ TEST(pod_sandboxes_have_no_wall_clock)
 	spec_free(crio);
 	spec_free(infra);
 	spec_free(app);
+}
+
+/* A pod sandbox that carries the pod's egress proxy keeps the policy's
+ * limits: the proxy serves every container of the pod, in its cgroup. */
+TEST(a_pod_sandbox_with_the_egress_proxy_keeps_the_policy_limits)
+{
+	struct spec *cri = fixture("cri_sandbox.json");
+	struct policy *p =
+	    policy_of("{\"network\": {\"allow\": [\"pypi.org\"]},"
+		      " \"limits\": {\"memory\": \"512MiB\","
+		      " \"pids\": 100, \"cpus\": 2}}");
+	struct hardened *h = harden_ok(cri, p);
+
+	CHECK(h && h->sandbox.role == ROLE_POD_SANDBOX && h->sandbox.egress_on);
+	CHECK(h && !h->sandbox.wall_clock);
+	CHECK(res(h) && res(h)->memory->limit.v == 512 * MiB);
+	CHECK(res(h) && res(h)->pids_limit.v == 100);
+	CHECK(res(h) && res(h)->cpu && res(h)->cpu->quota.v == 200000);
+	hardened_free(h);
+	policy_free(p);
+	spec_free(cri);
 }
 
 /* A pod annotation reaches the pod's sandbox too, whose wall clock stays
@@ -219,7 +244,8 @@ TEST(memory_is_the_smallest_and_swap_is_none)
 	struct spec *unlimited =
 	    config("", "\"resources\": {\"memory\": {\"limit\": -1,"
 		       " \"swap\": -1}}");
-	struct hardened *hp = harden_ok(podman, NULL), *hc = harden_ok(cri, NULL);
+	struct hardened *hp = harden_ok(podman, NULL),
+			*hc = harden_ok(cri, NULL);
 	struct hardened *hu = harden_ok(unlimited, NULL);
 
 	CHECK(res(hp) && res(hp)->memory->limit.v == 512 * MiB);
@@ -264,8 +290,10 @@ TEST(memory_policy_key_and_no_limit)
 TEST(pids_are_the_smallest)
 {
 	struct spec *podman = fixture("podman_busybox.json");
-	struct spec *few = config("", "\"resources\": {\"pids\": {\"limit\": 10}}");
-	struct hardened *hp = harden_ok(podman, NULL), *hf = harden_ok(few, NULL);
+	struct spec *few =
+	    config("", "\"resources\": {\"pids\": {\"limit\": 10}}");
+	struct hardened *hp = harden_ok(podman, NULL),
+			*hf = harden_ok(few, NULL);
 
 	CHECK(res(hp) && res(hp)->pids_limit.v == 256);
 	CHECK_CHANGE(hp, ".linux.resources.pids.limit", "2048", "256",
@@ -282,11 +310,13 @@ TEST(cpu_quota_narrows_to_the_policys_share)
 {
 	struct spec *cri = fixture("cri_container.json"); /* 50000/100000 */
 	struct spec *odd = config(
-	    "", "\"resources\": {\"cpu\": {\"quota\": 30000, \"period\": 50000}}");
+	    "",
+	    "\"resources\": {\"cpu\": {\"quota\": 30000, \"period\": 50000}}");
 	struct policy *quarter = policy_of("{\"limits\": {\"cpus\": 0.25}}");
 	struct policy *two = policy_of("{\"limits\": {\"cpus\": 2}}");
 	struct policy *half = policy_of("{\"limits\": {\"cpus\": 0.5}}");
-	struct hardened *hq = harden_ok(cri, quarter), *ht = harden_ok(cri, two);
+	struct hardened *hq = harden_ok(cri, quarter),
+			*ht = harden_ok(cri, two);
 	struct hardened *ho = harden_ok(odd, half), *hd = harden_ok(cri, NULL);
 
 	CHECK(res(hq) && res(hq)->cpu->quota.v == 25000 &&
@@ -329,8 +359,8 @@ TEST(masked_and_readonly_paths_are_a_union)
 	CHECK(lx && strcmp(lx->masked_paths[0], "/proc/custom") == 0);
 	CHECK(lx && strcmp(lx->masked_paths[1], "/proc/kcore") == 0);
 	CHECK(lx && strcmp(lx->masked_paths[2], "/proc/acpi") == 0);
-	CHECK(lx && has_str(lx->masked_paths, lx->n_masked_paths,
-			    "/sys/dev/block"));
+	CHECK(lx &&
+	      has_str(lx->masked_paths, lx->n_masked_paths, "/sys/dev/block"));
 	CHECK_CHANGE(h, ".linux.maskedPaths", "3 paths", NULL, "default");
 	CHECK(lx && lx->n_readonly_paths == 5);
 	CHECK(!find_change(h, ".linux.readonlyPaths"));
@@ -370,7 +400,8 @@ TEST(devices_need_the_policy)
 		     "default");
 	/* nvidia0 with the policy's numbers stays; nvidia1 names 8:0 */
 	CHECK(h && h->spec->linux_->n_devices == 2);
-	CHECK(h && strcmp(h->spec->linux_->devices[0].path, "/dev/nvidia0") == 0);
+	CHECK(h &&
+	      strcmp(h->spec->linux_->devices[0].path, "/dev/nvidia0") == 0);
 	CHECK_CHANGE(h, ".linux.devices[/dev/nvidia1]", "c 8:0", "dropped",
 		     "policy: devices");
 	CHECK(res(h) && res(h)->n_devices == 12);
@@ -407,9 +438,12 @@ TEST(core_dumps_off_unless_config_sets_them)
 
 TEST(personality_other_than_linux_is_dropped)
 {
-	struct spec *s32 = config("", "\"personality\": {\"domain\": \"LINUX32\"}");
-	struct spec *s64 = config("", "\"personality\": {\"domain\": \"LINUX\"}");
-	struct hardened *h32 = harden_ok(s32, NULL), *h64 = harden_ok(s64, NULL);
+	struct spec *s32 =
+	    config("", "\"personality\": {\"domain\": \"LINUX32\"}");
+	struct spec *s64 =
+	    config("", "\"personality\": {\"domain\": \"LINUX\"}");
+	struct hardened *h32 = harden_ok(s32, NULL),
+			*h64 = harden_ok(s64, NULL);
 
 	CHECK(h32 && !h32->spec->linux_->personality);
 	CHECK_CHANGE(h32, ".linux.personality", "LINUX32", "dropped",
@@ -543,7 +577,8 @@ TEST(sandbox_settings_round_trip)
 		CHECK(!"emit and parse the sandbox");
 		goto out;
 	}
-	CHECK(back.enforced && back.role == ROLE_WORKLOAD && back.loopback_only);
+	CHECK(back.enforced && back.role == ROLE_WORKLOAD &&
+	      back.loopback_only);
 	CHECK(back.rootfs == POLICY_ROOTFS_STRICT);
 	CHECK(back.scratch_size == (uint64_t)MiB && back.wall_clock == 5);
 	CHECK(back.n_syscalls_allow == 2 && back.limits_best_effort);
@@ -577,9 +612,8 @@ TEST(sandbox_parse_errors)
 		struct sandbox sb = {0};
 		struct error *err = NULL;
 
-		CHECK(hardened_parse_sandbox(cases[i].json,
-					     strlen(cases[i].json), &sb,
-					     &err) < 0);
+		CHECK(hardened_parse_sandbox(
+			  cases[i].json, strlen(cases[i].json), &sb, &err) < 0);
 		CHECK_STR(err ? err->msg : NULL, cases[i].msg);
 		error_free(err);
 		sandbox_release(&sb);
