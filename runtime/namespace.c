@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/nsfs.h>
 #include <linux/sched.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -107,37 +108,72 @@ static bool joinable_sandbox(const struct container_dir *dir,
 	return ok;
 }
 
-/* Whether fd is the namespace of type `name` of the running init of
- * container `id` in root, which corral made as a pod sandbox: the pid is
- * pinned with a pidfd and checked against the recorded start time before
- * its namespace is looked at.  When it is, *out is the pod sandbox's
- * directory, which the caller closes. */
-static bool open_pod_sandbox(const char *root, const struct spec *joiner,
-			     const char *name, int fd,
-			     struct container_dir *out)
+/* The container's pod sandbox, the container the pod annotation names in
+ * root, which corral made as one and whose init runs: *out is its
+ * directory (the caller closes it), *pidfd pins its init (checked against
+ * the recorded start time) and *pid is that init's. */
+static bool open_running_pod_sandbox(const char *root,
+				     const struct spec *joiner,
+				     struct container_dir *out, int *pidfd,
+				     pid_t *pid)
 {
 	const char *id = pod_sandbox_id(joiner);
 	struct container_dir dir = {-1, -1};
 	struct spec_state *st = NULL;
-	_cleanup_close_ int pidfd = -1;
-	struct stat want, have;
-	char path[64];
 	uint64_t start;
 	bool ok = false;
 
+	*pidfd = -1;
 	if (!id || !root || container_id_validate(id, NULL) < 0 ||
 	    container_dir_open(root, id, &dir, NULL) < 0)
 		return false;
 	if (joinable_sandbox(&dir, joiner) &&
 	    container_dir_load_state(&dir, &st, NULL) == 0 &&
 	    container_dir_status(&dir, st) == CONTAINER_RUNNING &&
-	    (pidfd = pidfd_open_(st->pid)) >= 0 &&
+	    (*pidfd = pidfd_open_(st->pid)) >= 0 &&
 	    proc_stat(st->pid, &start, NULL) == 0 && start == st->start_time) {
-		snprintf(path, sizeof(path), "/proc/%d/ns/%s", st->pid, name);
-		ok = stat(path, &want) == 0 && fstat(fd, &have) == 0 &&
-		     want.st_dev == have.st_dev && want.st_ino == have.st_ino;
+		*pid = st->pid;
+		ok = true;
 	}
 	spec_state_free(st);
+	if (ok) {
+		*out = dir;
+	} else {
+		closep(pidfd);
+		container_dir_close(&dir);
+	}
+	return ok;
+}
+
+/* Whether the pinned init is still alive: then /proc/PID named it, not a
+ * process that took its pid since. */
+static bool still_running(int pidfd)
+{
+	struct pollfd p = {.fd = pidfd, .events = POLLIN};
+
+	return poll(&p, 1, 0) == 0;
+}
+
+/* Whether fd is the namespace of type `name` of the running init of
+ * the container's pod sandbox (open_running_pod_sandbox).  When it is,
+ * *out is the pod sandbox's directory, which the caller closes. */
+static bool open_pod_sandbox(const char *root, const struct spec *joiner,
+			     const char *name, int fd,
+			     struct container_dir *out)
+{
+	struct container_dir dir = {-1, -1};
+	_cleanup_close_ int pidfd = -1;
+	struct stat want, have;
+	char path[64];
+	pid_t pid;
+	bool ok;
+
+	if (!open_running_pod_sandbox(root, joiner, &dir, &pidfd, &pid))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, name);
+	ok = stat(path, &want) == 0 && fstat(fd, &have) == 0 &&
+	     want.st_dev == have.st_dev && want.st_ino == have.st_ino &&
+	     still_running(pidfd);
 	if (ok)
 		*out = dir;
 	else
@@ -214,15 +250,53 @@ static int same_network(const struct sandbox *member, const struct sandbox *pod,
 			      "annotation), not the container");
 }
 
+/* The pod sandbox's own network namespace, when fd is it (a CRI member
+ * names /proc/PAUSE/ns/net) or is the one the engine gave the pod
+ * sandbox (podman and CRI-O give members the pod's CNI path, which the
+ * pod sandbox recorded as its engineNetns): -1 otherwise.  *pod is the
+ * pod sandbox's sandbox.json. */
+static int pod_netns(const char *root, const struct spec *spec, int fd,
+		     struct sandbox *pod, struct error **err)
+{
+	struct container_dir dir = {-1, -1};
+	_cleanup_close_ int pidfd = -1;
+	_cleanup_free_ char *json = NULL;
+	struct stat want, have;
+	char path[64];
+	size_t len = 0;
+	pid_t pid;
+	int ns = -1;
+
+	if (!open_running_pod_sandbox(root, spec, &dir, &pidfd, &pid))
+		return -1;
+	if (read_file_at(dir.dirfd, SANDBOX_FILE, &json, &len, err) < 0 ||
+	    hardened_parse_sandbox(json, len, pod, err) < 0)
+		goto out;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+	ns = open(path, O_RDONLY | O_CLOEXEC);
+	if (ns < 0 || fstat(ns, &want) < 0 || fstat(fd, &have) < 0 ||
+	    !still_running(pidfd))
+		goto fail;
+	if (want.st_dev == have.st_dev && want.st_ino == have.st_ino)
+		goto out;
+	if (pod->engine_netns && stat(pod->engine_netns, &want) == 0 &&
+	    want.st_dev == have.st_dev && want.st_ino == have.st_ino)
+		goto out;
+fail:
+	if (ns >= 0)
+		close(ns);
+	ns = -1;
+out:
+	container_dir_close(&dir);
+	return ns;
+}
+
 int ns_join_pod_network(const char *root, const struct spec *spec,
 			struct sandbox *sb, struct ns_plan *plan,
 			struct error **err)
 {
-	struct container_dir dir = {-1, -1};
-	_cleanup_free_ char *json = NULL;
 	struct sandbox pod = {0};
-	size_t len = 0;
-	int fd, r = -1;
+	int fd, ns = -1, r = 0;
 
 	if (!sb->enforced || sb->role == ROLE_POD_SANDBOX ||
 	    !(sb->loopback_only || sb->egress_on) || !sb->engine_netns ||
@@ -232,33 +306,25 @@ int ns_join_pod_network(const char *root, const struct spec *spec,
 		  O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* a CNI path that is gone: a namespace of its own */
-	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET ||
-	    !open_pod_sandbox(root, spec, "net", fd, &dir)) {
-		close(fd);
-		return 0;
-	}
-	if (read_file_at(dir.dirfd, SANDBOX_FILE, &json, &len, err) < 0 ||
-	    hardened_parse_sandbox(json, len, &pod, err) < 0)
-		goto out;
+	if (ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNET)
+		ns = pod_netns(root, spec, fd, &pod, err);
+	close(fd);
+	if (ns < 0 && err && *err)
+		r = -1;
 	/* the pod sandbox's namespace is corral's own, made as this one
 	 * would be, and its sandbox is no member of another pod */
-	if (!pod.enforced || !(pod.loopback_only || pod.egress_on) ||
-	    pod.pod_network) {
-		r = 0;
-		goto out;
+	else if (ns >= 0 && pod.enforced &&
+		 (pod.loopback_only || pod.egress_on) && !pod.pod_network) {
+		if ((r = same_network(sb, &pod, err)) == 0) {
+			plan->join_fds[NS_NETWORK] = ns;
+			ns = -1;
+			plan->clone_flags &= ~(unsigned long)CLONE_NEWNET;
+			sb->pod_network = true;
+		}
 	}
-	if (same_network(sb, &pod, err) < 0)
-		goto out;
-	plan->join_fds[NS_NETWORK] = fd;
-	fd = -1;
-	plan->clone_flags &= ~(unsigned long)CLONE_NEWNET;
-	sb->pod_network = true;
-	r = 0;
-out:
-	if (fd >= 0)
-		close(fd);
+	if (ns >= 0)
+		close(ns);
 	sandbox_release(&pod);
-	container_dir_close(&dir);
 	return r < 0 ? error_wrap(err, "pod network") : 0;
 }
 

@@ -493,6 +493,33 @@ ns_of() {
 	done
 }
 
+@test "podman pod with a network of its own: the containers share the infra's loopback-only namespace" {
+	local infra pid pids=()
+	pm pod create --name "$POD" --infra-image "$IMAGE" \
+		--infra-command /bin/pod-pause >/dev/null || fail "pod create"
+	pm run -d --name "$NAME" --pod "$POD" "$IMAGE" \
+		httpd -f -p 127.0.0.1:80 -h /etc >/dev/null || fail "run $NAME"
+	pm run -d --name "$NAME-b" --pod "$POD" "$IMAGE" sleep 1000 \
+		>/dev/null || fail "run $NAME-b"
+	infra="$(podman pod inspect -f '{{.InfraContainerID}}' "$POD" 3>&-)"
+	state_dir_of "$infra" >>"$STATE_DIRS"
+	for c in "$infra" "$NAME" "$NAME-b"; do
+		state_dir_of "$c" >>"$STATE_DIRS"
+		pids+=("$(field "$c" .State.Pid)")
+	done
+	for pid in "${pids[@]:1}"; do
+		assert_equal "$(ns_of "$pid" net)" "$(ns_of "${pids[0]}" net)"
+	done
+	run pm exec "$NAME-b" sh -c 'for i in $(seq 50); do
+		wget -q -O- http://127.0.0.1:80/corral-test-image && exit 0
+		sleep 0.1; done; exit 1'
+	assert_success
+	assert_output "imported by $BATS_TEST_FILENAME"
+	run pm exec "$NAME-b" sh -c "$IFACES"
+	assert_success
+	assert_line "interfaces: lo"
+}
+
 # named_runtime_conf: CONTAINERS_CONF is config-examples/containers.conf
 # itself, with only its binary path line pointing to the corral under test.
 # Exported for the rest of the test and its teardown: a podman without it
