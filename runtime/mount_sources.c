@@ -107,8 +107,9 @@ static int preopened_fd(const struct spec_mount *m,
 
 /* The source of a bind, opened once and checked on what was opened:
  * below the entry that allowed it, without a link on the way (unless
- * the entry follows links, and then only below itself), and a regular
- * file when it is an engine's file.  Under a permissive policy it is
+ * the entry follows links, and then only below itself), a regular file
+ * when it is an engine's file and a directory when it is a kubelet
+ * volume.  Under a permissive policy it is
  * config.json's path as written, links and all (relative to the
  * bundle). */
 static int open_bind_source(const struct spec_mount *m,
@@ -144,6 +145,11 @@ static int open_bind_source(const struct spec_mount *m,
 				 "bind mount source %s: the engine's file for "
 				 "%s must be a regular file",
 				 m->source, m->destination);
+	if (b->kind == BIND_VOLUME && !S_ISDIR(st.st_mode))
+		return error_set(err, EPERM,
+				 "bind mount source %s: a kubelet volume must "
+				 "be a directory",
+				 m->source);
 	return take_fd(&fd);
 }
 

@@ -89,6 +89,8 @@ enum harden_bind_kind {
 	BIND_ENGINE_FILE, /* an engine's file (/etc/hosts ...): a regular file
 			   */
 	BIND_AS_WRITTEN,  /* permissive policy: config.json's own */
+	BIND_VOLUME,	  /* a kubelet volume of the pod's own: a directory
+			     below the engine directory that holds it */
 };
 
 struct harden_bind {

@@ -81,9 +81,12 @@ const struct harden_field harden_fields[] = {
      "bind (by source), tmpfs, and proc, sysfs, devpts, mqueue, cgroup "
      "once each at their own places; any other type dropped"},
     {".mounts[].source", "kept or dropped or refused",
-     "a bind's source below a policy mounts entry, or an engine's file "
-     "(regular, in the bundle or engineDirs); never secrets, engine state "
-     "or sockets; opened once, a link on the way refused"},
+     "a bind's source below a policy mounts entry, an engine's file "
+     "(regular, in the bundle or engineDirs), or a kubelet volume of the "
+     "container's own pod by kind (emptyDir rw; configMap, downwardAPI "
+     "ro; a secret only by name in volumes.secrets; a directory in "
+     "engineDirs/UID/volumes/); never the service-account token, engine "
+     "state or sockets; opened once, a link on the way refused"},
     {".mounts[].options", "narrowed",
      "a list per type; remount drops the mount; binds ro (unless the "
      "entry is rw), nosuid, nodev; no shared propagation; a tmpfs at "

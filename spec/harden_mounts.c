@@ -56,6 +56,34 @@ static const struct {
     {"/dev/termination-log", {NULL}},
 };
 
+/* The kubelet's volumes, ENGINEDIR/UID/volumes/kubernetes.io~KIND/NAME
+ * bound whole, where ENGINEDIR is an engineDirs entry named "pods"
+ * (/var/lib/kubelet/pods) and UID the container's own pod's (the CRI's
+ * annotation): the pod's scratch is writable, what the cluster hands the
+ * pod to read is read-only, and a secret only when the policy names it.
+ * Any other kind (a cloud disk, nfs ...) and a subPath (volume-subpaths/,
+ * whose kind its path does not tell) need a policy mounts entry. */
+enum volume_rule { VOLUME_RW, VOLUME_RO, VOLUME_BY_NAME };
+static const struct {
+	const char *kind;
+	enum volume_rule rule;
+	const char *reason;
+} volume_kinds[] = {
+    {"empty-dir", VOLUME_RW, "default: an emptyDir volume, the pod's own"},
+    {"configmap", VOLUME_RO, "default: a configMap volume, read-only"},
+    {"downward-api", VOLUME_RO, "default: a downwardAPI volume, read-only"},
+    {"secret", VOLUME_BY_NAME,
+     "default: a secret volume is mounted only when the policy's "
+     "volumes.secrets names it"},
+    {"projected", VOLUME_BY_NAME,
+     "default: a projected volume (tokens, secrets) is mounted only when "
+     "the policy's volumes.secrets names it"},
+};
+static const char *const pod_uid_keys[] = {
+    "io.kubernetes.cri.sandbox-uid", /* containerd's CRI */
+    "io.kubernetes.pod.uid",	     /* CRI-O */
+};
+
 /* The kernel filesystems a container is made of, each kept once and only
  * at its own destination, where the masked and read-only paths apply; a
  * second proc or sysfs elsewhere would show what the masks hide.  tmpfs
@@ -229,13 +257,81 @@ struct verdict {
 	const char *reason;
 };
 
+static const char *pod_uid(const struct harden_ctx *c)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(pod_uid_keys); i++)
+		for (size_t j = 0; j < c->spec->n_annotations; j++)
+			if (!strcmp(c->spec->annotations[j].key,
+				    pod_uid_keys[i]))
+				return c->spec->annotations[j].value;
+	return NULL;
+}
+
+/* The kubelet volume a clean source is, as volume_kinds[*kind] named
+ * *name, and the engine directory it lies in; NULL when it is none. */
+static const char *kubelet_volume(const struct harden_ctx *c,
+				  const char *source, size_t *kind,
+				  const char **name)
+{
+	static const char prefix[] = "kubernetes.io~";
+	const struct policy *p = c->policy;
+	const char *uid = pod_uid(c);
+
+	for (size_t i = 0; uid && i < p->n_engine_dirs; i++) {
+		const char *dir = p->engine_dirs[i], *rest, *k, *n;
+		size_t len = strlen(dir), ulen = strlen(uid);
+
+		if (!component_is(dir, 0, "pods") ||
+		    !harden_path_under(source, dir) || !source[len])
+			continue;
+		rest = source + len + 1;
+		/* UID/volumes/kubernetes.io~KIND/NAME, NAME the last */
+		if (strncmp(rest, uid, ulen) != 0 ||
+		    strncmp(rest + ulen, "/volumes/", 9) != 0)
+			continue;
+		k = rest + ulen + 9;
+		if (strncmp(k, prefix, sizeof(prefix) - 1) != 0)
+			continue;
+		k += sizeof(prefix) - 1;
+		n = strchr(k, '/');
+		if (!n || !n[1] || strchr(n + 1, '/'))
+			continue;
+		for (size_t j = 0; j < ARRAY_SIZE(volume_kinds); j++)
+			if (strlen(volume_kinds[j].kind) == (size_t)(n - k) &&
+			    !strncmp(k, volume_kinds[j].kind,
+				     (size_t)(n - k))) {
+				*kind = j;
+				*name = n + 1;
+				return dir;
+			}
+	}
+	return NULL;
+}
+
+static struct verdict judge_volume(const struct harden_ctx *c, size_t kind,
+				   const char *name)
+{
+	const struct policy *p = c->policy;
+
+	if (volume_kinds[kind].rule != VOLUME_BY_NAME)
+		return (struct verdict){
+		    true,
+		    volume_kinds[kind].rule == VOLUME_RW ? &bind_rw : &bind_ro,
+		    volume_kinds[kind].reason};
+	if (harden_strv_has(p->volume_secrets, p->n_volume_secrets, name))
+		return (struct verdict){true, &bind_ro,
+					"policy: volumes.secrets"};
+	return (struct verdict){false, NULL, volume_kinds[kind].reason};
+}
+
 static struct verdict judge_bind(const struct harden_ctx *c,
 				 const struct spec_mount *m)
 {
 	const char *why_not = HARDEN_WHY(
 	    c->policy->n_mounts == 0 && c->defaults->n_mounts == 0, "mounts");
 	const struct policy_mount *entry;
-	const char *never;
+	const char *never, *name;
+	size_t kind;
 
 	if (!harden_clean_path(m->source))
 		return (struct verdict){false, NULL,
@@ -248,6 +344,8 @@ static struct verdict judge_bind(const struct harden_ctx *c,
 	if (entry)
 		return (struct verdict){true, entry->rw ? &bind_rw : &bind_ro,
 					"policy: mounts"};
+	if (kubelet_volume(c, m->source, &kind, &name))
+		return judge_volume(c, kind, name);
 	if (engine_file_dir(c, m))
 		return (struct verdict){true, &bind_ro, "default"};
 	return (struct verdict){false, NULL, why_not};
@@ -664,6 +762,8 @@ void harden_list_binds(struct harden_ctx *c, bool permissive)
 	for (size_t i = 0; i < s->n_mounts; i++) {
 		const struct spec_mount *m = &s->mounts[i];
 		const struct policy_mount *e;
+		const char *vdir, *name;
+		size_t kind;
 
 		if (!is_bind(m))
 			continue;
@@ -672,8 +772,11 @@ void harden_list_binds(struct harden_ctx *c, bool permissive)
 			continue;
 		}
 		e = policy_entry(c->policy, m->source);
+		vdir = e ? NULL : kubelet_volume(c, m->source, &kind, &name);
 		if (e)
 			add_bind(c, i, BIND_POLICY, e->source, e->follow_links);
+		else if (vdir)
+			add_bind(c, i, BIND_VOLUME, vdir, false);
 		else
 			add_bind(c, i, BIND_ENGINE_FILE, engine_file_dir(c, m),
 				 false);

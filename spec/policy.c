@@ -138,6 +138,7 @@ void policy_free(struct policy *p)
 	strv_free(p->privileged_groups);
 	free(p->privileged_gids);
 	strv_free(p->engine_dirs);
+	strv_free(p->volume_secrets);
 	free(p->report_dir);
 	strv_free(p->root_dirs);
 	for (size_t i = 0; p->hooks && i < p->n_hooks; i++) {

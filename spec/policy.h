@@ -128,6 +128,11 @@ struct policy {
 	 * below one of these. */
 	char **engine_dirs;
 	size_t n_engine_dirs;
+	/* "volumes": {"secrets": [NAME...]}: the kubelet's secret volumes a
+	 * pod's container may have, by volume name (harden_mounts.c);
+	 * default none */
+	char **volume_secrets;
+	size_t n_volume_secrets;
 	/* "report": {"dir": D}: delete writes each container's JSON report
 	 * as D/ID.json; NULL: none (a clean absolute path) */
 	char *report_dir;

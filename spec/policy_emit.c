@@ -163,6 +163,8 @@ static void emit_policy(yajl_gen g, const struct policy *p)
 		json_key_str(g, "dir", p->report_dir);
 		yajl_gen_map_close(g);
 	}
+	emit_list(g, "volumes", "secrets", p->volume_secrets,
+		  p->n_volume_secrets);
 	yajl_gen_map_close(g);
 }
 

@@ -671,12 +671,52 @@ static int parse_report(yajl_val doc, struct policy *pol, struct error **err)
 	return check_clean_path(pol->report_dir, NULL, &dp, err);
 }
 
+/* A Kubernetes volume name: a DNS-1123 label. */
+static bool volume_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return false;
+	return true;
+}
+
+/* "volumes": {"secrets": [NAME...]}. */
+static int parse_volumes(yajl_val doc, struct policy *pol, struct error **err)
+{
+	static const char *const keys[] = {"secrets"};
+	struct jpath p = JKEY(NULL, "volumes"), sp = JKEY(&p, "secrets");
+	yajl_val o;
+
+	if (SECTION(doc, NULL, "volumes", keys, &o, err) < 0)
+		return -1;
+	if (!o)
+		return 0;
+	if (json_field_strv(o, &p, "secrets", false, &pol->volume_secrets,
+			    &pol->n_volume_secrets, err) < 0)
+		return -1;
+	for (size_t i = 0; i < pol->n_volume_secrets; i++) {
+		struct jpath ip = JINDEX(&sp, i);
+
+		if (!volume_name(pol->volume_secrets[i]))
+			return json_fail_value(&ip, err,
+					       "expected a volume name "
+					       "(a DNS-1123 label), got",
+					       pol->volume_secrets[i]);
+	}
+	return 0;
+}
+
 static int parse_policy(yajl_val doc, struct policy *pol, struct error **err)
 {
 	static const char *const keys[] = {
 	    "mode",	    "network",	"rootfs",     "env",	"user",
 	    "capabilities", "syscalls", "limits",     "mounts", "devices",
-	    "sysctls",	    "hooks",	"engineDirs", "report",
+	    "sysctls",	    "hooks",	"engineDirs", "report", "volumes",
 	};
 
 	if (check_keys(doc, NULL, keys, ARRAY_SIZE(keys), err) < 0 ||
@@ -685,7 +725,7 @@ static int parse_policy(yajl_val doc, struct policy *pol, struct error **err)
 	    parse_limits(doc, pol, err) < 0 ||
 	    parse_arrays(doc, pol, err) < 0 || parse_hooks(doc, pol, err) < 0 ||
 	    parse_engine_dirs(doc, pol, err) < 0 ||
-	    parse_report(doc, pol, err) < 0)
+	    parse_report(doc, pol, err) < 0 || parse_volumes(doc, pol, err) < 0)
 		return -1;
 	return check_user(pol, err);
 }

@@ -28,6 +28,31 @@ teardown() {
 		kill "$(cat "$BATS_TEST_TMPDIR/server.pid")" 2>/dev/null || true
 	fi
 	remove_test_pods
+	# kubelet volume directories a test made, and the parents it made
+	if [ -f "$BATS_TEST_TMPDIR/made" ]; then
+		tac "$BATS_TEST_TMPDIR/made" | while read -r dir; do
+			rm -rf -- "$dir"
+		done
+	fi
+}
+
+# kubelet_volumes UID KIND/NAME...: the kubelet's volume directories of
+# pod UID under /var/lib/kubelet/pods, each with a file "key" saying
+# which it is; an emptyDir is world-writable, as the kubelet makes it.
+kubelet_volumes() {
+	local uid="$1" d top
+	shift
+	for top in /var/lib/kubelet /var/lib/kubelet/pods; do
+		[ -e "$top" ] || { mkdir "$top" && echo "$top" >>"$BATS_TEST_TMPDIR/made"; }
+	done
+	mkdir "/var/lib/kubelet/pods/$uid" || fail "mkdir the pod's directory"
+	echo "/var/lib/kubelet/pods/$uid" >>"$BATS_TEST_TMPDIR/made"
+	for d in "$@"; do
+		mkdir -p "/var/lib/kubelet/pods/$uid/volumes/kubernetes.io~$d"
+		echo "${d%%/*}" >"/var/lib/kubelet/pods/$uid/volumes/kubernetes.io~$d/key"
+		[[ "$d" != empty-dir/* ]] ||
+			chmod 0777 "/var/lib/kubelet/pods/$uid/volumes/kubernetes.io~$d"
+	done
 }
 
 # A CRI log line: RFC 3339 time, stream, tag (F full, P partial), message.
@@ -336,4 +361,56 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	run --separate-stderr corral_k8s explain "$CTR"
 	assert_success
 	assert_output --partial "its pod's: the pod sandbox's namespace"
+}
+
+@test "a pod's volumes by kind: emptyDir shared and writable, configMap and downwardAPI read-only, secret and token absent" {
+	local yaml="$BATS_TEST_TMPDIR/vol.yaml" uid="pod-$BATS_TEST_NUMBER-$$"
+	local v="/var/lib/kubelet/pods/pod-$BATS_TEST_NUMBER-$$/volumes/kubernetes.io~" m=()
+	cat >"$yaml" <<-EOF
+		apiVersion: v1
+		kind: Pod
+		metadata:
+		  name: corral-volumes
+		  namespace: default
+		spec:
+		  runtimeClassName: corral
+		  containers:
+		    - name: writer
+		      image: $CRI_APP_IMAGE
+		      command: ["sh", "-c", "echo from-the-writer >/scratch/note && exec sleep 3600"]
+		    - name: reader
+		      image: $CRI_APP_IMAGE
+		      command: ["sleep", "3600"]
+	EOF
+	kubelet_volumes "$uid" empty-dir/scratch configmap/app-config \
+		downward-api/podinfo secret/db-creds projected/kube-api-access-x1
+	m=(--mount "${v}empty-dir/scratch:/scratch"
+	   --mount "${v}configmap/app-config:/config:ro"
+	   --mount "${v}downward-api/podinfo:/podinfo:ro"
+	   --mount "${v}secret/db-creds:/creds:ro"
+	   --mount "${v}projected/kube-api-access-x1:/var/run/secrets/kubernetes.io/serviceaccount:ro")
+	CRI_POD_YAML="$yaml" run_pod
+	[ "$status" -eq 0 ] || fail "RunPodSandbox: $stderr"
+	for c in writer reader; do
+		create_app --pod-yaml "$yaml" --container "$c" "${m[@]}"
+		[ "$status" -eq 0 ] || fail "CreateContainer $c: $stderr"
+		run --separate-stderr cri start "$CTR"
+		[ "$status" -eq 0 ] || fail "StartContainer $c: $stderr"
+	done
+	# the reader sees what the writer wrote in the pod's emptyDir
+	for _ in $(seq 50); do
+		run --separate-stderr cri exec "$CTR" -- cat /scratch/note
+		[ "$status" -eq 0 ] && break
+		sleep 0.1
+	done
+	assert_success
+	assert_output from-the-writer
+	run --separate-stderr cri exec "$CTR" -- sh -c \
+		'cat /config/key /podinfo/key; echo x >/config/new 2>/dev/null || echo config-read-only; ls /creds /var/run/secrets/kubernetes.io/serviceaccount 2>/dev/null || echo secrets-absent'
+	assert_success
+	assert_output "$(printf 'configmap\ndownward-api\nconfig-read-only\nsecrets-absent')"
+	run --separate-stderr corral_k8s explain "$CTR"
+	assert_success
+	assert_output --partial "a secret volume is mounted only when the policy's volumes.secrets names it"
+	assert_output --partial "the service-account token is never mounted"
 }

@@ -144,6 +144,15 @@ def cmd_run_pod(ch, args):
     print(r.pod_sandbox_id)
 
 
+def mount_from(text):
+    """HOST:CONTAINER[:ro], a volume as the kubelet hands it over."""
+    parts = text.split(':')
+    if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != 'ro'):
+        sys.exit('cri_client: --mount HOST:CONTAINER[:ro], got %r' % text)
+    return pb.Mount(host_path=parts[0], container_path=parts[1],
+                    readonly=len(parts) == 3)
+
+
 def cmd_create(ch, args):
     """The ContainerConfig a kubelet builds from one of pod.yaml's
     containers."""
@@ -160,6 +169,7 @@ def cmd_create(ch, args):
         envs=[pb.KeyValue(key=e['name'], value=str(e.get('value', '')))
               for e in c.get('env') or []],
         annotations=annotations_from(args.annotation),
+        mounts=[mount_from(m) for m in args.mount or []],
         log_path='%s/%d.log' % (c['name'], args.attempt),
         linux=pb.LinuxContainerConfig(
             security_context=pb.LinuxContainerSecurityContext(
@@ -285,6 +295,7 @@ def parser():
     s.add_argument('--container')
     s.add_argument('--attempt', type=int, default=0)
     s.add_argument('--annotation', action='append')
+    s.add_argument('--mount', action='append')
     s.set_defaults(fn=cmd_create)
 
     for name, fn in (('start', cmd_start), ('remove', cmd_remove),
