@@ -65,17 +65,21 @@ static const struct {
  * whose kind its path does not tell) need a policy mounts entry. */
 enum volume_rule { VOLUME_RW, VOLUME_RO, VOLUME_BY_NAME };
 static const struct {
-	const char *kind;
+	const char *kind;   /* in the kubelet's path */
+	const char *policy; /* in volumes.kinds */
 	enum volume_rule rule;
 	const char *reason;
 } volume_kinds[] = {
-    {"empty-dir", VOLUME_RW, "default: an emptyDir volume, the pod's own"},
-    {"configmap", VOLUME_RO, "default: a configMap volume, read-only"},
-    {"downward-api", VOLUME_RO, "default: a downwardAPI volume, read-only"},
-    {"secret", VOLUME_BY_NAME,
+    {"empty-dir", "emptyDir", VOLUME_RW,
+     "default: an emptyDir volume, the pod's own"},
+    {"configmap", "configMap", VOLUME_RO,
+     "default: a configMap volume, read-only"},
+    {"downward-api", "downwardAPI", VOLUME_RO,
+     "default: a downwardAPI volume, read-only"},
+    {"secret", NULL, VOLUME_BY_NAME,
      "default: a secret volume is mounted only when the policy's "
      "volumes.secrets names it"},
-    {"projected", VOLUME_BY_NAME,
+    {"projected", NULL, VOLUME_BY_NAME,
      "default: a projected volume (tokens, secrets) is mounted only when "
      "the policy's volumes.secrets names it"},
 };
@@ -313,11 +317,21 @@ static struct verdict judge_volume(const struct harden_ctx *c, size_t kind,
 {
 	const struct policy *p = c->policy;
 
-	if (volume_kinds[kind].rule != VOLUME_BY_NAME)
+	if (volume_kinds[kind].rule != VOLUME_BY_NAME) {
+		const char *k = volume_kinds[kind].policy;
+		bool is_default = harden_strv_has(
+		    c->defaults->volume_kinds, c->defaults->n_volume_kinds, k);
+
+		if (!harden_strv_has(p->volume_kinds, p->n_volume_kinds, k))
+			return (struct verdict){false, NULL,
+						"policy: volumes.kinds leaves "
+						"this kind out"};
 		return (struct verdict){
 		    true,
 		    volume_kinds[kind].rule == VOLUME_RW ? &bind_rw : &bind_ro,
-		    volume_kinds[kind].reason};
+		    is_default ? volume_kinds[kind].reason
+			       : "policy: volumes.kinds"};
+	}
 	if (harden_strv_has(p->volume_secrets, p->n_volume_secrets, name))
 		return (struct verdict){true, &bind_ro,
 					"policy: volumes.secrets"};

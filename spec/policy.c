@@ -51,6 +51,15 @@ static const char *const default_engine_dirs[] = {
     "/var/lib/kubelet/pods",
 };
 
+/* The kubelet volume kinds a pod's container keeps by default
+ * (spec/harden_mounts.c): its own scratch, and what the cluster hands it
+ * to read. */
+static const char *const default_volume_kinds[] = {
+    "emptyDir",
+    "configMap",
+    "downwardAPI",
+};
+
 /* "/" and the top-level directories of the host, which no root
  * filesystem or store may be. */
 static const char *const system_dirs[] = {
@@ -117,8 +126,11 @@ int policy_default(struct policy **out, struct error **err)
 	p->engine_dirs =
 	    strv_dup(default_engine_dirs, ARRAY_SIZE(default_engine_dirs));
 	p->n_engine_dirs = ARRAY_SIZE(default_engine_dirs);
+	p->volume_kinds =
+	    strv_dup(default_volume_kinds, ARRAY_SIZE(default_volume_kinds));
+	p->n_volume_kinds = ARRAY_SIZE(default_volume_kinds);
 	if (!p->env_allow || !p->sysctl_allow || !p->privileged_groups ||
-	    !p->engine_dirs) {
+	    !p->engine_dirs || !p->volume_kinds) {
 		policy_free(p);
 		return error_set(err, ENOMEM, "out of memory");
 	}
@@ -138,6 +150,7 @@ void policy_free(struct policy *p)
 	strv_free(p->privileged_groups);
 	free(p->privileged_gids);
 	strv_free(p->engine_dirs);
+	strv_free(p->volume_kinds);
 	strv_free(p->volume_secrets);
 	free(p->report_dir);
 	strv_free(p->root_dirs);

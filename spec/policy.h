@@ -128,9 +128,12 @@ struct policy {
 	 * below one of these. */
 	char **engine_dirs;
 	size_t n_engine_dirs;
-	/* "volumes": {"secrets": [NAME...]}: the kubelet's secret volumes a
-	 * pod's container may have, by volume name (harden_mounts.c);
-	 * default none */
+	/* "volumes": {"kinds": [...], "secrets": [NAME...]}: the kubelet's
+	 * volume kinds a pod's container keeps (emptyDir rw, configMap and
+	 * downwardAPI ro; default all three), and its secret volumes, by
+	 * volume name (default none) (harden_mounts.c) */
+	char **volume_kinds;
+	size_t n_volume_kinds;
 	char **volume_secrets;
 	size_t n_volume_secrets;
 	/* "report": {"dir": D}: delete writes each container's JSON report

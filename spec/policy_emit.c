@@ -163,8 +163,13 @@ static void emit_policy(yajl_gen g, const struct policy *p)
 		json_key_str(g, "dir", p->report_dir);
 		yajl_gen_map_close(g);
 	}
-	emit_list(g, "volumes", "secrets", p->volume_secrets,
-		  p->n_volume_secrets);
+	json_str(g, "volumes");
+	yajl_gen_map_open(g);
+	json_key_strv(g, "kinds", (const char *const *)p->volume_kinds,
+		      p->n_volume_kinds);
+	json_key_strv(g, "secrets", (const char *const *)p->volume_secrets,
+		      p->n_volume_secrets);
+	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 }
 

@@ -685,17 +685,42 @@ static bool volume_name(const char *s)
 	return true;
 }
 
-/* "volumes": {"secrets": [NAME...]}. */
+/* "volumes": {"kinds": [...], "secrets": [NAME...]}. */
 static int parse_volumes(yajl_val doc, struct policy *pol, struct error **err)
 {
-	static const char *const keys[] = {"secrets"};
-	struct jpath p = JKEY(NULL, "volumes"), sp = JKEY(&p, "secrets");
-	yajl_val o;
+	static const char *const keys[] = {"kinds", "secrets"};
+	static const char *const kinds[] = {"emptyDir", "configMap",
+					    "downwardAPI"};
+	struct jpath p = JKEY(NULL, "volumes"), sp = JKEY(&p, "secrets"),
+		     kp = JKEY(&p, "kinds");
+	yajl_val o, k;
 
 	if (SECTION(doc, NULL, "volumes", keys, &o, err) < 0)
 		return -1;
 	if (!o)
 		return 0;
+	if (json_member(o, &p, "kinds", &k, err) < 0)
+		return -1;
+	if (k) {
+		strv_free(pol->volume_kinds);
+		pol->volume_kinds = NULL;
+		pol->n_volume_kinds = 0;
+		if (json_field_strv(o, &p, "kinds", false, &pol->volume_kinds,
+				    &pol->n_volume_kinds, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < pol->n_volume_kinds; i++) {
+		struct jpath ip = JINDEX(&kp, i);
+		bool known = false;
+
+		for (size_t j = 0; j < ARRAY_SIZE(kinds); j++)
+			known |= !strcmp(pol->volume_kinds[i], kinds[j]);
+		if (!known)
+			return json_fail_value(&ip, err,
+					       "expected emptyDir, configMap "
+					       "or downwardAPI, got",
+					       pol->volume_kinds[i]);
+	}
 	if (json_field_strv(o, &p, "secrets", false, &pol->volume_secrets,
 			    &pol->n_volume_secrets, err) < 0)
 		return -1;

@@ -196,6 +196,36 @@ TEST(without_the_pods_uid_no_volume_is_one)
 	spec_free(s);
 }
 
+TEST(the_policy_can_leave_kinds_out)
+{
+	char *a = bind("/scratch", VOL "empty-dir/cache", "rw");
+	char *b = bind("/config", VOL "configmap/app-config", "ro");
+	char mounts[4096];
+	struct hardened *h;
+
+	snprintf(mounts, sizeof(mounts), "%s,%s", a, b);
+	h = hardened_with(mounts,
+			  "{\"volumes\": {\"kinds\": [\"configMap\"]}}");
+	CHECK(h && !find_mount(h->spec, "/scratch") && bind_at(h, "/config"));
+	CHECK_CHANGE(h, ".mounts[/scratch]", NULL, "dropped",
+		     "policy: volumes.kinds leaves this kind out");
+	hardened_free(h);
+	free(a);
+	free(b);
+}
+
+TEST(volumes_kinds_are_the_three)
+{
+	struct policy *p = NULL;
+	struct error *err = NULL;
+	const char *bad = "{\"volumes\": {\"kinds\": [\"secret\"]}}";
+
+	CHECK(policy_parse(bad, strlen(bad), &p, &err) < 0);
+	CHECK(err && strstr(err->msg, "volumes.kinds[0]"));
+	error_free(err);
+	policy_free(p);
+}
+
 TEST(volumes_secrets_must_be_volume_names)
 {
 	struct policy *p = NULL;
