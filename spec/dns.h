@@ -30,6 +30,10 @@
  * routes, put on the container's lo (runtime/netns.c). */
 #define DNS_STUB_ADDR "198.18.0.1"
 #define DNS_STUB_TTL 30
+/* Where the stub listens in the container (UDP), as resolv.conf names it */
+#define DNS_STUB_SERVER_ADDR "127.0.0.1"
+#define DNS_STUB_SERVER_PORT 53
+#define DNS_STUB_SERVER "127.0.0.1:53"
 
 enum dns_result {
 	DNS_OK,	      /* *n addresses (maybe none: no record of the type) */
