@@ -14,7 +14,7 @@
 
 /* The state directory is corral's own (root's, 0700, on the host): no
  * one else names what is opened there. */
-int stub_resolv_prepare(int dirfd, int *out, struct error **err)
+int stub_resolv_prepare(int dirfd, int rootfd, int *out, struct error **err)
 {
 	struct mount_attr attr = {.attr_set =
 				      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
@@ -22,6 +22,15 @@ int stub_resolv_prepare(int dirfd, int *out, struct error **err)
 	_cleanup_close_ int fd = -1, tree = -1;
 	struct stat st;
 
+	/* /etc may be a link within the rootfs: RESOLVE_IN_ROOT keeps it
+	 * there */
+	fd = open_in_root(rootfd, "/etc", O_PATH | O_DIRECTORY, NULL);
+	if (fd < 0) {
+		log_info("the rootfs has no /etc: no resolv.conf for the stub "
+			 "resolver");
+		return 0;
+	}
+	closep(&fd);
 	if (write_file_atomic_at(dirfd, STUB_RESOLV_FILE, STUB_RESOLV_TEXT,
 				 strlen(STUB_RESOLV_TEXT), 0644, err) < 0)
 		return error_wrap(err, "stub resolv.conf");
@@ -72,21 +81,12 @@ int stub_resolv_attach(int rootfd, int clone, struct error **err)
 	_cleanup_close_ int etc = -1, target = -1;
 	struct stat st;
 
-	/* /etc itself may be a link within the rootfs: RESOLVE_IN_ROOT
-	 * keeps it there */
 	etc = open_in_root(rootfd, "/etc", O_PATH | O_DIRECTORY, NULL);
-	if (etc < 0) {
-		log_info("the rootfs has no /etc: no resolv.conf for the "
-			 "stub resolver");
+	if (etc < 0)
 		return 0;
-	}
 	target = open_target(etc, err);
-	if (target == -2) {
-		log_info("the rootfs is read-only and has no "
-			 "/etc/resolv.conf: no resolv.conf for the stub "
-			 "resolver");
+	if (target == -2)
 		return 0;
-	}
 	if (target < 0)
 		return -1;
 	if (fstat(target, &st) < 0)

@@ -19,13 +19,14 @@
 #define STUB_RESOLV_TEXT "nameserver 127.0.0.1\n"
 
 /* Parent: the file in the state directory dirfd and its detached clone
- * in *out. */
-int stub_resolv_prepare(int dirfd, int *out, struct error **err);
+ * in *out.  A rootfs (rootfd, the clone of the bundle's) with no /etc is
+ * told in the log and gets none (*out stays -1): the stub is then
+ * unused. */
+int stub_resolv_prepare(int dirfd, int rootfd, int *out, struct error **err);
 
 /* Child, once config.json's mounts are attached: the clone on
- * /etc/resolv.conf of the tree at rootfd.  A rootfs with no /etc (or a
- * read-only one without the file) is told in the log and skipped: the
- * stub is then unused. */
+ * /etc/resolv.conf of the tree at rootfd.  No /etc, or a read-only root
+ * without the file, is skipped (the child has no log to tell). */
 int stub_resolv_attach(int rootfd, int clone, struct error **err);
 
 #endif

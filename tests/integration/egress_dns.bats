@@ -297,3 +297,17 @@ for l in open(sys.argv[1]):
 	corral kill "$ID" KILL
 	corral delete --force "$ID"
 }
+
+@test "egress dns: a rootfs without /etc starts, says so in the log, and gets no resolv.conf" {
+	allow up.test:"$HTTP_PORT" "127.0.0.1:$HTTP_PORT"
+	rm -rf "$ROOTFS/etc"
+	set_args sh -c 'ls /etc 2>&1 || echo no-etc'
+	local log="$BATS_TEST_TMPDIR/runtime.log"
+	run --separate-stderr in_test_ns "$CORRAL" --root "$ROOT" --log "$log" \
+		--policy "$POLICY" run --bundle "$BUNDLE" "$ID"
+	assert_success
+	assert_line no-etc
+	run grep -c "the rootfs has no /etc: no resolv.conf for the stub resolver" "$log"
+	assert_output 1
+	[ ! -e "$ROOTFS/etc" ] || fail "the bundle's rootfs got an /etc"
+}
