@@ -207,7 +207,15 @@ print(raw(q[:-1]))
 a = raw(bytes([q[0], q[1], 2 << 3]) + q[3:])
 print(a[3] & 15, a[5])
 for _ in range(300): u.sendto(os.urandom(40), ('127.0.0.1', 53))
-print(ask('up.test', 1))"
+# a flood faster than the stub drains it overflows the socket's buffer,
+# and the kernel drops what arrives then: a resolver asks again
+import time
+time.sleep(0.3)
+r = 'none'
+for _ in range(3):
+    r = ask('up.test', 1)
+    if r != 'none': break
+print(r)"
 	assert_success
 	assert_line --index 0 "None None None"
 	assert_line --index 1 None
