@@ -237,9 +237,9 @@ static void serve_dns(int fd, const struct egress_proxy *p)
 				     (struct sockaddr *)&from, &flen);
 		char type[16];
 
+		/* EAGAIN: none left; another error: the next turn */
 		if (n < 0)
-			return; /* EAGAIN: none left; anything else: next turn
-				 */
+			return;
 		dns_stub_answer(q, (size_t)n, p->rules, p->n_rules, a,
 				sizeof(a), &res);
 		if (res.verdict == DNS_STUB_DROP)
