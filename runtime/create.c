@@ -52,6 +52,7 @@
 #include "mount_sources.h"
 #include "report_gather.h"
 #include "scratch.h"
+#include "stub_resolv.h"
 #include "namespace.h"
 #include "policy_file.h"
 #include "proc_plan.h"
@@ -348,6 +349,9 @@ static int prepare(struct create_ctx *c, struct error **err)
 	if (name_cgroup(c, err) < 0 ||
 	    container_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
 	    save_config(c, err) < 0 ||
+	    (c->hardened->sandbox.enforced && c->hardened->sandbox.egress_on &&
+	     stub_resolv_prepare(c->dir.dirfd, c->sources.root,
+				 &c->sources.resolv, err) < 0) ||
 	    (report_wanted(c) &&
 	     scratch_attach(c->sources.scratch, c->dir.dirfd, err) < 0) ||
 	    report_open_outcome(&c->dir, &c->outcome_fd, err) < 0)

@@ -18,54 +18,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "egress_proxy.h"
+#include "egress_conn.h"
 #include "tls_hello.h"
 #include "util.h"
 
-/* A relay reads and writes up to this much at a time: on loopback, fewer
- * and bigger writes are most of the throughput (1 MiB moves about a fifth
- * more than 64 KiB; splice(2) through a pipe moved less than either) */
-#define RELAY_BUF (1 << 20)
 #define HELLO_BUF (TLS_HELLO_MAX + 4 * 5 + 64)
-#define CANDIDATES (2 * DNS_ADDRS_MAX)
-
-struct conn {
-	const struct egress_proxy *p;
-	int client, up;
-	char *head;
-	size_t len, end; /* bytes read; the head's end (after CRLFCRLF) */
-	char *method, *target;
-	char *headers;	   /* the first header line (the request line is cut) */
-	char *host_header; /* its value, trimmed */
-	long long content_length; /* -1: none */
-	bool plain;		  /* plain HTTP, not CONNECT */
-	char *name;		  /* normalized host, or address text */
-	uint16_t port;
-	struct egress_addr addr; /* family 0: a name */
-	const struct egress_rule *rule;
-	char *rule_text;
-	struct egress_addr resolved[CANDIDATES];
-	size_t n_resolved;
-	struct egress_addr chosen;
-	bool connected;
-	struct egress_decision d;
-};
 
 /* ---- answers and the log --------------------------------------------- */
-
-static void send_all(int fd, const char *buf, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		buf += w;
-		n -= (size_t)w;
-	}
-}
 
 static void finish(struct conn *c, const char *verdict, const char *reason)
 {
@@ -103,45 +62,8 @@ static void refuse(struct conn *c, int status, const char *title,
 		      "Connection: close\r\n\r\n%.*s",
 		      status, title, nb, nb, body);
 	if (nm > 0 && nm < (int)sizeof(msg))
-		send_all(c->client, msg, (size_t)nm);
+		conn_send_all(c->client, msg, (size_t)nm);
 	finish(c, "deny", reason);
-}
-
-/* ---- reading with deadlines ------------------------------------------ */
-
-/* Wait until fd is readable or the deadline passes (or the container's
- * init is gone); 1 readable, 0 timeout or stop. */
-static int wait_readable(const struct conn *c, int fd, long long deadline)
-{
-	for (;;) {
-		struct pollfd f[2] = {{.fd = fd, .events = POLLIN},
-				      {.fd = c->p->stop_fd, .events = POLLIN}};
-		long long left = deadline - egress_now_ms();
-		int r;
-
-		if (left <= 0)
-			return 0;
-		r = poll(f, 2, left > 60000 ? 60000 : (int)left);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || (c->p->stop_fd >= 0 && f[1].revents))
-			return 0;
-		if (f[0].revents)
-			return 1;
-	}
-}
-
-static ssize_t read_some(const struct conn *c, int fd, char *buf, size_t n,
-			 long long deadline)
-{
-	ssize_t r;
-
-	if (!wait_readable(c, fd, deadline))
-		return -2;
-	do
-		r = recv(fd, buf, n, 0);
-	while (r < 0 && errno == EINTR);
-	return r;
 }
 
 /* The request head, up to and including its empty line. */
@@ -167,8 +89,8 @@ static int read_head(struct conn *c, const char **why)
 			*why = "request head too large";
 			return 431;
 		}
-		r = read_some(c, c->client, c->head + c->len, max - c->len,
-			      deadline);
+		r = conn_read_some(c, c->client, c->head + c->len, max - c->len,
+				   deadline);
 		if (r == -2) {
 			*why = "no complete request head in time";
 			return 408;
@@ -360,236 +282,45 @@ static int authority(struct conn *c, char **path, const char **why)
 	return 0;
 }
 
-/* The socket address of a at port. */
-static socklen_t sockaddr_of(const struct egress_addr *a, uint16_t port,
-			     struct sockaddr_storage *sa)
+/* The TLS ClientHello, its first n bytes already in hello, read whole
+ * by the deadline (hello_ms from now) into hello (HELLO_BUF bytes); its
+ * server name in sni.  TLS_HELLO_OK or TLS_HELLO_NO_SNI; otherwise the
+ * connection is denied in the log and it returns TLS_HELLO_BAD. */
+static enum tls_hello read_hello(struct conn *c, char *hello, size_t *n,
+				 char *sni)
 {
-	memset(sa, 0, sizeof(*sa));
-	if (a->family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)sa;
+	long long deadline = egress_now_ms() + c->p->hello_ms;
+	const char *why;
+	enum tls_hello h;
 
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-		memcpy(&s4->sin_addr, a->bytes, 4);
-		return sizeof(*s4);
+	while ((h = tls_hello_sni((unsigned char *)hello, *n, sni, &why)) ==
+	       TLS_HELLO_MORE) {
+		ssize_t r = *n < HELLO_BUF
+				? conn_read_some(c, c->client, hello + *n,
+						 HELLO_BUF - *n, deadline)
+				: 0;
+
+		if (r <= 0) {
+			finish(c, "deny",
+			       r == -2 ? "no TLS ClientHello in time"
+				       : "the client sent no whole TLS "
+					 "ClientHello");
+			return TLS_HELLO_BAD;
+		}
+		*n += (size_t)r;
 	}
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)sa;
-
-	s6->sin6_family = AF_INET6;
-	s6->sin6_port = htons(port);
-	memcpy(&s6->sin6_addr, a->bytes, 16);
-	return sizeof(*s6);
+	if (h == TLS_HELLO_BAD)
+		finish(c, "deny", "not a TLS ClientHello");
+	return h;
 }
 
-/* One query to one server over UDP, answers of another id ignored. */
-static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
-			   uint16_t type, struct egress_addr *out, size_t max,
-			   size_t *n)
+/* The hello goes upstream as it came, then both ways. */
+static void relay_tls(struct conn *c, const char *hello, size_t n)
 {
-	unsigned char q[300], a[DNS_MSG_MAX];
-	struct sockaddr_storage sa;
-	long long deadline = egress_now_ms() + c->p->dns_ms;
-	enum dns_result r = DNS_FAIL;
-	uint16_t id;
-	size_t qlen;
-	int fd;
-
-	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
-		return DNS_FAIL;
-	qlen = dns_query(id, c->name, type, q, sizeof(q));
-	if (qlen == 0)
-		return DNS_BAD;
-	fd = socket(srv->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return DNS_FAIL;
-	if (connect(fd, (struct sockaddr *)&sa, sockaddr_of(srv, 53, &sa)) ==
-		0 &&
-	    send(fd, q, qlen, 0) == (ssize_t)qlen) {
-		ssize_t got;
-
-		while ((got = read_some(c, fd, (char *)a, sizeof(a),
-					deadline)) > 0) {
-			r = dns_answer(a, (size_t)got, id, c->name, type, out,
-				       max, n);
-			if (r != DNS_BAD)
-				break;
-			r = DNS_FAIL;
-		}
-	}
-	close(fd);
-	return r;
-}
-
-/* The name's addresses: /etc/hosts first, then each nameserver in turn
- * until one answers. */
-static const char *resolve(struct conn *c)
-{
-	const struct egress_resolver *r = c->p->resolver;
-	static const uint16_t types[] = {DNS_TYPE_A, DNS_TYPE_AAAA};
-
-	if (r->hosts)
-		c->n_resolved = dns_hosts_lookup(
-		    r->hosts, r->hosts_len, c->name, c->resolved, CANDIDATES);
-	if (c->n_resolved)
-		return NULL;
-	for (size_t s = 0; s < r->n_servers; s++) {
-		bool answered = false;
-
-		for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
-			size_t got = 0;
-			enum dns_result d =
-			    ask(c, &r->servers[s], types[t],
-				c->resolved + c->n_resolved,
-				CANDIDATES - c->n_resolved, &got);
-
-			if (d == DNS_NXDOMAIN)
-				return "the name does not exist (NXDOMAIN)";
-			if (d == DNS_OK) {
-				answered = true;
-				c->n_resolved += got;
-			}
-		}
-		if (answered)
-			return c->n_resolved ? NULL : "the name has no address";
-	}
-	return "no nameserver answered";
-}
-
-/* ---- connecting and relaying ----------------------------------------- */
-
-static int dial(struct conn *c, const struct egress_addr *a)
-{
-	struct sockaddr_storage sa;
-	socklen_t len = sockaddr_of(a, c->port, &sa);
-	int fd, err = 0;
-	socklen_t elen = sizeof(err);
-	struct pollfd pf;
-
-	fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, len) < 0 &&
-	    errno != EINPROGRESS) {
-		close(fd);
-		return -1;
-	}
-	pf = (struct pollfd){.fd = fd, .events = POLLOUT};
-	if (poll(&pf, 1, c->p->connect_ms) != 1 ||
-	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0 || err ||
-	    fcntl(fd, F_SETFL, 0) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Bytes both ways (both) or only upstream to client, until upstream's
- * end, an error or idle_ms of nothing. */
-static void relay(struct conn *c, bool both)
-{
-	static char buf[RELAY_BUF];
-	bool client_open = both, up_open = true;
-
-	while (client_open || up_open) {
-		struct pollfd f[3] = {
-		    {.fd = client_open ? c->client : -1, .events = POLLIN},
-		    {.fd = up_open ? c->up : -1, .events = POLLIN},
-		    {.fd = c->p->stop_fd, .events = POLLIN}};
-		int r = poll(f, 3, c->p->idle_ms);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0 || (c->p->stop_fd >= 0 && f[2].revents))
-			return;
-		for (int i = 0; i < 2; i++) {
-			int from = i == 0 ? c->client : c->up;
-			int to = i == 0 ? c->up : c->client;
-			ssize_t n;
-
-			if (!f[i].revents)
-				continue;
-			n = recv(from, buf, sizeof(buf), 0);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				shutdown(to, SHUT_WR);
-				/* upstream's end is the tunnel's end */
-				if (i == 1)
-					return;
-				client_open = false;
-				continue;
-			}
-			send_all(to, buf, (size_t)n);
-			if (i == 0)
-				c->d.up += (unsigned long long)n;
-			else
-				c->d.down += (unsigned long long)n;
-		}
-	}
-}
-
-/* The rule that allows the request, then the address to connect to: an
- * address literal only by an address rule; a name's resolved addresses
- * each refused in a refused range unless an address rule names it, and
- * the first that connects is the one (no second lookup). */
-static int decide(struct conn *c, const char **why)
-{
-	const char *range = NULL, *failed;
-	size_t i;
-
-	if (c->addr.family) {
-		c->rule = egress_match_addr(c->p->rules, c->p->n_rules,
-					    &c->addr, c->port, c->plain);
-		if (!c->rule) {
-			*why = "an address is reached only when a rule of the "
-			       "host policy's network.allow names it";
-			return 403;
-		}
-		c->resolved[0] = c->addr;
-		c->n_resolved = 1;
-	} else {
-		c->rule = egress_match_name(c->p->rules, c->p->n_rules, c->name,
-					    c->port, c->plain);
-		if (!c->rule) {
-			*why = "no rule of the host policy's network.allow "
-			       "names this host and port";
-			return 403;
-		}
-	}
-	c->rule_text = egress_rule_text(c->rule);
-	if (!c->addr.family && (failed = resolve(c))) {
-		*why = failed;
-		return 502;
-	}
-	for (i = 0; i < c->n_resolved; i++) {
-		const struct egress_addr *a = &c->resolved[i];
-		const char *r = egress_addr_range(a);
-
-		if (r && !c->addr.family &&
-		    !egress_match_addr(c->p->rules, c->p->n_rules, a, c->port,
-				       c->plain)) {
-			range = range ? range : r;
-			continue;
-		}
-		c->up = dial(c, a);
-		if (c->up >= 0) {
-			c->chosen = *a;
-			c->connected = true;
-			return 0;
-		}
-	}
-	if (range) {
-		static char msg[160];
-
-		snprintf(msg, sizeof(msg),
-			 "the name resolves only to refused addresses (%s); a "
-			 "rule naming the address would allow it",
-			 range);
-		*why = msg;
-		return 403;
-	}
-	*why = "could not connect to any address of the host";
-	return 502;
+	conn_send_all(c->up, hello, n);
+	c->d.up += n;
+	conn_relay(c, true);
+	finish(c, "allow", "tunnel closed");
 }
 
 /* CONNECT: the tunnel opens only for a ClientHello whose server name is
@@ -598,36 +329,17 @@ static void tunnel(struct conn *c)
 {
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 	static char hello[HELLO_BUF];
-	long long deadline = egress_now_ms() + c->p->hello_ms;
 	size_t n = c->len - c->end;
 	char sni[TLS_NAME_MAX + 1];
-	const char *why;
 	enum tls_hello h;
 
 	if (n > sizeof(hello))
 		n = sizeof(hello);
 	memcpy(hello, c->head + c->end, n);
-	send_all(c->client, ok, sizeof(ok) - 1);
-	while ((h = tls_hello_sni((unsigned char *)hello, n, sni, &why)) ==
-	       TLS_HELLO_MORE) {
-		ssize_t r = n < sizeof(hello)
-				? read_some(c, c->client, hello + n,
-					    sizeof(hello) - n, deadline)
-				: 0;
-
-		if (r <= 0) {
-			finish(c, "deny",
-			       r == -2 ? "no TLS ClientHello in time"
-				       : "the client sent no whole TLS "
-					 "ClientHello");
-			return;
-		}
-		n += (size_t)r;
-	}
-	if (h == TLS_HELLO_BAD) {
-		finish(c, "deny", "not a TLS ClientHello");
+	conn_send_all(c->client, ok, sizeof(ok) - 1);
+	h = read_hello(c, hello, &n, sni);
+	if (h == TLS_HELLO_BAD)
 		return;
-	}
 	if (!c->addr.family) {
 		_cleanup_free_ char *norm = NULL;
 		struct error *err = NULL;
@@ -646,10 +358,7 @@ static void tunnel(struct conn *c)
 			return;
 		}
 	}
-	send_all(c->up, hello, n);
-	c->d.up += n;
-	relay(c, true);
-	finish(c, "allow", "tunnel closed");
+	relay_tls(c, hello, n);
 }
 
 /* Plain HTTP: the request goes upstream in origin form with the same
@@ -687,27 +396,27 @@ static void forward(struct conn *c, const char *path)
 		finish(c, "deny", "out of memory");
 		return;
 	}
-	send_all(c->up, req, req_len);
+	conn_send_all(c->up, req, req_len);
 	c->d.up += req_len;
 	free(req);
 	if ((long long)have > left)
 		have = (size_t)left; /* a pipelined request: dropped */
-	send_all(c->up, c->head + c->end, have);
+	conn_send_all(c->up, c->head + c->end, have);
 	left -= (long long)have;
 	c->d.up += have;
 	while (left > 0) {
-		ssize_t r = read_some(
+		ssize_t r = conn_read_some(
 		    c, c->client, buf,
 		    left < (long long)sizeof(buf) ? (size_t)left : sizeof(buf),
 		    egress_now_ms() + c->p->idle_ms);
 
 		if (r <= 0)
 			break;
-		send_all(c->up, buf, (size_t)r);
+		conn_send_all(c->up, buf, (size_t)r);
 		left -= r;
 		c->d.up += (unsigned long long)r;
 	}
-	relay(c, false);
+	conn_relay(c, false);
 	finish(c, "allow", "response relayed");
 }
 
@@ -731,30 +440,163 @@ static const char *status_title(int status)
 	}
 }
 
-void egress_conn_handle(int client, const struct egress_proxy *p)
+/* ---- the transparent listeners ---------------------------------------- */
+
+/* TLS to DNS_STUB_ADDR:port: the server name of the ClientHello is the
+ * host (an address literal only as an address rule names it), checked
+ * as CONNECT's is, not as plain HTTP.  A refusal only closes: there is
+ * no one to tell in TLS. */
+static void transparent_tls(struct conn *c, char *hello, size_t n)
 {
-	struct conn c = {.p = p, .client = client, .up = -1};
+	char sni[TLS_NAME_MAX + 1];
+	struct error *err = NULL;
+	const char *why;
+	enum tls_hello h = read_hello(c, hello, &n, sni);
+
+	if (h == TLS_HELLO_BAD)
+		return;
+	if (h == TLS_HELLO_NO_SNI) {
+		finish(c, "deny",
+		       "the TLS ClientHello names no server: without a proxy "
+		       "the server name is the host");
+		return;
+	}
+	if (egress_parse_addr(sni, &c->addr)) {
+		char text[64];
+
+		egress_addr_text(&c->addr, text, sizeof(text));
+		c->name = strdup(text);
+	} else if (egress_normalize_host(sni, &c->name, &err) < 0) {
+		error_free(err);
+		c->name = strdup(sni);
+		finish(c, "deny",
+		       "the TLS server name is not a name a rule can match");
+		return;
+	}
+	if (!c->name) {
+		finish(c, "deny", "out of memory");
+		return;
+	}
+	if (conn_decide(c, &why) > 0) {
+		finish(c, "deny", why);
+		return;
+	}
+	relay_tls(c, hello, n);
+}
+
+/* Plain HTTP in origin form to DNS_STUB_ADDR:port: the head as the
+ * proxy reads it, the Host header the host (its port, when it has one,
+ * the listener's), checked as plain HTTP, and forwarded as the
+ * absolute form is. */
+static int transparent_http(struct conn *c, const char **why)
+{
+	struct error *err = NULL;
+	uint16_t port = c->port;
+	int status = read_head(c, why);
+
+	if (status == 0)
+		status = parse_head(c, why);
+	if (status)
+		return status;
+	if (c->target[0] != '/') {
+		*why = "without a proxy a request is in origin form (a path)";
+		return 400;
+	}
+	if (!c->host_header) {
+		*why = "no Host header: without a proxy the Host header is the "
+		       "host";
+		return 403;
+	}
+	if (egress_parse_authority(c->host_header, port, &c->name, &c->port,
+				   &c->addr, &err) < 0) {
+		error_free(err);
+		c->port = port;
+		*why = "the host is not a name or address a rule can match";
+		return 400;
+	}
+	if (c->port != port) {
+		c->port = port;
+		*why = "the Host header names another port than the one "
+		       "connected to";
+		return 400;
+	}
+	return conn_decide(c, why);
+}
+
+/* A connection to a transparent listener: its first bytes say which
+ * (a TLS record starts with 0x16, a request line with a letter). */
+static void transparent(struct conn *c, uint16_t port)
+{
+	static char hello[HELLO_BUF];
+	size_t max =
+	    c->p->head_max < sizeof(hello) ? c->p->head_max : sizeof(hello);
+	const char *why = "";
+	ssize_t r;
+	int status;
+
+	c->d.kind = "transparent";
+	c->port = port;
+	r = conn_read_some(c, c->client, hello, max,
+			   egress_now_ms() + c->p->hello_ms);
+	if (r <= 0) {
+		c->method = "?";
+		finish(c, "deny",
+		       r == -2 ? "nothing sent in time"
+			       : "the client closed before sending");
+		return;
+	}
+	if (hello[0] == 0x16) {
+		c->method = "TLS";
+		transparent_tls(c, hello, (size_t)r);
+		return;
+	}
+	c->plain = true;
+	memcpy(c->head, hello, (size_t)r);
+	c->len = (size_t)r;
+	status = transparent_http(c, &why);
+	if (status > 0)
+		refuse(c, status, status_title(status), why);
+	else if (status == 0)
+		forward(c, c->target);
+}
+
+/* ---- one connection ---------------------------------------------------- */
+
+static void proxied(struct conn *c)
+{
 	const char *why = "";
 	char *path = NULL;
 	int status;
+
+	c->d.kind = "proxy";
+	status = read_head(c, &why);
+	if (status == 0)
+		status = parse_head(c, &why);
+	if (status == 0)
+		status = authority(c, &path, &why);
+	if (status == 0)
+		status = conn_decide(c, &why);
+	if (status > 0)
+		refuse(c, status, status_title(status), why);
+	else if (status == 0 && c->plain)
+		forward(c, path);
+	else if (status == 0)
+		tunnel(c);
+}
+
+void egress_conn_handle(int client, uint16_t transparent_port,
+			const struct egress_proxy *p)
+{
+	struct conn c = {.p = p, .client = client, .up = -1};
 
 	c.d.start_ms = egress_now_ms();
 	c.head = malloc(p->head_max + 1);
 	if (!c.head)
 		return;
-	status = read_head(&c, &why);
-	if (status == 0)
-		status = parse_head(&c, &why);
-	if (status == 0)
-		status = authority(&c, &path, &why);
-	if (status == 0)
-		status = decide(&c, &why);
-	if (status > 0)
-		refuse(&c, status, status_title(status), why);
-	else if (status == 0 && c.plain)
-		forward(&c, path);
-	else if (status == 0)
-		tunnel(&c);
+	if (transparent_port)
+		transparent(&c, transparent_port);
+	else
+		proxied(&c);
 	if (c.up >= 0)
 		close(c.up);
 	free(c.name);

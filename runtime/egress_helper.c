@@ -15,7 +15,10 @@
  *      namespace and brought loopback up (SYNC_NETNS), or ends when
  *      create is gone;
  *   5. enters that namespace (through the init's pidfd), makes the
- *      listening socket on EGRESS_PROXY_AUTHORITY there and comes back
+ *      listening socket on EGRESS_PROXY_AUTHORITY there, the stub
+ *      resolver's UDP socket on 127.0.0.1:53 and the transparent
+ *      listeners on DNS_STUB_ADDR (443, 80 and each port a rule names),
+ *      and comes back
  *      to the namespace it dials from: a socket stays in the namespace it
  *      was made in, so the container reaches the proxy and nothing else,
  *      and the proxy's own connections leave from the engine's namespace
@@ -30,8 +33,9 @@
  * writes move this process alone into the container's own cgroup; the
  * namespace entries use descriptors opened before the fork (the init's
  * pidfd, which cannot be recycled while create holds it unreaped, and a
- * dial namespace checked to be a network namespace); the socket is bound
- * to loopback only. */
+ * dial namespace checked to be a network namespace); the sockets are
+ * bound to the container's loopback only (127.0.0.1, and DNS_STUB_ADDR,
+ * which is on its lo alone). */
 #include "egress_helper.h"
 
 #include <arpa/inet.h>
@@ -55,6 +59,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "dns.h"
 #include "egress.h"
 #include "egress_proxy.h"
 #include "fsutil.h"
@@ -163,29 +168,83 @@ static void reset_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* The listening socket, in the init's network namespace, and back. */
-static int listen_inside(const struct helper_fds *f, int *out,
-			 struct error **err)
+/* A socket of type bound to addr:port (listening, for a stream). */
+static int bind_one(int type, const char *addr, uint16_t port,
+		    struct error **err)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET,
-				.sin_port = htons(EGRESS_PROXY_PORT)};
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
 	_cleanup_close_ int fd = -1;
 	int one = 1;
 
-	inet_pton(AF_INET, EGRESS_PROXY_ADDR, &a.sin_addr);
-	if (setns(f->init, CLONE_NEWNET) < 0)
-		return error_errno(err, "enter the container's network "
-					"namespace");
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	fd = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    listen(fd, LISTEN_BACKLOG) < 0)
-		return error_errno(err, "listen on %s", EGRESS_PROXY_AUTHORITY);
+	    (type == SOCK_STREAM && listen(fd, LISTEN_BACKLOG) < 0))
+		return error_errno(
+		    err, "%s %s:%u",
+		    type == SOCK_STREAM ? "listen on" : "bind UDP", addr, port);
+	return take_fd(&fd);
+}
+
+/* The transparent listeners' ports: 443, 80, then each other port a
+ * rule names, once each (at most n_rules + 2). */
+static size_t transparent_ports(const struct egress_proxy *p, uint16_t *ports)
+{
+	size_t n = 0;
+
+	ports[n++] = EGRESS_PORT_HTTPS;
+	ports[n++] = EGRESS_PORT_HTTP;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		uint16_t port = p->rules[i].port;
+		bool seen = port == 0;
+
+		for (size_t j = 0; !seen && j < n; j++)
+			seen = ports[j] == port;
+		if (!seen)
+			ports[n++] = port;
+	}
+	return n;
+}
+
+/* Every socket of the container's side, made in the init's network
+ * namespace, and back: the proxy's, the stub resolver's and the
+ * transparent listeners (on DNS_STUB_ADDR, which the init put on lo). */
+static int listen_inside(const struct helper_fds *f,
+			 const struct egress_proxy *p,
+			 struct egress_listeners *l, struct error **err)
+{
+	_cleanup_free_ uint16_t *ports = calloc(p->n_rules + 2, sizeof(*ports));
+	size_t n;
+
+	if (!ports)
+		return error_set(err, ENOMEM, "out of memory");
+	n = transparent_ports(p, ports);
+	l->transparent = calloc(n, sizeof(*l->transparent));
+	if (!l->transparent)
+		return error_set(err, ENOMEM, "out of memory");
+	if (setns(f->init, CLONE_NEWNET) < 0)
+		return error_errno(err, "enter the container's network "
+					"namespace");
+	l->proxy =
+	    bind_one(SOCK_STREAM, EGRESS_PROXY_ADDR, EGRESS_PROXY_PORT, err);
+	if (l->proxy < 0)
+		return -1;
+	l->dns = bind_one(SOCK_DGRAM, EGRESS_DNS_ADDR, EGRESS_DNS_PORT, err);
+	if (l->dns < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int fd = bind_one(SOCK_STREAM, DNS_STUB_ADDR, ports[i], err);
+
+		if (fd < 0)
+			return -1;
+		l->transparent[l->n_transparent++] =
+		    (struct egress_listener){fd, ports[i]};
+	}
 	if (setns(f->dial, CLONE_NEWNET) < 0)
 		return error_errno(err, "enter the network namespace to dial "
 					"from");
-	*out = take_fd(&fd);
 	return 0;
 }
 
@@ -267,10 +326,10 @@ static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 }
 
 /* Steps 5 and 6, once create has said go. */
-static int helper_enter(struct helper_fds *f, int *listen_fd,
-			struct error **err)
+static int helper_enter(struct helper_fds *f, const struct egress_proxy *p,
+			struct egress_listeners *l, struct error **err)
 {
-	if (listen_inside(f, listen_fd, err) < 0)
+	if (listen_inside(f, p, l, err) < 0)
 		return error_wrap(err, "egress helper");
 	closep(&f->dial);
 	if (drop_privileges(err) < 0 || egress_proxy_seccomp(err) < 0)
@@ -298,13 +357,13 @@ static _Noreturn void helper_main(const struct egress_start *s,
 {
 	struct error *err = NULL;
 	struct egress_proxy p;
-	int listen_fd = -1;
+	struct egress_listeners l = {.proxy = -1, .dns = -1};
 	int r = helper_prepare(s, f, &p, &err);
 
 	if (!wait_go(f->go))
 		_exit(1);
 	closep(&f->go);
-	if (r < 0 || helper_enter(f, &listen_fd, &err) < 0) {
+	if (r < 0 || helper_enter(f, &p, &l, &err) < 0) {
 		ssize_t w = write(f->ready, err->msg, strlen(err->msg));
 
 		(void)w;
@@ -313,7 +372,7 @@ static _Noreturn void helper_main(const struct egress_start *s,
 	if (write(f->ready, "", 1) != 1)
 		_exit(1);
 	closep(&f->ready);
-	_exit(egress_proxy_serve(listen_fd, &p, &err) < 0 ? 1 : 0);
+	_exit(egress_proxy_serve(&l, &p, &err) < 0 ? 1 : 0);
 }
 
 /* ---- create's side --------------------------------------------------- */

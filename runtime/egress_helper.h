@@ -46,7 +46,8 @@ int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 void egress_helper_go(struct egress_helper *h);
 
 /* Once the init is READY: wait until the helper listens on
- * EGRESS_PROXY_AUTHORITY in the init's network namespace and has
+ * EGRESS_PROXY_AUTHORITY, the stub resolver's port and DNS_STUB_ADDR's
+ * in the init's network namespace and has
  * dropped every privilege (or has failed, with its message), then
  * record its pid in the state directory.  The caller stops it if create
  * fails after. */

@@ -127,6 +127,8 @@ void egress_log(const struct egress_proxy *p, const struct egress_decision *d)
 	now_rfc3339(now, sizeof(now));
 	fprintf(f, "{\"time\":\"%s\",\"container\":", now);
 	put_json_str(f, p->container_id);
+	fprintf(f, ",\"kind\":");
+	put_json_str(f, d->kind ? d->kind : "proxy");
 	fprintf(f, ",\"method\":");
 	put_json_str(f, d->method);
 	fprintf(f, ",\"name\":");
@@ -202,41 +204,129 @@ static void refuse_busy(int fd)
 		return;
 }
 
-int egress_proxy_serve(int listen_fd, const struct egress_proxy *p,
-		       struct error **err)
+/* The type of a DNS question as the log writes it. */
+static const char *dns_type_name(uint16_t type, char *buf, size_t size)
 {
+	switch (type) {
+	case DNS_TYPE_A:
+		return "A";
+	case DNS_TYPE_AAAA:
+		return "AAAA";
+	case 16:
+		return "TXT";
+	default:
+		snprintf(buf, size, "TYPE%u", type);
+		return buf;
+	}
+}
+
+/* Queries waiting on the stub's socket, each answered at once; at most
+ * DNS_BATCH per turn of the loop, so that a flood of them never keeps a
+ * connection from being accepted.  A name no rule allows is one line of
+ * the log (which stops at log_max, whatever the rate). */
+#define DNS_BATCH 32
+
+static void serve_dns(int fd, const struct egress_proxy *p)
+{
+	for (int i = 0; i < DNS_BATCH; i++) {
+		unsigned char q[DNS_MSG_MAX], a[DNS_MSG_MAX];
+		struct sockaddr_storage from;
+		socklen_t flen = sizeof(from);
+		struct dns_stub_result res;
+		ssize_t n = recvfrom(fd, q, sizeof(q), MSG_DONTWAIT,
+				     (struct sockaddr *)&from, &flen);
+		char type[16];
+
+		/* EAGAIN: none left; another error: the next turn */
+		if (n < 0)
+			return;
+		dns_stub_answer(q, (size_t)n, p->rules, p->n_rules, a,
+				sizeof(a), &res);
+		if (res.verdict == DNS_STUB_DROP)
+			continue;
+		if (sendto(fd, a, res.len, MSG_DONTWAIT,
+			   (struct sockaddr *)&from, flen) < 0)
+			continue;
+		if (res.verdict == DNS_STUB_NXDOMAIN) {
+			struct egress_decision d = {
+			    .kind = "dns",
+			    .method =
+				dns_type_name(res.q.type, type, sizeof(type)),
+			    .name = res.q.name,
+			    .port = EGRESS_DNS_PORT,
+			    .verdict = "deny",
+			    .reason =
+				"no rule of the host policy's "
+				"network.allow names this host (NXDOMAIN)",
+			    .start_ms = egress_now_ms(),
+			};
+
+			egress_log(p, &d);
+		}
+	}
+}
+
+/* The connection on fd, in a process of its own. */
+static void accept_one(int fd, uint16_t port, const struct egress_listeners *l,
+		       const struct egress_proxy *p, unsigned *active)
+{
+	pid_t child;
+	int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (c < 0)
+		return;
+	if (*active >= p->max_conns) {
+		if (!port)
+			refuse_busy(c);
+		close(c);
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		close(l->proxy);
+		if (l->dns >= 0)
+			close(l->dns);
+		for (size_t i = 0; i < l->n_transparent; i++)
+			close(l->transparent[i].fd);
+		egress_conn_handle(c, port, p);
+		_exit(0);
+	}
+	if (child > 0)
+		(*active)++;
+	close(c);
+}
+
+int egress_proxy_serve(const struct egress_listeners *l,
+		       const struct egress_proxy *p, struct error **err)
+{
+	const size_t nfds = 3 + l->n_transparent;
+	_cleanup_free_ struct pollfd *fds = calloc(nfds, sizeof(*fds));
 	unsigned active = 0;
 
+	if (!fds)
+		return error_set(err, ENOMEM, "out of memory");
+	fds[0] = (struct pollfd){.fd = p->stop_fd, .events = POLLIN};
+	fds[1] = (struct pollfd){.fd = l->proxy, .events = POLLIN};
+	fds[2] = (struct pollfd){.fd = l->dns, .events = POLLIN};
+	for (size_t i = 0; i < l->n_transparent; i++)
+		fds[3 + i] = (struct pollfd){.fd = l->transparent[i].fd,
+					     .events = POLLIN};
 	for (;;) {
-		struct pollfd fds[2] = {{.fd = p->stop_fd, .events = POLLIN},
-					{.fd = listen_fd, .events = POLLIN}};
 		unsigned done = reap();
-		pid_t child;
-		int c;
 
 		active = done > active ? 0 : active - done;
-		if (poll(fds, 2, 1000) < 0 && errno != EINTR)
+		if (poll(fds, nfds, 1000) < 0 && errno != EINTR)
 			return error_errno(err, "egress: poll");
 		if (p->stop_fd >= 0 && fds[0].revents)
 			return 0;
-		if (!(fds[1].revents & POLLIN))
-			continue;
-		c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (c < 0)
-			continue;
-		if (active >= p->max_conns) {
-			refuse_busy(c);
-			close(c);
-			continue;
-		}
-		child = fork();
-		if (child == 0) {
-			close(listen_fd);
-			egress_conn_handle(c, p);
-			_exit(0);
-		}
-		if (child > 0)
-			active++;
-		close(c);
+		if (fds[2].revents & POLLIN)
+			serve_dns(l->dns, p);
+		if (fds[1].revents & POLLIN)
+			accept_one(l->proxy, 0, l, p, &active);
+		for (size_t i = 0; i < l->n_transparent; i++)
+			if (fds[3 + i].revents & POLLIN)
+				accept_one(l->transparent[i].fd,
+					   l->transparent[i].port, l, p,
+					   &active);
 	}
 }

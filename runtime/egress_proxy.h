@@ -16,6 +16,7 @@
 #define CORRAL_EGRESS_PROXY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dns.h"
 #include "egress.h"
@@ -53,16 +54,40 @@ int egress_resolver_load(int hosts_fd, int resolv_fd,
  * executes, mounts or changes ids; socket() only for IPv4 and IPv6. */
 int egress_proxy_seccomp(struct error **err);
 
-/* Serve until stop_fd is readable; 0 then. */
-int egress_proxy_serve(int listen_fd, const struct egress_proxy *p,
-		       struct error **err);
+/* The sockets the helper made in the container's network namespace.
+ * Transparent listeners are on DNS_STUB_ADDR, one per port: 443, 80 and
+ * each other port a rule names, so at most n_rules + 2. */
+struct egress_listener {
+	int fd;
+	uint16_t port;
+};
+
+struct egress_listeners {
+	int proxy; /* EGRESS_PROXY_AUTHORITY */
+	int dns;   /* UDP, EGRESS_DNS_ADDR:53 */
+	struct egress_listener *transparent;
+	size_t n_transparent;
+};
+
+#define EGRESS_DNS_ADDR DNS_STUB_SERVER_ADDR
+#define EGRESS_DNS_PORT DNS_STUB_SERVER_PORT
+
+/* Serve until stop_fd is readable; 0 then.  Proxy and transparent
+ * connections each in a forked process; DNS queries answered in the
+ * loop itself (dns_stub_answer: no lookup, nothing to wait for). */
+int egress_proxy_serve(const struct egress_listeners *l,
+		       const struct egress_proxy *p, struct error **err);
 
 /* ---- egress_conn.c: one connection, in its own process -------------- */
-void egress_conn_handle(int client, const struct egress_proxy *p);
+/* transparent_port: the port of the transparent listener it came to,
+ * or 0 for the proxy's. */
+void egress_conn_handle(int client, uint16_t transparent_port,
+			const struct egress_proxy *p);
 
 /* The JSON line of one decision (egress_proxy.c) */
 struct egress_decision {
-	const char *method; /* "CONNECT", "GET" ... */
+	const char *kind;   /* "proxy", "transparent", "dns" */
+	const char *method; /* "CONNECT", "GET" ..., a DNS type ("A") */
 	const char *name;   /* as asked (escaped when written) */
 	unsigned port;
 	const struct egress_addr *resolved;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dns.h"
 #include "fsutil.h"
 #include "hooks.h"
 #include "mount.h"
@@ -80,6 +81,12 @@ static int setup(const struct init_config *c, char **state_json,
 	if (set_names(spec, err) < 0)
 		return -1;
 	if (c->sandbox->loopback_only && netns_loopback_up(err) < 0)
+		return -1;
+	/* where the stub resolver's names lead (runtime/egress_helper.c);
+	 * a pod's network has it from its pod sandbox */
+	if (c->sandbox->loopback_only && c->sandbox->enforced &&
+	    c->sandbox->egress_on && !c->sandbox->pod_network &&
+	    netns_add_loopback_addr(DNS_STUB_ADDR, err) < 0)
 		return -1;
 	/* The egress helper may listen there now, while the rest is set up */
 	if (c->sandbox->enforced && c->sandbox->egress_on &&

@@ -18,6 +18,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "mount_options.h"
+#include "stub_resolv.h"
 #include "util.h"
 
 static void flags_free(struct spec_mount_flags *f)
@@ -420,6 +421,9 @@ int mount_prepare_rest(int rootfd, const struct spec *spec,
 	for (size_t i = 0; i < spec->n_mounts; i++)
 		if (mount_one(rootfd, i, &spec->mounts[i], sources, err) < 0)
 			return -1;
+	if (sources->resolv >= 0 &&
+	    stub_resolv_attach(rootfd, sources->resolv, err) < 0)
+		return -1;
 	return devices_setup(rootfd, spec, err);
 }
 

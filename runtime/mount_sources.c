@@ -258,6 +258,7 @@ int mount_sources_open(const struct hardened *h, const char *bundle,
 
 	*out = (struct mount_sources){.root = -1,
 				      .scratch = -1,
+				      .resolv = -1,
 				      .n = n,
 				      .reclone_binds = !h->sandbox.enforced};
 	out->binds = malloc((n ? n : 1) * sizeof(*out->binds));
@@ -287,6 +288,8 @@ void mount_sources_close(const struct mount_sources *s)
 		close(s->root);
 	if (s->scratch >= 0)
 		close(s->scratch);
+	if (s->resolv >= 0)
+		close(s->resolv);
 	for (size_t i = 0; i < s->n; i++)
 		if (s->binds[i] >= 0)
 			close(s->binds[i]);
@@ -298,6 +301,8 @@ void mount_sources_release(struct mount_sources *s)
 		close(s->root);
 	if (s->scratch >= 0)
 		close(s->scratch);
+	if (s->resolv >= 0)
+		close(s->resolv);
 	for (size_t i = 0; s->binds && i < s->n; i++)
 		if (s->binds[i] >= 0)
 			close(s->binds[i]);

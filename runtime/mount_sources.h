@@ -30,6 +30,7 @@
 struct mount_sources {
 	int root;     /* detached clone of the root filesystem */
 	int scratch;  /* the scratch tmpfs (scratch.h), or -1 */
+	int resolv;   /* the stub's resolv.conf (stub_resolv.h), or -1 */
 	char *rootfs; /* its path, for state.json */
 	int *binds;   /* per mount of the effective spec: a clone, or -1 */
 	bool *is_dir; /* per mount: the bind's source is a directory */

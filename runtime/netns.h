@@ -9,4 +9,9 @@
 /* Child, in its new network namespace. */
 int netns_loopback_up(struct error **err);
 
+/* Child, once lo is up: addr (IPv4 text) as a /32 of lo, host scope.
+ * With an egress policy, the stub resolver's reserved address
+ * (DNS_STUB_ADDR), on which the helper's transparent listeners bind. */
+int netns_add_loopback_addr(const char *addr, struct error **err);
+
 #endif

@@ -32,8 +32,11 @@ static const struct {
 	       "nobody:x:65534:65534:nobody:/tmp:/usr/sbin/nologin\n"},
     {"group", "root:x:0:\nnogroup:x:65534:\n"},
     {"hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n"},
+    /* under an egress policy corral mounts its stub resolver's
+     * resolv.conf here (runtime/stub_resolv.c); otherwise no name
+     * server answers on 127.0.0.1 */
     {"resolv.conf", ""},
-    {"nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n"},
+    {"nsswitch.conf", "passwd: files\ngroup: files\nhosts: files dns\n"},
 };
 
 static int write_at(int dirfd, const char *name, const char *content,

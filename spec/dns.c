@@ -4,6 +4,7 @@
 #include "dns.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -264,4 +265,152 @@ size_t dns_nameservers(const char *text, size_t len, struct egress_addr *out,
 		line = eol + 1;
 	}
 	return n;
+}
+
+/* ---- the stub resolver ------------------------------------------------ */
+
+int dns_parse_query(const unsigned char *m, size_t len, struct dns_question *q)
+{
+	size_t off = HEADER, n = 0;
+
+	memset(q, 0, sizeof(*q));
+	if (len < HEADER || (m[2] & 0x80))
+		return -1; /* too short, or a response: never answered */
+	q->id = be16(m);
+	q->opcode = (m[2] >> 3) & 0x0f;
+	q->rd = m[2] & 0x01;
+	if (q->opcode != DNS_OPCODE_QUERY)
+		return 0;
+	if (be16(m + 4) != 1 || be16(m + 6) != 0 || be16(m + 8) != 0)
+		return -1;
+	for (;;) {
+		size_t l;
+
+		if (off >= len)
+			return -1;
+		l = m[off];
+		if (l == 0)
+			break;
+		if (l > 63 || off + 1 + l > len || n + l + 1 > DNS_NAME_TEXT)
+			return -1; /* a pointer, a reserved label type */
+		if (n)
+			q->name[n++] = '.';
+		for (size_t i = 0; i < l; i++) {
+			char c = (char)m[off + 1 + i];
+
+			if (c == '.' || c == '\0')
+				c = '\\';
+			q->name[n++] = (c >= 'A' && c <= 'Z') ? c + 32 : c;
+		}
+		off += 1 + l;
+	}
+	off++;
+	if (off + 4 > len)
+		return -1;
+	q->name[n] = '\0';
+	q->type = be16(m + off);
+	q->cls = be16(m + off + 2);
+	q->qlen = off + 4 - HEADER;
+	return 0;
+}
+
+size_t dns_build_answer(const unsigned char *msg, const struct dns_question *q,
+			uint8_t rcode, const unsigned char *addr, uint32_t ttl,
+			unsigned char *out, size_t size)
+{
+	size_t n = HEADER + q->qlen;
+	bool answer = addr && q->qlen;
+
+	if (size < n + (answer ? 16 : 0))
+		return 0;
+	memset(out, 0, HEADER);
+	out[0] = q->id >> 8;
+	out[1] = q->id & 0xff;
+	/* QR, the opcode, AA (the stub is the authority on its names), RD
+	 * as asked; RA clear: it recurses for no one */
+	out[2] = 0x80 | (uint8_t)(q->opcode << 3) | 0x04 | (q->rd ? 1 : 0);
+	out[3] = rcode & 0x0f;
+	if (!q->qlen)
+		return HEADER;
+	out[5] = 1;
+	memcpy(out + HEADER, msg + HEADER, q->qlen);
+	if (!answer)
+		return n;
+	out[7] = 1;
+	out[n++] = 0xc0; /* the question's name */
+	out[n++] = HEADER;
+	out[n++] = 0;
+	out[n++] = DNS_TYPE_A;
+	out[n++] = 0;
+	out[n++] = CLASS_IN;
+	out[n++] = ttl >> 24;
+	out[n++] = (ttl >> 16) & 0xff;
+	out[n++] = (ttl >> 8) & 0xff;
+	out[n++] = ttl & 0xff;
+	out[n++] = 0;
+	out[n++] = 4;
+	memcpy(out + n, addr, 4);
+	return n + 4;
+}
+
+/* Whether some name rule's pattern matches host, on any port: the port
+ * is the transparent listener's business, not the name's. */
+static bool name_named(const struct egress_rule *rules, size_t n,
+		       const char *host)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!rules[i].is_addr &&
+		    egress_match_name(&rules[i], 1, host,
+				      rules[i].port ? rules[i].port
+						    : EGRESS_PORT_HTTPS,
+				      false))
+			return true;
+	return false;
+}
+
+void dns_stub_answer(const unsigned char *msg, size_t len,
+		     const struct egress_rule *rules, size_t n_rules,
+		     unsigned char *out, size_t size,
+		     struct dns_stub_result *res)
+{
+	static const unsigned char stub[4] = {198, 18, 0, 1};
+	struct dns_question *q = &res->q;
+	struct error *err = NULL;
+	char *norm = NULL;
+	bool named;
+
+	res->verdict = DNS_STUB_DROP;
+	res->len = 0;
+	if (dns_parse_query(msg, len, q) < 0)
+		return;
+	if (q->opcode != DNS_OPCODE_QUERY) {
+		res->verdict = DNS_STUB_NOTIMP;
+		res->len = dns_build_answer(msg, q, DNS_RCODE_NOTIMP, NULL, 0,
+					    out, size);
+		return;
+	}
+	if (egress_normalize_host(q->name, &norm, &err) < 0) {
+		error_free(err);
+		named = false;
+	} else {
+		named = name_named(rules, n_rules, norm);
+		/* the log names the name as a rule would */
+		memcpy(q->name, norm, strlen(norm) + 1);
+		free(norm);
+	}
+	if (!named) {
+		res->verdict = DNS_STUB_NXDOMAIN;
+		res->len = dns_build_answer(msg, q, DNS_RCODE_NXDOMAIN, NULL, 0,
+					    out, size);
+	} else if (q->type == DNS_TYPE_A && q->cls == CLASS_IN) {
+		res->verdict = DNS_STUB_ADDRESS;
+		res->len = dns_build_answer(msg, q, DNS_RCODE_NOERROR, stub,
+					    DNS_STUB_TTL, out, size);
+	} else {
+		res->verdict = DNS_STUB_NODATA;
+		res->len = dns_build_answer(msg, q, DNS_RCODE_NOERROR, NULL, 0,
+					    out, size);
+	}
+	if (res->len == 0)
+		res->verdict = DNS_STUB_DROP;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dns.h"
 #include "harden_internal.h"
 #include "json.h"
 #include "json_tidy.h"
@@ -550,6 +551,8 @@ static void json_reach(yajl_gen g, const struct view *v)
 		key_list(g, "allow", v->h->sandbox.egress,
 			 v->h->sandbox.n_egress);
 		json_key_str(g, "proxy", EGRESS_PROXY_AUTHORITY);
+		json_key_str(g, "stubResolver", DNS_STUB_SERVER);
+		json_key_str(g, "stubAddress", DNS_STUB_ADDR);
 		json_key_str(g, "dialFrom",
 			     v->h->sandbox.engine_netns
 				 ? v->h->sandbox.engine_netns
@@ -778,6 +781,13 @@ static void text_changes(FILE *f, const struct hardened *h)
 	}
 }
 
+/* The stub resolver, for clients that ignore the proxy variables. */
+#define STUB_ROW                                                               \
+	"corral's stub resolver at " DNS_STUB_SERVER " (/etc/resolv.conf) "    \
+	"answers these hosts with " DNS_STUB_ADDR ", where TLS (by server "    \
+	"name) and plain HTTP (by Host) reach them without the proxy; "        \
+	"every other name is NXDOMAIN"
+
 static void text_page(FILE *f, const struct view *v)
 {
 	text_header(f, v->h);
@@ -785,9 +795,11 @@ static void text_page(FILE *f, const struct view *v)
 	rows(f, "", "writable", v->writable, v->n_writable, "nothing");
 	rows(f, "", "host paths", v->host_paths, v->n_host_paths, "none");
 	row(f, "network", "", v->network);
-	if (v->h->sandbox.enforced && v->h->sandbox.egress_on)
+	if (v->h->sandbox.enforced && v->h->sandbox.egress_on) {
 		rows(f, "", "egress", v->h->sandbox.egress,
 		     v->h->sandbox.n_egress, "none");
+		row(f, "", "names", STUB_ROW);
+	}
 	text_secrets(f, v);
 	text_limits(f, v);
 	text_privileges(f, v);

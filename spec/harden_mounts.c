@@ -405,6 +405,14 @@ static struct verdict judge(const struct harden_ctx *c,
 		return (struct verdict){false, NULL,
 					"default: remount would change a "
 					"mount made before it"};
+	/* the runtime puts corral's own file there (runtime/stub_resolv.c),
+	 * never the engine's or the image's */
+	if (c->h->sandbox.egress_on &&
+	    strcmp(m->destination, "/etc/resolv.conf") == 0)
+		return (struct verdict){false, NULL,
+					"policy: network.allow: "
+					"/etc/resolv.conf names corral's stub "
+					"resolver"};
 	if (is_bind(m))
 		return judge_bind(c, m);
 	if (kfs >= 0) {

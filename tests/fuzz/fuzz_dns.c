@@ -7,8 +7,14 @@
  * type's family, each one's bytes in the message; with room for one
  * address the verdict is the same and the address the first; the files
  * give at most max addresses; a query for a name in the one form,
- * answered with no records, reads back as an empty DNS_OK.
+ * answered with no records, reads back as an empty DNS_OK.  The same
+ * bytes are a query to the container's stub: its verdict is one of five,
+ * an answer only without DROP, never longer than the question and one
+ * record, with the query's id and question byte for byte, a response
+ * (QR); an address or NODATA only for a name a rule names, and the
+ * address one record of DNS_STUB_ADDR.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,11 +104,70 @@ static void check_query(const char *data, size_t size)
 		   "the answer to a query for %s", name);
 }
 
+static void check_stub(const unsigned char *m, size_t len)
+{
+	static char *texts[] = {"example.com", "**.github.com:8443",
+				"127.0.0.1:8080"};
+	static struct egress_rule *rules;
+	static const unsigned char stub[4] = {198, 18, 0, 1};
+	unsigned char out[DNS_MSG_MAX];
+	struct dns_stub_result res;
+	struct error *err = NULL;
+	char *norm = NULL;
+	const size_t n = sizeof(texts) / sizeof(texts[0]);
+	bool named;
+
+	if (!rules)
+		FUZZ_CHECK(egress_rules_parse(texts, n, NULL, &rules, &err) ==
+			       0,
+			   "the rules");
+	dns_stub_answer(m, len, rules, n, out, sizeof(out), &res);
+	FUZZ_CHECK(res.verdict <= DNS_STUB_NOTIMP, "verdict %d",
+		   (int)res.verdict);
+	FUZZ_CHECK((res.verdict == DNS_STUB_DROP) == (res.len == 0),
+		   "verdict %d with %zu bytes", (int)res.verdict, res.len);
+	if (res.verdict == DNS_STUB_DROP)
+		return;
+	FUZZ_CHECK(len >= 12 && !(m[2] & 0x80), "an answer to a response");
+	FUZZ_CHECK(res.len <= 12 + res.q.qlen + 16 && 12 + res.q.qlen <= len,
+		   "%zu bytes for a question of %zu", res.len, res.q.qlen);
+	FUZZ_CHECK(out[0] == m[0] && out[1] == m[1] && (out[2] & 0x80),
+		   "the header");
+	FUZZ_CHECK(memcmp(out + 12, m + 12, res.q.qlen) == 0,
+		   "another question");
+	if (res.verdict == DNS_STUB_NOTIMP) {
+		FUZZ_CHECK(res.len == 12 && (out[3] & 0x0f) == 4, "NOTIMP");
+		return;
+	}
+	/* a name that does not normalize is named by no rule */
+	named = egress_normalize_host(res.q.name, &norm, &err) == 0;
+	error_free(err);
+	for (size_t i = 0; named && i < n; i++)
+		if (!rules[i].is_addr &&
+		    egress_match_name(&rules[i], 1, norm,
+				      rules[i].port ? rules[i].port : 443,
+				      false))
+			break;
+		else if (i == n - 1)
+			named = false;
+	free(norm);
+	FUZZ_CHECK((res.verdict != DNS_STUB_NXDOMAIN) == named,
+		   "verdict %d for %s", (int)res.verdict, res.q.name);
+	FUZZ_CHECK((res.verdict == DNS_STUB_ADDRESS) ==
+		       (res.len == 12 + res.q.qlen + 16),
+		   "an address record with verdict %d", (int)res.verdict);
+	if (res.verdict == DNS_STUB_ADDRESS)
+		FUZZ_CHECK(memcmp(out + res.len - 4, stub, 4) == 0 &&
+			       out[7] == 1,
+			   "another address");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	check_answer(data, size, DNS_TYPE_A);
 	check_answer(data, size, DNS_TYPE_AAAA);
 	check_files((const char *)data, size);
 	check_query((const char *)data, size);
+	check_stub(data, size);
 	return 0;
 }

@@ -502,6 +502,193 @@ TEST(nameservers)
 	CHECK(dns_nameservers("nameserver 10.0.0.1", 10, a, 3) == 0);
 }
 
+/* ---- the stub resolver ---------------------------------------------- */
+
+/* The rules of a policy: a name on its own port, a wildcard, an address
+ * (whose text is no name the stub answers). */
+static struct egress_rule *stub_rules(size_t *n)
+{
+	static char *texts[] = {"up.test:8443", "**.github.com", "pypi.org",
+				"127.0.0.1:8080"};
+	struct egress_rule *r = NULL;
+	struct error *err = NULL;
+
+	*n = sizeof(texts) / sizeof(texts[0]);
+	CHECK(egress_rules_parse(texts, *n, NULL, &r, &err) == 0);
+	error_free(err);
+	return r;
+}
+
+/* The stub's answer to a query for name of type. */
+static enum dns_stub_verdict stub(const char *name, uint16_t type,
+				  unsigned char *out, size_t *len)
+{
+	unsigned char q[DNS_MSG_MAX];
+	struct dns_stub_result res;
+	size_t n, qlen = dns_query(0x5150, name, type, q, sizeof(q));
+	struct egress_rule *r = stub_rules(&n);
+
+	CHECK(qlen > 0);
+	dns_stub_answer(q, qlen, r, n, out, DNS_MSG_MAX, &res);
+	egress_rules_free(r, n);
+	*len = res.len;
+	return res.verdict;
+}
+
+TEST(stub_answers_a_named_host)
+{
+	unsigned char out[DNS_MSG_MAX];
+	struct egress_addr a[DNS_ADDRS_MAX];
+	size_t len, n = 9;
+	char buf[64];
+
+	CHECK(stub("up.test", DNS_TYPE_A, out, &len) == DNS_STUB_ADDRESS);
+	/* the header: the id, QR AA RD, NOERROR, one question, one answer */
+	CHECK(out[0] == 0x51 && out[1] == 0x50);
+	CHECK(out[2] == 0x85 && out[3] == 0);
+	CHECK(out[5] == 1 && out[7] == 1 && out[9] == 0 && out[11] == 0);
+	/* the TTL */
+	CHECK(out[len - 10] == 0 && out[len - 9] == 0 && out[len - 8] == 0 &&
+	      out[len - 7] == DNS_STUB_TTL);
+	/* and the proxy's own reader takes it */
+	CHECK(dns_answer(out, len, 0x5150, "up.test", DNS_TYPE_A, a,
+			 DNS_ADDRS_MAX, &n) == DNS_OK);
+	CHECK(n == 1);
+	CHECK_STR(text(&a[0], buf), DNS_STUB_ADDR);
+	/* on whichever port its rule names; a wildcard's name and its
+	 * subdomains */
+	CHECK(stub("github.com", DNS_TYPE_A, out, &len) == DNS_STUB_ADDRESS);
+	CHECK(stub("api.github.com", DNS_TYPE_A, out, &len) ==
+	      DNS_STUB_ADDRESS);
+	CHECK(stub("pypi.org", DNS_TYPE_A, out, &len) == DNS_STUB_ADDRESS);
+}
+
+TEST(stub_no_aaaa_and_no_other_type)
+{
+	unsigned char out[DNS_MSG_MAX];
+	struct egress_addr a[DNS_ADDRS_MAX];
+	size_t len, n = 9;
+
+	/* NOERROR and no answer: a client falls back to IPv4 */
+	CHECK(stub("up.test", DNS_TYPE_AAAA, out, &len) == DNS_STUB_NODATA);
+	CHECK(out[3] == 0 && out[7] == 0);
+	CHECK(dns_answer(out, len, 0x5150, "up.test", DNS_TYPE_AAAA, a,
+			 DNS_ADDRS_MAX, &n) == DNS_OK);
+	CHECK(n == 0);
+	CHECK(stub("up.test", 16 /* TXT */, out, &len) == DNS_STUB_NODATA);
+	CHECK(out[7] == 0);
+	CHECK(stub("up.test", 255 /* ANY */, out, &len) == DNS_STUB_NODATA);
+}
+
+TEST(stub_nxdomain_for_other_names)
+{
+	static const char *const names[] = {
+	    "other.test", "test", "xup.test", "a.up.test", "pypi.org.evil",
+	    "github.com.evil", "githubxcom", "127.0.0.1", "localhost",
+	    /* a TXT query's name carrying data out: answered here, sent
+	     * nowhere */
+	    "c2VjcmV0.exfil.example"};
+	unsigned char out[DNS_MSG_MAX];
+	struct egress_addr a[DNS_ADDRS_MAX];
+	size_t len, n = 9;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		CHECK(stub(names[i], DNS_TYPE_A, out, &len) ==
+		      DNS_STUB_NXDOMAIN);
+		CHECK(out[3] == DNS_RCODE_NXDOMAIN && out[7] == 0);
+		CHECK(stub(names[i], 16, out, &len) == DNS_STUB_NXDOMAIN);
+	}
+	CHECK(stub("other.test", DNS_TYPE_A, out, &len) == DNS_STUB_NXDOMAIN);
+	CHECK(dns_answer(out, len, 0x5150, "other.test", DNS_TYPE_A, a,
+			 DNS_ADDRS_MAX, &n) == DNS_NXDOMAIN);
+}
+
+/* The question goes back as it came (a resolver may check its 0x20
+ * case), the name is compared in the rules' form. */
+TEST(stub_normalizes_and_echoes)
+{
+	unsigned char q[DNS_MSG_MAX], out[DNS_MSG_MAX];
+	struct dns_stub_result res;
+	size_t n, qlen = dns_query(7, "Up.TeSt", DNS_TYPE_A, q, sizeof(q));
+	struct egress_rule *r = stub_rules(&n);
+
+	dns_stub_answer(q, qlen, r, n, out, sizeof(out), &res);
+	CHECK(res.verdict == DNS_STUB_ADDRESS);
+	CHECK_STR(res.q.name, "up.test");
+	CHECK(memcmp(out + 12, q + 12, qlen - 12) == 0);
+	/* a label holding a dot is not two labels */
+	qlen = dns_query(7, "up.test", DNS_TYPE_A, q, sizeof(q));
+	q[12] = 7; /* "up.test" as one label */
+	q[15] = '.';
+	CHECK(dns_parse_query(q, qlen, &res.q) == 0);
+	CHECK_STR(res.q.name, "up\\test");
+	dns_stub_answer(q, qlen, r, n, out, sizeof(out), &res);
+	CHECK(res.verdict == DNS_STUB_NXDOMAIN);
+	/* a NUL and a space in a label */
+	qlen = dns_query(7, "u-p.test", DNS_TYPE_A, q, sizeof(q));
+	q[14] = '\0';
+	dns_stub_answer(q, qlen, r, n, out, sizeof(out), &res);
+	CHECK(res.verdict == DNS_STUB_NXDOMAIN);
+	q[14] = ' ';
+	dns_stub_answer(q, qlen, r, n, out, sizeof(out), &res);
+	CHECK(res.verdict == DNS_STUB_NXDOMAIN);
+	egress_rules_free(r, n);
+}
+
+TEST(stub_drops_and_notimp)
+{
+	unsigned char q[DNS_MSG_MAX], out[DNS_MSG_MAX];
+	struct dns_stub_result res;
+	size_t n, qlen = dns_query(9, "up.test", DNS_TYPE_A, q, sizeof(q));
+	struct egress_rule *r = stub_rules(&n);
+	unsigned char m[DNS_MSG_MAX];
+
+	/* a response is never answered (no loops between two stubs) */
+	memcpy(m, q, qlen);
+	m[2] |= 0x80;
+	dns_stub_answer(m, qlen, r, n, out, sizeof(out), &res);
+	CHECK(res.verdict == DNS_STUB_DROP && res.len == 0);
+	/* two questions, none, an answer record, an authority record */
+	static const size_t count_at[] = {4, 4, 6, 8};
+	static const unsigned char count[] = {2, 0, 1, 1};
+	for (size_t i = 0; i < sizeof(count); i++) {
+		memcpy(m, q, qlen);
+		m[count_at[i] + 1] = count[i];
+		dns_stub_answer(m, qlen, r, n, out, sizeof(out), &res);
+		CHECK(res.verdict == DNS_STUB_DROP);
+	}
+	/* a compression pointer in the question */
+	memcpy(m, q, qlen);
+	m[12] = 0xc0;
+	m[13] = 12;
+	dns_stub_answer(m, qlen, r, n, out, sizeof(out), &res);
+	CHECK(res.verdict == DNS_STUB_DROP);
+	/* an additional record (EDNS) is no reason to drop */
+	memcpy(m, q, qlen);
+	m[11] = 1;
+	dns_stub_answer(m, qlen, r, n, out, sizeof(out), &res);
+	CHECK(res.verdict == DNS_STUB_ADDRESS);
+	CHECK(out[11] == 0);
+	/* every cut of the query is dropped, or answered whole */
+	for (size_t len = 0; len < qlen; len++) {
+		dns_stub_answer(q, len, r, n, out, sizeof(out), &res);
+		CHECK(res.verdict == DNS_STUB_DROP);
+	}
+	/* another opcode: NOTIMP, without a question */
+	memcpy(m, q, qlen);
+	m[2] = 2 << 3; /* STATUS */
+	dns_stub_answer(m, qlen, r, n, out, sizeof(out), &res);
+	CHECK(res.verdict == DNS_STUB_NOTIMP && res.len == 12);
+	CHECK(out[0] == 0 && out[1] == 9 && out[2] == (0x80 | 2 << 3 | 0x04));
+	CHECK(out[3] == DNS_RCODE_NOTIMP && out[5] == 0);
+	dns_stub_answer(m, 12, r, n, out, sizeof(out), &res);
+	CHECK(res.verdict == DNS_STUB_NOTIMP);
+	/* and no room: nothing */
+	dns_stub_answer(q, qlen, r, n, out, 20, &res);
+	CHECK(res.verdict == DNS_STUB_DROP && res.len == 0);
+	egress_rules_free(r, n);
+}
+
 int main(void)
 {
 	return unit_run();

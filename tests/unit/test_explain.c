@@ -157,6 +157,37 @@ TEST(text_reads_at_a_glance)
 	spec_free(s);
 }
 
+/* With egress, the rules, the stub resolver and its address, in text
+ * and JSON; podman's bind of its resolv.conf is dropped for corral's. */
+TEST(egress_names_the_stub_resolver)
+{
+	struct policy *p = policy_of(
+	    "{\"network\": {\"allow\": [\"pypi.org\", \"**.github.com\"]}}");
+	struct spec *s = fixture("podman_busybox.json");
+	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
+	_cleanup_free_ char *text = explain(h, false);
+	_cleanup_free_ char *json = explain(h, true);
+	yajl_val v = json ? json_of(json) : NULL;
+
+	CHECK(text && strstr(text, "            egress          pypi.org\n"));
+	CHECK(text && strstr(text, "            names           corral's stub "
+				   "resolver at 127.0.0.1:53 "
+				   "(/etc/resolv.conf) answers these hosts "
+				   "with 198.18.0.1"));
+	CHECK(text && strstr(text, "/etc/resolv.conf names corral's stub "
+				   "resolver"));
+	CHECK_STR(str_at(at(v, "reach", "network", "egress", "stubResolver",
+			    NULL)),
+		  "127.0.0.1:53");
+	CHECK_STR(str_at(at(v, "reach", "network", "egress", "stubAddress",
+			    NULL)),
+		  "198.18.0.1");
+	yajl_tree_free(v);
+	hardened_free(h);
+	spec_free(s);
+	policy_free(p);
+}
+
 TEST(permissive_says_so_loudly)
 {
 	struct spec *s = fixture("podman_busybox.json");

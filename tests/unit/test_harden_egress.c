@@ -176,6 +176,43 @@ TEST(without_egress_nothing_changes)
 	spec_free(s);
 }
 
+/* An engine's resolv.conf (containerd's, in its store) is kept without
+ * egress and dropped with it: there corral mounts its stub resolver's
+ * own (runtime/stub_resolv.c). */
+TEST(egress_drops_the_engines_resolv_conf)
+{
+	static const char json[] =
+	    "{\"ociVersion\": \"1.2.0\","
+	    " \"process\": {\"user\": {\"uid\": 0, \"gid\": 0},"
+	    "  \"args\": [\"sh\"], \"cwd\": \"/\"},"
+	    " \"root\": {\"path\": \"rootfs\"},"
+	    " \"mounts\": [{\"destination\": \"/etc/resolv.conf\","
+	    "  \"type\": \"bind\", \"options\": [\"rbind\", \"ro\"],"
+	    "  \"source\": \"/var/lib/containerd/sandboxes/abc/resolv.conf\"},"
+	    " {\"destination\": \"/etc/hostname\", \"type\": \"bind\","
+	    "  \"options\": [\"rbind\", \"ro\"],"
+	    "  \"source\": \"/var/lib/containerd/sandboxes/abc/hostname\"}],"
+	    " \"linux\": {\"namespaces\": [{\"type\": \"network\"}]}}";
+	struct policy *p =
+	    policy_of("{\"network\": {\"allow\": [\"pypi.org\"]}}");
+	struct spec *s = spec_of(json);
+	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
+	struct hardened *plain = s ? harden_ok(s, NULL) : NULL;
+
+	CHECK(h && h->sandbox.egress_on);
+	CHECK(h && !find_mount(h->spec, "/etc/resolv.conf"));
+	CHECK(h && find_mount(h->spec, "/etc/hostname"));
+	CHECK_CHANGE(h, ".mounts[/etc/resolv.conf]", NULL, "dropped",
+		     "policy: network.allow: /etc/resolv.conf names corral's "
+		     "stub resolver");
+	CHECK(plain && !plain->sandbox.egress_on);
+	CHECK(plain && find_mount(plain->spec, "/etc/resolv.conf"));
+	hardened_free(h);
+	hardened_free(plain);
+	spec_free(s);
+	policy_free(p);
+}
+
 TEST(the_annotation_narrows)
 {
 	struct policy *p = policy_of(

@@ -1,0 +1,302 @@
+/* What a connection of the egress proxy does upstream of its client:
+ * reads and writes with deadlines, the resolution (the host's files in
+ * memory, then each nameserver over UDP), the decision on the rule and
+ * the address, the connect, and the relay. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "egress_conn.h"
+#include "util.h"
+
+/* ---- reading and writing --------------------------------------------- */
+
+void conn_send_all(int fd, const char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		buf += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Wait until fd is readable or the deadline passes (or the container's
+ * init is gone); 1 readable, 0 timeout or stop. */
+static int wait_readable(const struct conn *c, int fd, long long deadline)
+{
+	for (;;) {
+		struct pollfd f[2] = {{.fd = fd, .events = POLLIN},
+				      {.fd = c->p->stop_fd, .events = POLLIN}};
+		long long left = deadline - egress_now_ms();
+		int r;
+
+		if (left <= 0)
+			return 0;
+		r = poll(f, 2, left > 60000 ? 60000 : (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || (c->p->stop_fd >= 0 && f[1].revents))
+			return 0;
+		if (f[0].revents)
+			return 1;
+	}
+}
+
+ssize_t conn_read_some(const struct conn *c, int fd, char *buf, size_t n,
+		       long long deadline)
+{
+	ssize_t r;
+
+	if (!wait_readable(c, fd, deadline))
+		return -2;
+	do
+		r = recv(fd, buf, n, 0);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+/* ---- the resolution -------------------------------------------------- */
+
+/* The socket address of a at port. */
+static socklen_t sockaddr_of(const struct egress_addr *a, uint16_t port,
+			     struct sockaddr_storage *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)sa;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		memcpy(&s4->sin_addr, a->bytes, 4);
+		return sizeof(*s4);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)sa;
+
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	memcpy(&s6->sin6_addr, a->bytes, 16);
+	return sizeof(*s6);
+}
+
+/* One query to one server over UDP, answers of another id ignored. */
+static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
+			   uint16_t type, struct egress_addr *out, size_t max,
+			   size_t *n)
+{
+	unsigned char q[300], a[DNS_MSG_MAX];
+	struct sockaddr_storage sa;
+	long long deadline = egress_now_ms() + c->p->dns_ms;
+	enum dns_result r = DNS_FAIL;
+	uint16_t id;
+	size_t qlen;
+	int fd;
+
+	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+		return DNS_FAIL;
+	qlen = dns_query(id, c->name, type, q, sizeof(q));
+	if (qlen == 0)
+		return DNS_BAD;
+	fd = socket(srv->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return DNS_FAIL;
+	if (connect(fd, (struct sockaddr *)&sa, sockaddr_of(srv, 53, &sa)) ==
+		0 &&
+	    send(fd, q, qlen, 0) == (ssize_t)qlen) {
+		ssize_t got;
+
+		while ((got = conn_read_some(c, fd, (char *)a, sizeof(a),
+					     deadline)) > 0) {
+			r = dns_answer(a, (size_t)got, id, c->name, type, out,
+				       max, n);
+			if (r != DNS_BAD)
+				break;
+			r = DNS_FAIL;
+		}
+	}
+	close(fd);
+	return r;
+}
+
+/* The name's addresses: /etc/hosts first, then each nameserver in turn
+ * until one answers. */
+static const char *resolve(struct conn *c)
+{
+	const struct egress_resolver *r = c->p->resolver;
+	static const uint16_t types[] = {DNS_TYPE_A, DNS_TYPE_AAAA};
+
+	if (r->hosts)
+		c->n_resolved = dns_hosts_lookup(
+		    r->hosts, r->hosts_len, c->name, c->resolved, CANDIDATES);
+	if (c->n_resolved)
+		return NULL;
+	for (size_t s = 0; s < r->n_servers; s++) {
+		bool answered = false;
+
+		for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
+			size_t got = 0;
+			enum dns_result d =
+			    ask(c, &r->servers[s], types[t],
+				c->resolved + c->n_resolved,
+				CANDIDATES - c->n_resolved, &got);
+
+			if (d == DNS_NXDOMAIN)
+				return "the name does not exist (NXDOMAIN)";
+			if (d == DNS_OK) {
+				answered = true;
+				c->n_resolved += got;
+			}
+		}
+		if (answered)
+			return c->n_resolved ? NULL : "the name has no address";
+	}
+	return "no nameserver answered";
+}
+
+/* ---- connecting and relaying ----------------------------------------- */
+
+static int dial(struct conn *c, const struct egress_addr *a)
+{
+	struct sockaddr_storage sa;
+	socklen_t len = sockaddr_of(a, c->port, &sa);
+	int fd, err = 0;
+	socklen_t elen = sizeof(err);
+	struct pollfd pf;
+
+	fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, len) < 0 &&
+	    errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	pf = (struct pollfd){.fd = fd, .events = POLLOUT};
+	if (poll(&pf, 1, c->p->connect_ms) != 1 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0 || err ||
+	    fcntl(fd, F_SETFL, 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Bytes both ways (both) or only upstream to client, until upstream's
+ * end, an error or idle_ms of nothing. */
+void conn_relay(struct conn *c, bool both)
+{
+	static char buf[RELAY_BUF];
+	bool client_open = both, up_open = true;
+
+	while (client_open || up_open) {
+		struct pollfd f[3] = {
+		    {.fd = client_open ? c->client : -1, .events = POLLIN},
+		    {.fd = up_open ? c->up : -1, .events = POLLIN},
+		    {.fd = c->p->stop_fd, .events = POLLIN}};
+		int r = poll(f, 3, c->p->idle_ms);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || (c->p->stop_fd >= 0 && f[2].revents))
+			return;
+		for (int i = 0; i < 2; i++) {
+			int from = i == 0 ? c->client : c->up;
+			int to = i == 0 ? c->up : c->client;
+			ssize_t n;
+
+			if (!f[i].revents)
+				continue;
+			n = recv(from, buf, sizeof(buf), 0);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				shutdown(to, SHUT_WR);
+				/* upstream's end is the tunnel's end */
+				if (i == 1)
+					return;
+				client_open = false;
+				continue;
+			}
+			conn_send_all(to, buf, (size_t)n);
+			if (i == 0)
+				c->d.up += (unsigned long long)n;
+			else
+				c->d.down += (unsigned long long)n;
+		}
+	}
+}
+
+/* The rule that allows the request, then the address to connect to: an
+ * address literal only by an address rule; a name's resolved addresses
+ * each refused in a refused range unless an address rule names it, and
+ * the first that connects is the one (no second lookup). */
+int conn_decide(struct conn *c, const char **why)
+{
+	const char *range = NULL, *failed;
+	size_t i;
+
+	if (c->addr.family) {
+		c->rule = egress_match_addr(c->p->rules, c->p->n_rules,
+					    &c->addr, c->port, c->plain);
+		if (!c->rule) {
+			*why = "an address is reached only when a rule of the "
+			       "host policy's network.allow names it";
+			return 403;
+		}
+		c->resolved[0] = c->addr;
+		c->n_resolved = 1;
+	} else {
+		c->rule = egress_match_name(c->p->rules, c->p->n_rules, c->name,
+					    c->port, c->plain);
+		if (!c->rule) {
+			*why = "no rule of the host policy's network.allow "
+			       "names this host and port";
+			return 403;
+		}
+	}
+	c->rule_text = egress_rule_text(c->rule);
+	if (!c->addr.family && (failed = resolve(c))) {
+		*why = failed;
+		return 502;
+	}
+	for (i = 0; i < c->n_resolved; i++) {
+		const struct egress_addr *a = &c->resolved[i];
+		const char *r = egress_addr_range(a);
+
+		if (r && !c->addr.family &&
+		    !egress_match_addr(c->p->rules, c->p->n_rules, a, c->port,
+				       c->plain)) {
+			range = range ? range : r;
+			continue;
+		}
+		c->up = dial(c, a);
+		if (c->up >= 0) {
+			c->chosen = *a;
+			c->connected = true;
+			return 0;
+		}
+	}
+	if (range) {
+		static char msg[160];
+
+		snprintf(msg, sizeof(msg),
+			 "the name resolves only to refused addresses (%s); a "
+			 "rule naming the address would allow it",
+			 range);
+		*why = msg;
+		return 403;
+	}
+	*why = "could not connect to any address of the host";
+	return 502;
+}
