@@ -1,7 +1,7 @@
 /* The egress helper's setup, a flat list of steps (docs/architecture.md,
- * "The egress helper").  create forks it as soon as the container's cgroup
- * exists, so that the first half runs while the init sets the container
- * up; it
+ * "The egress helper").  create forks it right after GO (the cgroup
+ * exists by then), so that the first half runs while the init sets the
+ * container up; it
  *
  *   1. closes every fd of create's but the seven it needs (stdio goes to
  *      /dev/null), resets the signal mask and leaves create's session
