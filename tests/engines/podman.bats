@@ -81,10 +81,6 @@ teardown() {
 	fi
 	podman pod rm -f -i -t 0 "$POD" >/dev/null 2>&1 3>&-
 	podman rm -f -i -t 0 "$NAME" "$NAME-b" >/dev/null 2>&1 3>&-
-	if [ -n "${PODNETNS:-}" ]; then
-		ip netns delete "$PODNETNS" 2>/dev/null ||
-			echo "# ip netns delete $PODNETNS failed" >&3
-	fi
 	while read -r dir; do
 		[ ! -e "$dir" ] || left+=" $dir"
 	done <"$STATE_DIRS"
@@ -495,41 +491,6 @@ ns_of() {
 	for c in "${dirs[@]}"; do
 		[ ! -e "$c" ] || fail "$c is left"
 	done
-}
-
-@test "podman pod with a network of its own: the containers share the infra's loopback-only namespace" {
-	local infra pid pids=()
-	# the pod's network: a namespace of this test's own (podman's default
-	# network would change the host's forwarding and firewall)
-	PODNETNS="corral-podnet-$$"
-	ip netns add "$PODNETNS" || fail "ip netns add $PODNETNS"
-	pm pod create --name "$POD" --network "ns:/run/netns/$PODNETNS" \
-		--infra-image "$IMAGE" --infra-command /bin/pod-pause >/dev/null ||
-		fail "pod create"
-	pm run -d --name "$NAME" --pod "$POD" "$IMAGE" \
-		httpd -f -p 127.0.0.1:80 -h /etc >/dev/null || fail "run $NAME"
-	pm run -d --name "$NAME-b" --pod "$POD" "$IMAGE" sleep 1000 \
-		>/dev/null || fail "run $NAME-b"
-	infra="$(podman pod inspect -f '{{.InfraContainerID}}' "$POD" 3>&-)"
-	for c in "$infra" "$NAME" "$NAME-b"; do
-		state_dir_of "$c" >>"$STATE_DIRS"
-		pids+=("$(field "$c" .State.Pid)")
-	done
-	for pid in "${pids[@]:1}"; do
-		assert_equal "$(ns_of "$pid" net)" "$(ns_of "${pids[0]}" net)"
-	done
-	# corral's namespace, not the one podman was given
-	if [ "/proc/${pids[0]}/ns/net" -ef "/run/netns/$PODNETNS" ]; then
-		fail "the infra container is in podman's namespace"
-	fi
-	run pm exec "$NAME-b" sh -c 'for i in $(seq 50); do
-		wget -q -O- http://127.0.0.1:80/corral-test-image && exit 0
-		sleep 0.1; done; exit 1'
-	assert_success
-	assert_output "imported by $BATS_TEST_FILENAME"
-	run pm exec "$NAME-b" sh -c "$IFACES"
-	assert_success
-	assert_line "interfaces: lo"
 }
 
 # named_runtime_conf: CONTAINERS_CONF is config-examples/containers.conf
