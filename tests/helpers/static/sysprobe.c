@@ -11,6 +11,7 @@
  *   sysprobe scanexe SECONDS   watch /proc/[pid]/exe of every process
  *   sysprobe repeat N PROBE    the probe N times: "PROBE N RESULT" per
  *                              distinct result, in the order first seen
+ *   sysprobe timed N PROBE     as repeat, then "ns_per_call NS"
  *   sysprobe fdlinks           "FD TARGET" for each open fd
  *
  * RESULT is "OK" when the call succeeded, or the errno's name.  Each call
@@ -31,6 +32,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -449,8 +451,9 @@ static int run_probe(const char *name)
 }
 
 /* The probe n times, counting each result (at most a few distinct). */
-static int repeat_probe(const char *count, const char *name)
+static int repeat_probe(const char *count, const char *name, bool timed)
 {
+	struct timespec t0, t1;
 	struct {
 		int err;
 		long n;
@@ -466,6 +469,7 @@ static int repeat_probe(const char *count, const char *name)
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		if (strcmp(probes[i].name, name) != 0)
 			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (long k = 0; k < n; k++) {
 			long ret;
 			int e;
@@ -481,9 +485,14 @@ static int repeat_probe(const char *count, const char *name)
 			if (j < n_seen)
 				seen[j].n++;
 		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		for (size_t j = 0; j < n_seen; j++)
 			printf("%s %ld %s\n", name, seen[j].n,
 			       seen[j].err ? errname(seen[j].err) : "OK");
+		if (timed)
+			printf("ns_per_call %.1f\n",
+			       ((t1.tv_sec - t0.tv_sec) * 1e9 +
+				(t1.tv_nsec - t0.tv_nsec)) / (double)n);
 		return 0;
 	}
 	fprintf(stderr, "sysprobe: unknown probe %s\n", name);
@@ -698,7 +707,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: sysprobe PROBE... | fds | ids | caps | "
 				"connect IP PORT | connectunix PATH | "
 				"openw PATH... | "
-				"scanexe SECONDS | repeat N PROBE | "
+				"scanexe SECONDS | repeat|timed N PROBE | "
 				"fdlinks\n");
 		return 2;
 	}
@@ -707,7 +716,9 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "fdlinks") == 0)
 		return list_fd_links();
 	if (strcmp(argv[1], "repeat") == 0 && argc == 4)
-		return repeat_probe(argv[2], argv[3]);
+		return repeat_probe(argv[2], argv[3], false);
+	if (strcmp(argv[1], "timed") == 0 && argc == 4)
+		return repeat_probe(argv[2], argv[3], true);
 	if (strcmp(argv[1], "ids") == 0)
 		return print_ids();
 	if (strcmp(argv[1], "caps") == 0)
