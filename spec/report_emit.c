@@ -30,13 +30,19 @@ static const char *const change_names[] = {
 	"config.json's filter refuses itself, and those of `corral exec`, "    \
 	"are not recorded"
 
-/* Nanoseconds between two realtime stamps, or -1. */
+/* Nanoseconds between two realtime stamps, or -1 (also for stamps a
+ * damaged record could hold: backwards, or centuries apart). */
 static int64_t run_ns(const struct report *r)
 {
-	if (!r->started.known || !r->ended.known)
+	int64_t sec;
+
+	if (!r->started.known || !r->ended.known ||
+	    __builtin_sub_overflow(r->ended.sec, r->started.sec, &sec) ||
+	    sec < 0 || sec > INT64_MAX / 1000000000LL - 2 ||
+	    r->ended.nsec < 0 || r->ended.nsec >= 1000000000L ||
+	    r->started.nsec < 0 || r->started.nsec >= 1000000000L)
 		return -1;
-	return (r->ended.sec - r->started.sec) * 1000000000LL +
-	       (r->ended.nsec - r->started.nsec);
+	return sec * 1000000000LL + (r->ended.nsec - r->started.nsec);
 }
 
 static void text_counter(FILE *f, const char *label,
