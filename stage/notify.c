@@ -18,6 +18,8 @@ void notify_init(struct notify_state *s, int listener, int outcome_fd)
 	memset(s, 0, sizeof(*s));
 	s->listener = listener;
 	s->outcome_fd = outcome_fd;
+	s->proc_fd =
+	    openat(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	clock_gettime(CLOCK_MONOTONIC, &s->last_flush);
 }
 
@@ -46,18 +48,24 @@ static bool plain(unsigned char c)
 	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
-/* /proc/PID/comm, escaped; "?" when it cannot be read.  The pid is the
- * notifying task's in the supervisor's pid namespace, which is the
+/* PID/comm under /proc, escaped; "?" when it cannot be read.  The pid is
+ * the notifying task's in the supervisor's pid namespace, which is the
  * container's; the caller checks the notification is still alive after,
- * so that the name is not a reused pid's. */
-static void read_comm(int32_t pid, char out[16 * 4 + 1])
+ * so that the name is not a reused pid's.  /proc was opened before the
+ * workload ran; should it be no procfs (config.json mounts none, and the
+ * workload may write the directory), a FIFO or device planted there must
+ * not hold the supervisor: O_NONBLOCK, O_NOCTTY, no link followed last. */
+static void read_comm(int proc_fd, int32_t pid, char out[16 * 4 + 1])
 {
 	char path[32], raw[17], *p = out;
 	ssize_t n = -1;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	snprintf(path, sizeof(path), "%d/comm", (int)pid);
+	fd = proc_fd < 0 ? -1
+			 : openat(proc_fd, path,
+				  O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+				      O_NONBLOCK | O_NOCTTY);
 	if (fd >= 0) {
 		n = read(fd, raw, sizeof(raw) - 1);
 		close(fd);
@@ -118,7 +126,7 @@ int notify_serve(struct notify_state *s)
 	if (first) {
 		clock_gettime(CLOCK_REALTIME, &e->first);
 		e->pid = (int32_t)req.pid;
-		read_comm(e->pid, e->comm);
+		read_comm(s->proc_fd, e->pid, e->comm);
 		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) <
 		    0)
 			memcpy(e->comm, "?", 2);

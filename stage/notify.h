@@ -45,6 +45,7 @@ struct notify_entry {
 struct notify_state {
 	int listener;	/* -1: none, or gone */
 	int outcome_fd; /* -1: count, write nothing */
+	int proc_fd;	/* the container's /proc, opened before its code ran */
 	struct notify_entry e[NOTIFY_TABLE];
 	size_t n;
 	uint64_t untracked;	    /* refused once the table was full */
@@ -53,6 +54,8 @@ struct notify_state {
 	bool dirty;
 };
 
+/* Also opens /proc (for the callers' comm), so call it before the
+ * workload runs any code of the container's. */
 void notify_init(struct notify_state *s, int listener, int outcome_fd);
 
 /* Answer one notification (EPERM) and count it.  Returns -1 when the
