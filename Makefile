@@ -151,7 +151,9 @@ $(RUNTIME_UNIT:%=build/tests/%): build/tests/%: tests/unit/%.c \
 		build/libcorral.a $(SPEC_OBJ) $(PKG_LIBS)
 
 # The seccomp tests also link the filters they load.
-build/tests/test_seccomp: tests/unit/test_seccomp.c tests/unit/unit.h \
+build/tests/test_seccomp build/tests/test_seccomp_notify: \
+		build/tests/%: tests/unit/%.c tests/unit/unit.h \
+		tests/unit/seccomp_eval.h \
 		build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
 		build/runtime/seccomp_prebuilt.o build/gen/seccomp_filters.o \
 		build/runtime/seccomp_cache.o build/runtime/fsutil.o $(SPEC_OBJ)
@@ -268,7 +270,8 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
 	-Werror -Wno-unused-parameter -D_GNU_SOURCE -Ispec \
 	$(shell pkg-config --cflags yajl 2>/dev/null) $(FUZZ_SAN)
-FUZZ_TARGETS := spec policy harden state egress cgroup_path tls_hello dns
+FUZZ_TARGETS := spec policy harden state egress cgroup_path tls_hello dns \
+	report
 FUZZ_BIN := $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 FUZZ_SPEC_OBJ := $(SPEC_SRC:%.c=build/fuzz/%.o)
 

@@ -340,6 +340,7 @@ static int prepare(struct create_ctx *c, struct error **err)
 	c->proc.process = c->spec->process;
 	c->proc.linux_ = c->spec->linux_;
 	c->proc.enforced = c->hardened->sandbox.enforced;
+	c->proc.notify = true; /* the supervisor listens (stage/notify.c) */
 	c->proc.keep_fds = c->o->preserve_fds + nlisten;
 	if (proc_plan_prepare(&c->proc, c->o->root,
 			      c->spec->linux_ ? c->spec->linux_->seccomp : NULL,

@@ -337,6 +337,9 @@ static int prepare(struct exec_ctx *c, struct error **err)
 	c->proc.linux_ = l;
 	c->proc.env = c->process->env;
 	c->proc.enforced = c->sandbox.enforced;
+	/* no listener serves an exec'd process: its baseline answers EPERM
+	 * itself, and its refused calls are not in the report */
+	c->proc.notify = false;
 	c->proc.keep_fds = c->o->preserve_fds;
 	if (proc_plan_prepare(&c->proc, c->o->root, l ? l->seccomp : NULL,
 			      &c->sandbox, c->o->console_socket, err) < 0 ||

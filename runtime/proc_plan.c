@@ -39,7 +39,12 @@ int proc_plan_prepare(struct proc_plan *pp, const char *root,
 			return -1;
 		pp->has_seccomp = true;
 	}
-	if (pp->enforced &&
+	if (pp->enforced && pp->notify &&
+	    seccomp_baseline_notify_compile(sb->syscalls_allow,
+					    sb->n_syscalls_allow, &pp->baseline,
+					    err) < 0)
+		return -1;
+	if (pp->enforced && !pp->notify &&
 	    seccomp_baseline_compile(sb->syscalls_allow, sb->n_syscalls_allow,
 				     &pp->baseline, err) < 0)
 		return -1;

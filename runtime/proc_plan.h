@@ -35,6 +35,9 @@ struct proc_plan {
 	const struct spec_linux *linux_;    /* its personality */
 	char **env;			    /* the environment passed */
 	bool enforced;			    /* the sandbox is on */
+	/* the baseline's denied calls go to the supervisor's listener
+	 * (create's workload); false: EPERM from the filter (exec) */
+	bool notify;
 	int keep_fds; /* fds 3 .. 3+keep_fds-1 are passed on */
 	struct caps_masks caps;
 	struct seccomp_program seccomp; /* config.json's, if any */

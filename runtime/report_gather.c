@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,18 @@ static void wall_clock_limit(const struct container *c, struct report *r)
 	sandbox_release(&sb);
 }
 
+/* The numbers of the supervisor's record as names, for the architecture
+ * the call was made through (libseccomp's tables; the stage has none). */
+static void name_syscalls(struct report *r)
+{
+	for (size_t i = 0; i < r->n_syscalls; i++) {
+		struct report_syscall *s = &r->syscalls[i];
+
+		s->name = seccomp_syscall_resolve_num_arch(s->arch, s->nr);
+	}
+	report_sort_syscalls(r);
+}
+
 static int gather(const struct container *c, struct report *r,
 		  struct error **err)
 {
@@ -130,8 +143,10 @@ static int gather(const struct container *c, struct report *r,
 		return error_set(err, ENOMEM, "out of memory");
 	r->status = container_status_name(c->status);
 	if ((outcome =
-		 read_record(c->dir.dirfd, OUTCOME_FILE, RECORD_MAX, &len)))
-		report_parse_outcome(outcome, len, r);
+		 read_record(c->dir.dirfd, OUTCOME_FILE, RECORD_MAX, &len)) &&
+	    report_parse_outcome(outcome, len, r, err) < 0)
+		return -1;
+	name_syscalls(r);
 	from_cgroup(c, r);
 	wall_clock_limit(c, r);
 	if (report_files_read(c->dir.dirfd, c->state->rootfs, r, err) < 0)

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -242,6 +243,17 @@ static const char *const supervisor_allowed[] = {
 	"pread64", "openat", "pidfd_open", "pidfd_send_signal",
 	/* itself */
 	"getpid", "getppid", "brk", "mmap", "munmap", "exit", "exit_group",
+	/* the listener of the workload's refused calls (stage/notify.c): the
+	 * fd comes over a socket; ioctl is allowed below by request only */
+	"recvmsg",
+};
+
+/* The listener's three requests; ioctl with any other request kills the
+ * supervisor. */
+static const uint32_t supervisor_ioctls[] = {
+    SECCOMP_IOCTL_NOTIF_RECV,
+    SECCOMP_IOCTL_NOTIF_SEND,
+    SECCOMP_IOCTL_NOTIF_ID_VALID,
 };
 /* clang-format on */
 
@@ -388,9 +400,14 @@ static int add_clone(scmp_filter_ctx ctx, struct fixed_set *fixed,
 	return seccomp_add_rule(ctx, SCMP_ACT_ALLOW, nr, &cmp, 1, "clone", err);
 }
 
-static int add_denied(scmp_filter_ctx ctx, struct fixed_set *fixed,
+/* The always-denied calls: EPERM from the filter itself, or (notify)
+ * SCMP_ACT_NOTIFY, for the supervisor to answer with that same EPERM and
+ * count (stage/notify.c).  With no listener the kernel answers ENOSYS. */
+static int add_denied(scmp_filter_ctx ctx, struct fixed_set *fixed, bool notify,
 		      struct error **err)
 {
+	uint32_t act = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
+
 	for (size_t i = 0; i < ARRAY_SIZE(baseline_denied); i++) {
 		int nr = resolve(baseline_denied[i]);
 
@@ -398,8 +415,8 @@ static int add_denied(scmp_filter_ctx ctx, struct fixed_set *fixed,
 			continue;
 		if (mark_fixed(fixed, nr, err) < 0)
 			return -1;
-		if (seccomp_add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, NULL, 0,
-				     baseline_denied[i], err) < 0)
+		if (seccomp_add_rule(ctx, act, nr, NULL, 0, baseline_denied[i],
+				     err) < 0)
 			return -1;
 	}
 	return 0;
@@ -460,8 +477,8 @@ static int filter_finish(scmp_filter_ctx ctx, int r,
 	return r;
 }
 
-int seccomp_baseline_build(char *const *extra, size_t n_extra,
-			   struct seccomp_program *out, struct error **err)
+static int baseline_build(char *const *extra, size_t n_extra, bool notify,
+			  struct seccomp_program *out, struct error **err)
 {
 	struct fixed_set fixed = {.n = 0};
 	scmp_filter_ctx ctx;
@@ -472,7 +489,7 @@ int seccomp_baseline_build(char *const *extra, size_t n_extra,
 		return error_wrap(err, "seccomp baseline");
 	/* The fixed rules go first: libseccomp keeps the first
 	 * unconditional rule of a call and drops later ones silently. */
-	r = add_denied(ctx, &fixed, err);
+	r = add_denied(ctx, &fixed, notify, err);
 	if (r == 0)
 		r = add_clone(ctx, &fixed, err);
 	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(baseline_arg_filters); i++)
@@ -485,7 +502,22 @@ int seccomp_baseline_build(char *const *extra, size_t n_extra,
 				&fixed, err);
 	if (filter_finish(ctx, r, out, err) < 0)
 		return error_wrap(err, "seccomp baseline");
+	if (notify)
+		out->flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
 	return 0;
+}
+
+int seccomp_baseline_build(char *const *extra, size_t n_extra,
+			   struct seccomp_program *out, struct error **err)
+{
+	return baseline_build(extra, n_extra, false, out, err);
+}
+
+int seccomp_baseline_notify_build(char *const *extra, size_t n_extra,
+				  struct seccomp_program *out,
+				  struct error **err)
+{
+	return baseline_build(extra, n_extra, true, out, err);
 }
 
 /* The egress helper (runtime/egress_proxy.c) accepts, reads and writes
@@ -589,6 +621,13 @@ int seccomp_supervisor_build(struct seccomp_program *out, struct error **err)
 		return error_wrap(err, "seccomp supervisor");
 	r = add_allowed(ctx, supervisor_allowed, ARRAY_SIZE(supervisor_allowed),
 			NULL, err);
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(supervisor_ioctls); i++) {
+		struct scmp_arg_cmp req =
+		    low32_in(1, UINT32_MAX, supervisor_ioctls[i]);
+
+		r = seccomp_add_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), &req,
+				     1, "ioctl", err);
+	}
 	if (filter_finish(ctx, r, out, err) < 0)
 		return error_wrap(err, "seccomp supervisor");
 	return 0;

@@ -40,8 +40,22 @@ int seccomp_baseline_build(char *const *extra, size_t n_extra,
 int seccomp_baseline_compile(char *const *extra, size_t n_extra,
 			     struct seccomp_program *out, struct error **err);
 
+/* The same baseline for the container's workload, whose supervisor
+ * listens: the always-denied calls return SECCOMP_RET_USER_NOTIF instead
+ * of EPERM, and the filter is loaded with SECCOMP_FILTER_FLAG_NEW_LISTENER
+ * (out->flags); the supervisor answers each with EPERM and records it
+ * (stage/notify.c).  Prebuilt apart from the EPERM variant, which `exec`'d
+ * processes keep (they have no listener). */
+int seccomp_baseline_notify_build(char *const *extra, size_t n_extra,
+				  struct seccomp_program *out,
+				  struct error **err);
+int seccomp_baseline_notify_compile(char *const *extra, size_t n_extra,
+				    struct seccomp_program *out,
+				    struct error **err);
+
 /* The filter of corral's PID-1 supervisor: it waits, reaps, forwards
- * signals, reads a timer and writes one line; any other call kills it.
+ * signals, reads a timer, writes its record and serves the workload's
+ * seccomp listener (recvmsg, ioctl by request); any other call kills it.
  * Built and prebuilt as the baseline is. */
 int seccomp_supervisor_build(struct seccomp_program *out, struct error **err);
 int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err);

@@ -1,7 +1,8 @@
-/* The baseline, supervisor and egress filters without libseccomp at run
- * time.
+/* The baseline (both variants: EPERM, and USER_NOTIF for a workload whose
+ * supervisor listens), supervisor and egress filters without libseccomp
+ * at run time.
  *
- * Both are fixed by corral's source unless the policy widens the
+ * They are fixed by corral's source unless the policy widens the
  * baseline, so the build compiles them once (tools/seccomp_gen.c, into
  * build/gen/seccomp_filters.c) and create and exec copy the result: a
  * create spends no time in libseccomp for them.  The unit tests check the
@@ -11,6 +12,7 @@
 #include "seccomp_filter.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +41,20 @@ int seccomp_baseline_compile(char *const *extra, size_t n_extra,
 	if (n_extra == 0 && usable(&seccomp_prebuilt_baseline))
 		return copy_prebuilt(&seccomp_prebuilt_baseline, out, err);
 	return seccomp_baseline_build(extra, n_extra, out, err);
+}
+
+int seccomp_baseline_notify_compile(char *const *extra, size_t n_extra,
+				    struct seccomp_program *out,
+				    struct error **err)
+{
+	if (n_extra == 0 && usable(&seccomp_prebuilt_baseline_notify)) {
+		if (copy_prebuilt(&seccomp_prebuilt_baseline_notify, out, err) <
+		    0)
+			return -1;
+		out->flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+		return 0;
+	}
+	return seccomp_baseline_notify_build(extra, n_extra, out, err);
 }
 
 int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err)

@@ -14,6 +14,7 @@ struct seccomp_prebuilt {
 	const struct sock_filter *filter;
 };
 extern const struct seccomp_prebuilt seccomp_prebuilt_baseline;
+extern const struct seccomp_prebuilt seccomp_prebuilt_baseline_notify;
 extern const struct seccomp_prebuilt seccomp_prebuilt_supervisor;
 extern const struct seccomp_prebuilt seccomp_prebuilt_egress;
 

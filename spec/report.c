@@ -2,6 +2,7 @@
  * changed, and the two renderers (report.h). */
 #include "report.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -56,6 +57,76 @@ char *report_escape(const char *s, size_t len)
 	return out;
 }
 
+/* The supervisor's COMM: escaped already (\xNN for every byte outside
+ * [A-Za-z0-9._-]), or "?"; anything else is not its line. */
+static bool comm_ok(const char *s)
+{
+	if (strcmp(s, "?") == 0)
+		return true;
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\\') {
+			if (s[1] != 'x' || !isxdigit((unsigned char)s[2]) ||
+			    !isxdigit((unsigned char)s[3]))
+				return false;
+			s += 3;
+		} else if (!isalnum(c) && c != '.' && c != '_' && c != '-') {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* "syscall ARCH NR COUNT SEC NSEC PID COMM": 1 kept, 0 not the format,
+ * -1 out of memory. */
+static int syscall_line(const char *line, struct report *r)
+{
+	unsigned int arch;
+	int nr, pid, end = 0;
+	unsigned long long count;
+	long long sec;
+	long nsec;
+	char comm[72];
+	struct report_syscall *s = NULL;
+
+	if (sscanf(line, "syscall %x %d %llu %lld %ld %d %71s%n", &arch, &nr,
+		   &count, &sec, &nsec, &pid, comm, &end) != 7 ||
+	    line[end] != '\0' || nr < 0 || count == 0 || pid < 0 || nsec < 0 ||
+	    nsec >= 1000000000L || !comm_ok(comm))
+		return 0;
+	for (size_t i = 0; i < r->n_syscalls && !s; i++)
+		if (r->syscalls[i].nr == nr && r->syscalls[i].arch == arch)
+			s = &r->syscalls[i];
+	if (!s && r->n_syscalls == REPORT_SYSCALLS_MAX) {
+		r->syscalls_truncated = true;
+		return 1;
+	}
+	if (!s) {
+		if (!r->syscalls &&
+		    !(r->syscalls =
+			  calloc(REPORT_SYSCALLS_MAX, sizeof(*r->syscalls))))
+			return -1;
+		s = &r->syscalls[r->n_syscalls];
+		*s = (struct report_syscall){.arch = arch, .nr = nr};
+		if (!(s->comm = strdup(comm)))
+			return -1;
+		r->n_syscalls++;
+	}
+	/* the latest count; the first call's fields are the first line's */
+	r->syscalls_total += (uint64_t)count - s->count;
+	if (s->count == 0) {
+		s->first_sec = sec;
+		s->first_nsec = nsec;
+		s->pid = pid;
+	}
+	s->count = count;
+	r->syscalls_known = true;
+	return 1;
+}
+
 /* One line of the outcome record; false when it does not parse. */
 static bool outcome_line(const char *line, struct report *r)
 {
@@ -87,9 +158,10 @@ static bool outcome_line(const char *line, struct report *r)
 	return false;
 }
 
-void report_parse_outcome(const char *buf, size_t len, struct report *r)
+int report_parse_outcome(const char *buf, size_t len, struct report *r,
+			 struct error **err)
 {
-	char line[128];
+	char line[160];
 	size_t start = 0;
 
 	for (size_t i = 0; i < len; i++) {
@@ -98,10 +170,35 @@ void report_parse_outcome(const char *buf, size_t len, struct report *r)
 		if (i - start < sizeof(line)) {
 			memcpy(line, buf + start, i - start);
 			line[i - start] = '\0';
-			outcome_line(line, r);
+			if (strcmp(line, "listening") == 0)
+				r->syscalls_known = true;
+			else if (strncmp(line, "syscall ", 8) != 0)
+				outcome_line(line, r);
+			else if (syscall_line(line, r) < 0)
+				return error_set(err, ENOMEM,
+						 "outcome: out of memory");
 		}
 		start = i + 1;
 	}
+	return 0;
+}
+
+static int syscall_cmp(const void *a, const void *b)
+{
+	const struct report_syscall *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->arch != y->arch)
+		return x->arch < y->arch ? -1 : 1;
+	return (x->nr > y->nr) - (x->nr < y->nr);
+}
+
+void report_sort_syscalls(struct report *r)
+{
+	if (r->n_syscalls)
+		qsort(r->syscalls, r->n_syscalls, sizeof(*r->syscalls),
+		      syscall_cmp);
 }
 
 static const char *str_member(yajl_val obj, const char *key)
@@ -231,6 +328,11 @@ void report_release(struct report *r)
 	for (size_t i = 0; i < r->n_denied; i++)
 		free(r->denied[i]);
 	free(r->denied);
+	for (size_t i = 0; i < r->n_syscalls; i++) {
+		free(r->syscalls[i].name);
+		free(r->syscalls[i].comm);
+	}
+	free(r->syscalls);
 	free(r->id);
 	*r = (struct report){0};
 }

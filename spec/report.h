@@ -22,6 +22,10 @@
 #define REPORT_FILES_SHOWN 100
 /* The egress section lists this many denied names. */
 #define REPORT_DENIED_SHOWN 50
+/* Distinct refused syscalls kept from the record (the supervisor's table
+ * is smaller), and listed, largest count first. */
+#define REPORT_SYSCALLS_MAX 256
+#define REPORT_SYSCALLS_SHOWN 50
 
 enum report_change {
 	REPORT_CREATED,
@@ -34,6 +38,18 @@ struct report_file {
 	enum report_change change;
 	bool dir;
 	uint64_t size;
+};
+
+/* One syscall the baseline refused, from the supervisor's record. */
+struct report_syscall {
+	uint32_t arch; /* AUDIT_ARCH_* */
+	int nr;
+	char *name; /* set by the runtime (libseccomp); NULL: unknown */
+	uint64_t count;
+	int64_t first_sec; /* realtime */
+	long first_nsec;
+	int pid;    /* the first caller, in the container's pid namespace */
+	char *comm; /* its comm, escaped; "?" when unknown */
 };
 
 struct report_counter {
@@ -77,6 +93,12 @@ struct report {
 	uint64_t egress_allowed, egress_denied, egress_bad_lines;
 	char **denied; /* escaped "name:port (reason)" */
 	size_t n_denied;
+	/* syscalls refused: the supervisor's listener, when it had one */
+	bool syscalls_known;
+	struct report_syscall *syscalls; /* largest count first once sorted */
+	size_t n_syscalls;
+	uint64_t syscalls_total; /* refused calls, all syscalls */
+	bool syscalls_truncated; /* more than REPORT_SYSCALLS_MAX */
 };
 
 /* Why the container ended, from the record and the counters: "running",
@@ -91,11 +113,22 @@ char *report_escape(const char *s, size_t len);
 
 /* The supervisor's and corral kill's lines in ROOT/ID/outcome:
  *   start SEC NSEC
+ *   listening
+ *   syscall ARCH NR COUNT SEC NSEC PID COMM
  *   end SEC NSEC exit|signal N workload|wall_clock
  *   kill SIG
- * A line that does not parse is skipped (the file is corral's own, but a
- * partial write must not fail the report). */
-void report_parse_outcome(const char *buf, size_t len, struct report *r);
+ * "listening": the supervisor serves the workload's seccomp listener, so
+ * the refused syscalls are known (none until a syscall line).  syscall
+ * (stage/notify.h): ARCH in hex, COMM escaped; a later line of the same
+ * ARCH and NR carries its newer count.  A line that does not parse is
+ * skipped (the file is corral's own, but a partial write must not fail
+ * the report); -1 only when out of memory. */
+int report_parse_outcome(const char *buf, size_t len, struct report *r,
+			 struct error **err);
+
+/* Sort the refused syscalls, largest count first, numbers breaking ties;
+ * after the runtime has named them. */
+void report_sort_syscalls(struct report *r);
 
 /* The egress proxy's log: one JSON object per line with "verdict"
  * ("allow" or "deny"), "name", "port" and "reason".  Counts the verdicts

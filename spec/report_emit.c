@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "json.h"
 #include "report.h"
@@ -21,15 +22,27 @@ static const char *const change_names[] = {
 #define NETWORK_NOTE                                                           \
 	"connects inside the loopback-only namespace are not visible to "      \
 	"corral"
-#define SYSCALLS_NOTE "not recorded yet"
+#define SYSCALLS_UNKNOWN                                                       \
+	"not recorded: the supervisor had no seccomp listener (no "            \
+	"baseline under a permissive policy, or a container made before it)"
+#define SYSCALLS_NOTE                                                          \
+	"the workload's calls the baseline always denies; calls "              \
+	"config.json's filter refuses itself, and those of `corral exec`, "    \
+	"are not recorded"
 
-/* Nanoseconds between two realtime stamps, or -1. */
+/* Nanoseconds between two realtime stamps, or -1 (also for stamps a
+ * damaged record could hold: backwards, or centuries apart). */
 static int64_t run_ns(const struct report *r)
 {
-	if (!r->started.known || !r->ended.known)
+	int64_t sec;
+
+	if (!r->started.known || !r->ended.known ||
+	    __builtin_sub_overflow(r->ended.sec, r->started.sec, &sec) ||
+	    sec < 0 || sec > INT64_MAX / 1000000000LL - 2 ||
+	    r->ended.nsec < 0 || r->ended.nsec >= 1000000000L ||
+	    r->started.nsec < 0 || r->started.nsec >= 1000000000L)
 		return -1;
-	return (r->ended.sec - r->started.sec) * 1000000000LL +
-	       (r->ended.nsec - r->started.nsec);
+	return sec * 1000000000LL + (r->ended.nsec - r->started.nsec);
 }
 
 static void text_counter(FILE *f, const char *label,
@@ -122,6 +135,55 @@ static void text_network(FILE *f, const struct report *r)
 		fprintf(f, "  denied %s\n", r->denied[i]);
 }
 
+/* "2026-12-04T03:39:11.123456789Z" */
+static void utc_time(int64_t sec, long nsec, char out[40])
+{
+	time_t t = (time_t)sec;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) ||
+	    !strftime(out, 40 - 11, "%Y-%m-%dT%H:%M:%S", &tm)) {
+		snprintf(out, 40, "?");
+		return;
+	}
+	snprintf(out + strlen(out), 12, ".%09ldZ", nsec);
+}
+
+static void syscall_name(const struct report_syscall *s, char out[48])
+{
+	if (s->name)
+		snprintf(out, 48, "%.40s", s->name);
+	else
+		snprintf(out, 48, "syscall %d", s->nr);
+}
+
+static void text_syscalls(FILE *f, const struct report *r)
+{
+	size_t shown = r->n_syscalls < REPORT_SYSCALLS_SHOWN
+			   ? r->n_syscalls
+			   : REPORT_SYSCALLS_SHOWN;
+
+	fprintf(f, "syscalls refused\n");
+	if (!r->syscalls_known) {
+		fprintf(f, "  %s\n", SYSCALLS_UNKNOWN);
+		return;
+	}
+	fprintf(f, "  %" PRIu64 " refused (EPERM)\n", r->syscalls_total);
+	for (size_t i = 0; i < shown; i++) {
+		const struct report_syscall *s = &r->syscalls[i];
+		char name[48], when[40];
+
+		syscall_name(s, name);
+		utc_time(s->first_sec, s->first_nsec, when);
+		fprintf(f, "  %-18s %10" PRIu64 "  first %s pid %d (%s)\n",
+			name, s->count, when, s->pid, s->comm);
+	}
+	if (r->n_syscalls > shown)
+		fprintf(f, "  and %zu more syscalls\n", r->n_syscalls - shown);
+	if (r->syscalls_truncated)
+		fprintf(f, "  (more syscalls than the report keeps)\n");
+}
+
 int report_text(const struct report *r, char **out, struct error **err)
 {
 	bool oom = false;
@@ -136,7 +198,7 @@ int report_text(const struct report *r, char **out, struct error **err)
 	text_limits(f, r);
 	text_files(f, r);
 	text_network(f, r);
-	fprintf(f, "syscalls refused\n  %s\n", SYSCALLS_NOTE);
+	text_syscalls(f, r);
 	*out = strfmt_close(&oom, f, &buf);
 	return *out ? 0 : error_set(err, ENOMEM, "report: out of memory");
 }
@@ -246,6 +308,45 @@ static void json_network(yajl_gen g, const struct report *r)
 	yajl_gen_map_close(g);
 }
 
+static void json_syscalls(yajl_gen g, const struct report *r)
+{
+	size_t shown = r->n_syscalls < REPORT_SYSCALLS_SHOWN
+			   ? r->n_syscalls
+			   : REPORT_SYSCALLS_SHOWN;
+
+	json_str(g, "syscalls_refused");
+	if (!r->syscalls_known) {
+		yajl_gen_null(g);
+		return;
+	}
+	yajl_gen_map_open(g);
+	json_key_str(g, "note", SYSCALLS_NOTE);
+	json_key_int(g, "total", (long long)r->syscalls_total);
+	json_key_int(g, "not_listed", (long long)(r->n_syscalls - shown));
+	json_key_bool(g, "truncated", r->syscalls_truncated);
+	json_str(g, "calls");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < shown; i++) {
+		const struct report_syscall *s = &r->syscalls[i];
+		char when[40];
+
+		utc_time(s->first_sec, s->first_nsec, when);
+		yajl_gen_map_open(g);
+		if (s->name)
+			json_key_str(g, "name", s->name);
+		else
+			key_null(g, "name");
+		json_key_int(g, "nr", s->nr);
+		json_key_int(g, "count", (long long)s->count);
+		json_key_str(g, "first", when);
+		json_key_int(g, "first_pid", s->pid);
+		json_key_str(g, "first_comm", s->comm);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
 int report_json(const struct report *r, char **out, struct error **err)
 {
 	yajl_gen g = json_gen_new(1);
@@ -259,7 +360,7 @@ int report_json(const struct report *r, char **out, struct error **err)
 	json_limits(g, r);
 	json_files(g, r);
 	json_network(g, r);
-	key_null(g, "syscalls_refused");
+	json_syscalls(g, r);
 	yajl_gen_map_close(g);
 	return json_gen_finish(g, out, NULL, err);
 }

@@ -8,7 +8,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -17,12 +20,17 @@
 
 #include "forward.h"
 #include "fsutil.h"
+#include "notify.h"
 #include "seccomp_prebuilt.h"
 #include "util.h"
 
 /* Signals that report a fault in this very process stay unblocked. */
 static const int synchronous[] = {SIGSEGV, SIGBUS,  SIGFPE,
 				  SIGILL,  SIGTRAP, SIGSYS};
+
+/* The listener of the workload's refused calls (notify.h); the
+ * supervisor is one per process, and its table is kept out of the stack. */
+static struct notify_state listener;
 
 static void say(const char *msg)
 {
@@ -153,17 +161,61 @@ static __attribute__((noreturn)) void finish(const struct supervisor_config *c,
 	_exit(status);
 }
 
+/* Forward one signal read from the signalfd, or reap on SIGCHLD; at the
+ * workload's end, its record and the container's end. */
+static void on_signal(const struct supervisor_config *c, pid_t child,
+		      const struct signalfd_siginfo *si)
+{
+	int status;
+	pid_t pid;
+
+	if (si->ssi_signo != SIGCHLD) {
+		kill(child, (int)si->ssi_signo);
+		return;
+	}
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		if (pid == child) {
+			notify_flush(&listener, true);
+			record_end(c, status, "workload");
+			finish(c, exit_status(status), false);
+		}
+}
+
+/* Milliseconds to wait: to the deadline, or to the listener's next
+ * write of its counts, whichever is sooner; -1: no end. */
+static int wait_ms(const struct supervisor_config *c,
+		   const struct timespec *deadline)
+{
+	struct timespec left;
+	int due = notify_due_ms(&listener), ms = -1;
+
+	if (c->wall_clock) {
+		long long l;
+
+		if (!time_left(deadline, &left))
+			return 0;
+		l = (long long)left.tv_sec * 1000 + left.tv_nsec / 1000000 + 1;
+		ms = l > 60000 ? 60000 : (int)l;
+	}
+	if (due >= 0 && (ms < 0 || due < ms))
+		ms = due;
+	return ms;
+}
+
+/* Signals (through a signalfd), the wall clock and the listener, in one
+ * poll. */
 static __attribute__((noreturn)) void
-supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
+supervise(const struct supervisor_config *c, pid_t child, int sfd)
 {
 	struct timespec deadline, left;
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += (time_t)c->wall_clock;
 	for (;;) {
-		siginfo_t info;
-		int sig, status;
-		pid_t pid;
+		struct pollfd fds[2] = {{sfd, POLLIN, 0},
+					{listener.listener, POLLIN, 0}};
+		struct signalfd_siginfo si;
+		int ms;
 
 		if (c->wall_clock && !time_left(&deadline, &left)) {
 			char line[128];
@@ -173,21 +225,74 @@ supervise(const struct supervisor_config *c, pid_t child, const sigset_t *set)
 				 "container killed\n",
 				 (unsigned long long)c->wall_clock);
 			say(line);
+			notify_flush(&listener, true);
 			record(c, " signal 9 wall_clock");
 			finish(c, 137, true);
 		}
-		sig = sigtimedwait(set, &info, c->wall_clock ? &left : NULL);
-		if (sig < 0)
-			continue; /* EAGAIN at the deadline, or EINTR */
-		if (sig != SIGCHLD) {
-			kill(child, sig);
+		ms = wait_ms(c, &deadline);
+		if (poll(fds, 2, ms) < 0) {
+			if (errno != EINTR)
+				die("poll");
 			continue;
 		}
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-			if (pid == child) {
-				record_end(c, status, "workload");
-				finish(c, exit_status(status), false);
-			}
+		if (fds[1].revents & POLLIN)
+			notify_serve(&listener);
+		else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
+			notify_close(&listener);
+		notify_flush(&listener, false);
+		while (read(sfd, &si, sizeof(si)) == sizeof(si))
+			on_signal(c, child, &si);
+	}
+}
+
+/* The listener fd the workload sends right after loading its baseline
+ * (stage/workload.c), or -1 when the channel closes first: the workload
+ * exec'd or died without one (no sandbox: no baseline). */
+static int receive_listener(int chan)
+{
+	char byte, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {&byte, 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm;
+	ssize_t n;
+	int fd;
+
+	do
+		n = recvmsg(chan, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!cm || cm->cmsg_level != SOL_SOCKET ||
+	    cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/* Until the workload's exec closes the channel (or it dies), serve its
+ * notifications; signals stay pending, for the program to get. */
+static void wait_exec(int chan)
+{
+	for (;;) {
+		struct pollfd fds[2] = {{chan, POLLIN, 0},
+					{listener.listener, POLLIN, 0}};
+		char byte;
+
+		if (poll(fds, 2, -1) < 0) {
+			if (errno != EINTR)
+				die("poll");
+			continue;
+		}
+		if (fds[1].revents & POLLIN)
+			notify_serve(&listener);
+		else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
+			notify_close(&listener);
+		if ((fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) ||
+		    ((fds[0].revents & POLLIN) && read(chan, &byte, 1) <= 0))
+			return;
 	}
 }
 
@@ -218,33 +323,42 @@ void supervisor_run(const struct supervisor_config *c, int (*workload)(void *),
 {
 	sigset_t set, old;
 	pid_t child;
-
-	int exec_pipe[2] = {-1, -1};
-	char byte;
+	int chan[2] = {-1, -1}, sfd;
 
 	supervisor_block_signals();
 	forwarded_set(&set);
 	old = unblocked;
-	if (c->exec_fd && pipe2(exec_pipe, O_CLOEXEC) < 0)
-		die("make the exec pipe");
+	if (c->exec_fd &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan) < 0)
+		die("make the exec channel");
 	child = fork();
 	if (child < 0)
 		die("fork the workload");
 	if (child == 0) {
 		if (c->exec_fd) {
-			close(exec_pipe[0]);
-			*c->exec_fd = exec_pipe[1];
+			close(chan[0]);
+			*c->exec_fd = chan[1];
 		}
 		start_workload(c, workload, arg, &old);
 	}
+	/* the signals stay pending meanwhile: they are blocked */
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		die("signalfd");
+	notify_init(&listener, -1, c->outcome_fd);
 	if (c->exec_fd) {
-		/* the signals stay pending meanwhile: they are blocked */
-		close(exec_pipe[1]);
-		while (read(exec_pipe[0], &byte, 1) < 0 && errno == EINTR)
-			;
-		close(exec_pipe[0]);
+		close(chan[1]);
+		listener.listener = receive_listener(chan[0]);
 	}
+	/* From here on the supervisor reads what the workload's calls
+	 * carry: it does so without privileges, under its own filter. */
 	drop_privileges(c);
+	if (listener.listener >= 0 && c->outcome_fd >= 0)
+		write_all(c->outcome_fd, "listening\n", 10);
+	if (c->exec_fd) {
+		wait_exec(chan[0]);
+		close(chan[0]);
+	}
 	record(c, "start");
-	supervise(c, child, &set);
+	supervise(c, child, sfd);
 }

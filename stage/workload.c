@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -237,26 +238,95 @@ static int find_program(const char *name, char *const *env, char out[PATH_MAX],
 
 /* ---- filters ------------------------------------------------------------ */
 
-static int load_filter(const struct stage_filter *f, struct error **err)
+/* Load one filter; *listener gets the fd of one loaded with
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER (the kernel makes it close-on-exec). */
+static int load_filter(const struct stage_filter *f, int *listener,
+		       struct error **err)
 {
 	struct sock_fprog prog = {.len = f->len, .filter = f->insns};
+	long r;
 
 	if (!f->insns || !f->len)
 		return 0;
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, f->flags, &prog) < 0)
+	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, f->flags, &prog);
+	if (r < 0)
 		return error_errno(err, "load seccomp filter");
+	if (f->flags & SECCOMP_FILTER_FLAG_NEW_LISTENER)
+		*listener = (int)r;
+	return 0;
+}
+
+/* The listener goes to the supervisor over the channel it made before the
+ * fork (its exec channel, p->sync_fd in init mode), and is closed here:
+ * the workload must never hold it, or it could answer its own
+ * notifications and allow a denied call.  Only calls the baseline allows
+ * are made between the filter and the execve, so nothing waits on the
+ * supervisor meanwhile, and the supervisor serves from the moment the fd
+ * arrives all the same. */
+static int hand_over_listener(const struct stage_params *p, int listener,
+			      struct error **err)
+{
+	char byte = 'L', cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {&byte, 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	int flags = fcntl(listener, F_GETFD);
+	ssize_t n;
+
+	if (p->mode != STAGE_INIT || p->sync_fd < 0) {
+		close(listener);
+		return error_set(err, EINVAL,
+				 "seccomp listener: no supervisor to serve it");
+	}
+	if (flags < 0 || !(flags & FD_CLOEXEC)) {
+		close(listener);
+		return error_set(err, EINVAL,
+				 "seccomp listener: not close-on-exec");
+	}
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &listener, sizeof(int));
+	do
+		n = sendmsg(p->sync_fd, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		error_errno(err, "seccomp listener: send to the supervisor");
+		close(listener);
+		return -1;
+	}
+	if (close(listener) < 0)
+		return error_errno(err, "seccomp listener: close");
 	return 0;
 }
 
 /* corral's baseline first, then config.json's: the kernel runs both and
  * the stricter answer wins.  The baseline allows seccomp(2), so it never
  * keeps config.json's from loading; config.json's comes last so that,
- * with no_new_privs, only the execve runs under it. */
+ * with no_new_privs, only the execve runs under it.  The baseline's
+ * listener is handed over in between (sendmsg, close), before
+ * config.json's filter, which need not allow either. */
 static int load_filters(const struct stage_params *p, struct error **err)
 {
-	if (load_filter(&p->baseline, err) < 0)
+	int listener = -1;
+
+	if (load_filter(&p->baseline, &listener, err) < 0)
 		return error_wrap(err, "corral baseline");
-	return load_filter(&p->seccomp, err);
+	if (listener >= 0 && hand_over_listener(p, listener, err) < 0)
+		return -1;
+	listener = -1;
+	if (load_filter(&p->seccomp, &listener, err) < 0)
+		return -1;
+	if (listener >= 0) {
+		close(listener);
+		return error_set(err, EINVAL,
+				 "config.json's seccomp filter: a listener "
+				 "is not supported");
+	}
+	return 0;
 }
 
 int workload_exec(const struct stage_params *p, struct error **err)

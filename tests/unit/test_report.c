@@ -13,7 +13,7 @@
 
 static void parse(struct report *r, const char *text)
 {
-	report_parse_outcome(text, strlen(text), r);
+	CHECK(report_parse_outcome(text, strlen(text), r, NULL) == 0);
 }
 
 TEST(outcome_lines_and_reasons)
@@ -128,7 +128,111 @@ TEST(json_and_text_say_unknown)
 	CHECK(text && strstr(text, "peak memory:       unknown"));
 	CHECK(text && strstr(text, "wall clock:        fired (limit 5 s)"));
 	CHECK(text && strstr(text, "deleted             0  /x\\x0ay\n"));
-	CHECK(text && strstr(text, "not recorded yet"));
+	CHECK(text && strstr(text, "syscalls refused\n  not recorded: the "
+				   "supervisor had no seccomp listener"));
+	yajl_tree_free(root);
+	free(json);
+	free(text);
+	report_release(&r);
+}
+
+/* The supervisor's syscall lines: the latest count of each, the first
+ * call's time, pid and comm from its first line; malformed lines (a raw
+ * byte or space in the comm, extra fields, a count of 0) are skipped. */
+TEST(syscall_lines_keep_the_latest_count)
+{
+	struct report r = {.status = "stopped"};
+
+	parse(&r, "start 1 0\nlistening\n");
+	CHECK(r.syscalls_known && r.n_syscalls == 0 && r.syscalls_total == 0);
+	parse(&r, "syscall c000003e 165 1 10 5 7 sh\n"
+		  "syscall c000003e 321 1 11 6 8 a\\x20b\n"
+		  "syscall c000003e 165 40 10 5 7 sh\n"
+		  "syscall c000003e 165 90 10 5 7 sh\n"
+		  "syscall c000003e 250 3 12 0 9 ?\n"
+		  "syscall c000003e 101 1 12 0 9 a b\n"
+		  "syscall c000003e 101 1 12 0 9 a\x01\n"
+		  "syscall c000003e 101 1 12 0 9 a\\x2\n"
+		  "syscall c000003e 101 0 12 0 9 a\n"
+		  "syscall c000003e -1 1 12 0 9 a\n"
+		  "syscall c000003e 101 1 12 1000000000 9 a\n");
+	CHECK(r.n_syscalls == 3);
+	CHECK(r.syscalls_total == 94);
+	report_sort_syscalls(&r);
+	CHECK(r.syscalls[0].nr == 165 && r.syscalls[0].count == 90);
+	CHECK(r.syscalls[0].first_sec == 10 && r.syscalls[0].first_nsec == 5);
+	CHECK(r.syscalls[0].pid == 7);
+	CHECK_STR(r.syscalls[0].comm, "sh");
+	CHECK(r.syscalls[1].nr == 250 && r.syscalls[1].count == 3);
+	CHECK_STR(r.syscalls[1].comm, "?");
+	CHECK(r.syscalls[2].nr == 321 && r.syscalls[2].arch == 0xc000003e);
+	CHECK_STR(r.syscalls[2].comm, "a\\x20b");
+	report_release(&r);
+}
+
+/* More distinct syscalls than the report keeps: counted as truncated,
+ * memory bounded. */
+TEST(syscall_lines_are_capped)
+{
+	struct report r = {.status = "stopped"};
+	char line[96];
+
+	for (int nr = 0; nr < REPORT_SYSCALLS_MAX + 10; nr++) {
+		snprintf(line, sizeof(line), "syscall c000003e %d 2 1 0 1 x\n",
+			 nr);
+		parse(&r, line);
+	}
+	CHECK(r.n_syscalls == REPORT_SYSCALLS_MAX && r.syscalls_truncated);
+	CHECK(r.syscalls_total == 2 * REPORT_SYSCALLS_MAX);
+	report_release(&r);
+}
+
+/* Both renderers list the named syscalls, largest count first, capped at
+ * REPORT_SYSCALLS_SHOWN; an unnamed number says so. */
+TEST(syscalls_in_text_and_json)
+{
+	struct report r = {.status = "stopped"};
+	struct error *err = NULL;
+	char *json = NULL, *text = NULL, line[96];
+	const char *total[] = {"syscalls_refused", "total", NULL};
+	const char *calls[] = {"syscalls_refused", "calls", NULL};
+	const char *listed[] = {"syscalls_refused", "not_listed", NULL};
+	yajl_val root, v, first;
+
+	r.id = strdup("c1");
+	parse(&r, "listening\nsyscall c000003e 165 1000000 1796355527 "
+		  "5 4 sysprobe\nsyscall c000003e 321 1 0 0 9 a\\x0ab\n");
+	for (int nr = 1000; nr < 1000 + REPORT_SYSCALLS_SHOWN; nr++) {
+		snprintf(line, sizeof(line), "syscall c000003e %d 1 0 0 1 x\n",
+			 nr);
+		parse(&r, line);
+	}
+	for (size_t i = 0; i < r.n_syscalls; i++)
+		if (r.syscalls[i].nr == 165)
+			r.syscalls[i].name = strdup("mount");
+	report_sort_syscalls(&r);
+	CHECK(report_json(&r, &json, &err) == 0);
+	CHECK(report_text(&r, &text, &err) == 0);
+	root = json ? yajl_tree_parse(json, NULL, 0) : NULL;
+	CHECK(root != NULL);
+	v = yajl_tree_get(root, total, yajl_t_number);
+	CHECK(v && YAJL_GET_INTEGER(v) == 1000000 + 1 + REPORT_SYSCALLS_SHOWN);
+	v = yajl_tree_get(root, listed, yajl_t_number);
+	CHECK(v && YAJL_GET_INTEGER(v) == 2);
+	v = yajl_tree_get(root, calls, yajl_t_array);
+	CHECK(v && YAJL_GET_ARRAY(v)->len == REPORT_SYSCALLS_SHOWN);
+	first = v ? YAJL_GET_ARRAY(v)->values[0] : NULL;
+	CHECK_STR(YAJL_GET_STRING(json_get(first, "name")), "mount");
+	CHECK(YAJL_GET_INTEGER(json_get(first, "count")) == 1000000);
+	CHECK(YAJL_GET_INTEGER(json_get(first, "first_pid")) == 4);
+	CHECK_STR(YAJL_GET_STRING(json_get(first, "first_comm")), "sysprobe");
+	CHECK_STR(YAJL_GET_STRING(json_get(first, "first")),
+		  "2026-12-04T03:38:47.000000005Z");
+	CHECK(text && strstr(text, "syscalls refused\n  1000051 refused "
+				   "(EPERM)\n  mount                 1000000  "
+				   "first 2026-12-04T03:38:47.000000005Z pid 4 "
+				   "(sysprobe)\n  syscall 321"));
+	CHECK(text && strstr(text, "  and 2 more syscalls\n"));
 	yajl_tree_free(root);
 	free(json);
 	free(text);

@@ -9,6 +9,10 @@
  *   sysprobe connectunix PATH  "connect RESULT"; @NAME is an abstract name
  *   sysprobe openw PATH...     "PATH RESULT" for open(PATH, O_WRONLY)
  *   sysprobe scanexe SECONDS   watch /proc/[pid]/exe of every process
+ *   sysprobe repeat N PROBE    the probe N times: "PROBE N RESULT" per
+ *                              distinct result, in the order first seen
+ *   sysprobe timed N PROBE     as repeat, then "ns_per_call NS"
+ *   sysprobe fdlinks           "FD TARGET" for each open fd
  *
  * RESULT is "OK" when the call succeeded, or the errno's name.  Each call
  * is made with a bad fd, a bad pointer or bad flags, so that a call the
@@ -28,6 +32,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -445,6 +450,81 @@ static int run_probe(const char *name)
 	return 2;
 }
 
+/* The probe n times, counting each result (at most a few distinct). */
+static int repeat_probe(const char *count, const char *name, bool timed)
+{
+	struct timespec t0, t1;
+	struct {
+		int err;
+		long n;
+	} seen[8];
+	size_t n_seen = 0;
+	char *end;
+	long n = strtol(count, &end, 10);
+
+	if (*end || n <= 0) {
+		fprintf(stderr, "sysprobe: bad count %s\n", count);
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		if (strcmp(probes[i].name, name) != 0)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (long k = 0; k < n; k++) {
+			long ret;
+			int e;
+			size_t j;
+
+			errno = 0;
+			ret = probes[i].fn();
+			e = ret < 0 ? errno : 0;
+			for (j = 0; j < n_seen && seen[j].err != e; j++)
+				;
+			if (j == n_seen && n_seen < 8)
+				seen[n_seen++].err = e, seen[j].n = 0;
+			if (j < n_seen)
+				seen[j].n++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		for (size_t j = 0; j < n_seen; j++)
+			printf("%s %ld %s\n", name, seen[j].n,
+			       seen[j].err ? errname(seen[j].err) : "OK");
+		if (timed)
+			printf("ns_per_call %.1f\n",
+			       ((t1.tv_sec - t0.tv_sec) * 1e9 +
+				(t1.tv_nsec - t0.tv_nsec)) / (double)n);
+		return 0;
+	}
+	fprintf(stderr, "sysprobe: unknown probe %s\n", name);
+	return 2;
+}
+
+/* Each open fd and what it is (readlink of /proc/self/fd/N). */
+static int list_fd_links(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[64], target[256];
+
+	if (!d) {
+		perror("sysprobe: /proc/self/fd");
+		return 1;
+	}
+	while ((e = readdir(d))) {
+		ssize_t len;
+
+		if (e->d_name[0] == '.' ||
+		    strtol(e->d_name, NULL, 10) == dirfd(d))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%.20s", e->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		target[len < 0 ? 0 : len] = '\0';
+		printf("%s %s\n", e->d_name, len < 0 ? "?" : target);
+	}
+	closedir(d);
+	return 0;
+}
+
 static int list_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -627,11 +707,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: sysprobe PROBE... | fds | ids | caps | "
 				"connect IP PORT | connectunix PATH | "
 				"openw PATH... | "
-				"scanexe SECONDS\n");
+				"scanexe SECONDS | repeat|timed N PROBE | "
+				"fdlinks\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "fds") == 0)
 		return list_fds();
+	if (strcmp(argv[1], "fdlinks") == 0)
+		return list_fd_links();
+	if (strcmp(argv[1], "repeat") == 0 && argc == 4)
+		return repeat_probe(argv[2], argv[3], false);
+	if (strcmp(argv[1], "timed") == 0 && argc == 4)
+		return repeat_probe(argv[2], argv[3], true);
 	if (strcmp(argv[1], "ids") == 0)
 		return print_ids();
 	if (strcmp(argv[1], "caps") == 0)
