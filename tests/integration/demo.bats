@@ -49,6 +49,10 @@ outcomes() {
 	grep -qE '^while true \(--timeout 3\) +\| contained ' <<<"$rows" || fail "$rows"
 	grep -qE '^rm -rf / +\| (contained|skipped) ' <<<"$rows" || fail "$rows"
 	refute_output --partial sk-demo-not-a-real-key
+	# corral's report of each attempt: the wall clock, the proxy's verdicts
+	assert_line --regexp '^    report: wall clock, signal 9; '
+	assert_line --regexp '^    report: .*; egress: 1 allowed, 0 denied$'
+	assert_line --regexp '^    report: .*; egress: 0 allowed, 1 denied$'
 	assert_line "nothing leaked"
 }
 
