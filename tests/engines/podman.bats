@@ -580,3 +580,21 @@ named_runtime_conf() {
 	assert_line --index 1 --partial "403 Forbidden"
 	assert_line --index 2 1
 }
+
+@test "podman with the policy's report.dir: each container's report is kept at delete" {
+	local dir="$BATS_TEST_TMPDIR/reports" id
+	mkdir -m 0700 "$dir"
+	jq --arg d "$dir" '.report = {dir: $d}' "$POLICY" >"$POLICY.new" &&
+		mv "$POLICY.new" "$POLICY"
+	run pm run --name "$NAME" --network none "$IMAGE" \
+		sh -c 'echo kept >/tmp/note; exit 3'
+	assert_equal "$status" 3
+	id="$(podman inspect -f '{{.Id}}' "$NAME" 3>&-)"
+	run pm rm "$NAME"
+	assert_success
+	[ -f "$dir/$id.json" ] || fail "no report in $dir: $(ls "$dir")"
+	run jq -r '[.id, .status, .outcome.reason, .outcome.exit_code] | @tsv' "$dir/$id.json"
+	assert_output "$(printf '%s\tstopped\tworkload exit\t3' "$id")"
+	run stat -c %a "$dir/$id.json"
+	assert_output 600
+}
