@@ -175,7 +175,62 @@ static inline bool hinv_bind_rw(const struct policy *p, const char *source,
 	return best && best->rw;
 }
 
+/* The kubelet volume kind the rule keeps a bind of, 'w' (emptyDir,
+ * written), 'r' (read-only), or 0: the source is ENGINEDIR/UID/volumes/
+ * kubernetes.io~KIND/NAME for an engineDirs entry whose last component is
+ * "pods", UID the config's pod-uid annotation, KIND one volumes.kinds
+ * names (or a secret or projected volume volumes.secrets names). */
+static inline char hinv_volume(const struct policy *p, const struct spec *c,
+			       const char *source)
+{
+	static const char *const kinds[][2] = {{"empty-dir", "emptyDir"},
+					       {"configmap", "configMap"},
+					       {"downward-api", "downwardAPI"}};
+	const char *uid = NULL;
+	char want[4096];
+
+	for (size_t i = 0; c && i < c->n_annotations; i++)
+		if (!strcmp(c->annotations[i].key,
+			    "io.kubernetes.cri.sandbox-uid") ||
+		    (!uid &&
+		     !strcmp(c->annotations[i].key, "io.kubernetes.pod.uid")))
+			uid = c->annotations[i].value;
+	for (size_t i = 0; uid && i < p->n_engine_dirs; i++) {
+		const char *d = p->engine_dirs[i], *name;
+		size_t n = strlen(d);
+
+		if (n < 5 || strcmp(d + n - 5, "/pods") != 0)
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(kinds) + 2; k++) {
+			const char *dir = k < ARRAY_SIZE(kinds) ? kinds[k][0]
+					  : k == ARRAY_SIZE(kinds) ? "secret"
+								   : "projected";
+			int len = snprintf(want, sizeof(want),
+					   "%s/%s/volumes/kubernetes.io~%s/", d,
+					   uid, dir);
+
+			if (len <= 0 || (size_t)len >= sizeof(want) ||
+			    strncmp(source, want, (size_t)len) != 0)
+				continue;
+			name = source + len;
+			if (!*name || strchr(name, '/'))
+				continue;
+			if (k >= ARRAY_SIZE(kinds))
+				return hinv_has(p->volume_secrets,
+						p->n_volume_secrets, name)
+					   ? 'r'
+					   : 0;
+			if (!hinv_has(p->volume_kinds, p->n_volume_kinds,
+				      kinds[k][1]))
+				return 0;
+			return k == 0 ? 'w' : 'r';
+		}
+	}
+	return 0;
+}
+
 static inline const char *hinv_bind(const struct policy *p,
+				    const struct spec *c,
 				    const struct spec_mount *m)
 {
 	static const char *const never[] = {"/var/run/secrets/kubernetes.io",
@@ -210,6 +265,10 @@ static inline const char *hinv_bind(const struct policy *p,
 				      strcmp(base, "crio.sock") == 0))
 		return "a bind of an engine socket";
 	rw = hinv_bind_rw(p, m->source, &entry);
+	if (!entry && hinv_volume(p, c, m->source)) {
+		entry = true;
+		rw = hinv_volume(p, c, m->source) == 'w';
+	}
 	if (!entry && !hinv_has((char *const *)engine, ARRAY_SIZE(engine),
 				m->destination))
 		return "a bind neither in the policy nor an engine file";
@@ -394,7 +453,7 @@ static inline const char *hinv_mounts(const struct hinv_case *k)
 				  hinv_same(m->source, "shm")));
 		if (!found)
 			return "a mount not in config.json";
-		why = hinv_is_bind(m) ? hinv_bind(k->policy, m) : hinv_fs(m);
+		why = hinv_is_bind(m) ? hinv_bind(k->policy, c, m) : hinv_fs(m);
 		if (why)
 			return why;
 	}
