@@ -203,8 +203,9 @@ static inline char hinv_volume(const struct policy *p, const struct spec *c,
 			continue;
 		for (size_t k = 0; k < ARRAY_SIZE(kinds) + 2; k++) {
 			const char *dir = k < ARRAY_SIZE(kinds) ? kinds[k][0]
-					  : k == ARRAY_SIZE(kinds) ? "secret"
-								   : "projected";
+					  : k == ARRAY_SIZE(kinds)
+					      ? "secret"
+					      : "projected";
 			int len = snprintf(want, sizeof(want),
 					   "%s/%s/volumes/kubernetes.io~%s/", d,
 					   uid, dir);
