@@ -474,7 +474,6 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	if (c->egress.pid > 0 &&
 	    egress_helper_ready(&c->egress, c->dir.dirfd, err) < 0)
 		return -1;
-	report_note_ready(c->outcome_fd);
 	fill_state(c, &st, created, "created");
 	free(state_json);
 	state_json = NULL;

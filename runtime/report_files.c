@@ -61,18 +61,6 @@ static bool opaque(int fd)
 static int walk_dir(struct walk *w, int up, int lower, size_t len, int depth,
 		    struct error **err);
 
-/* Whether an entry is corral's own, unchanged since create set the
- * container up (a mount point it made there), which the workload did
- * not do. */
-static bool set_up_by_corral(const struct walk *w, const struct stat *st)
-{
-	const struct report_time *t = &w->r->ready;
-
-	return t->known && (st->st_ctim.tv_sec < t->sec ||
-			    (st->st_ctim.tv_sec == t->sec &&
-			     st->st_ctim.tv_nsec <= t->nsec));
-}
-
 /* One entry of the upper layer at w->path (its parent's up and lower). */
 static int walk_entry(struct walk *w, int up, int lower, const char *name,
 		      size_t len, int depth, struct error **err)
@@ -84,8 +72,6 @@ static int walk_entry(struct walk *w, int up, int lower, const char *name,
 	if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0; /* gone meanwhile: the container still runs */
 	in_lower = exists_at(lower, name, &lower_dir);
-	if (set_up_by_corral(w, &st) && !S_ISDIR(st.st_mode))
-		return 0;
 	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0))
 		return report_add_file(w->r, w->path, REPORT_DELETED, lower_dir,
 				       0, err);
@@ -103,9 +89,7 @@ static int walk_entry(struct walk *w, int up, int lower, const char *name,
 		in_lower = false;
 	}
 	if (!in_lower || !lower_dir) {
-		/* a directory of corral's: only what is in it may be news */
-		if (!set_up_by_corral(w, &st) &&
-		    report_add_file(w->r, w->path, REPORT_CREATED, true, 0,
+		if (report_add_file(w->r, w->path, REPORT_CREATED, true, 0,
 				    err) < 0)
 			return -1;
 	} else {

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cgroup_fs.h"
@@ -34,19 +33,6 @@ int report_open_outcome(const struct container_dir *dir, int *fd,
 			 O_CLOEXEC,
 		     0600);
 	return *fd < 0 ? error_errno(err, "make " OUTCOME_FILE) : 0;
-}
-
-void report_note_ready(int outcome_fd)
-{
-	struct timespec now;
-	char line[64];
-	int n;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	n = snprintf(line, sizeof(line), "ready %lld %ld\n",
-		     (long long)now.tv_sec, now.tv_nsec);
-	if (outcome_fd >= 0 && n > 0 && (size_t)n < sizeof(line))
-		write_all(outcome_fd, line, (size_t)n);
 }
 
 void report_note_kill(const struct container_dir *dir, int sig)

@@ -27,10 +27,6 @@
 int report_open_outcome(const struct container_dir *dir, int *fd,
 			struct error **err);
 
-/* create: note that the container is set up (best effort): the files
- * its scratch holds by then are corral's own (report_files.c). */
-void report_note_ready(int outcome_fd);
-
 /* kill and delete: note the signal corral sent (best effort). */
 void report_note_kill(const struct container_dir *dir, int sig);
 

@@ -139,11 +139,6 @@ static bool outcome_line(const char *line, struct report *r)
 		r->started = (struct report_time){true, sec, nsec};
 		return true;
 	}
-	if (sscanf(line, "ready %lld %ld", &sec, &nsec) == 2 && nsec >= 0 &&
-	    nsec < 1000000000L) {
-		r->ready = (struct report_time){true, sec, nsec};
-		return true;
-	}
 	if (sscanf(line, "end %lld %ld %7s %d %11s", &sec, &nsec, how, &code,
 		   why) == 5 &&
 	    (strcmp(how, "exit") == 0 || strcmp(how, "signal") == 0) &&

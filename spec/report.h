@@ -67,10 +67,8 @@ struct report_time {
 struct report {
 	char *id;
 	const char *status; /* "created", "running", "stopped" ... (static) */
-	/* outcome: the supervisor's record (report_parse_outcome); ready:
-	 * when create had set the container up (what the upper layer held by
-	 * then is corral's: mount points) */
-	struct report_time ready, started, ended;
+	/* outcome: the supervisor's record (report_parse_outcome) */
+	struct report_time started, ended;
 	bool ended_known;
 	bool signalled; /* the workload died of `code`, else exited `code` */
 	int code;
@@ -114,7 +112,6 @@ const char *report_reason(const struct report *r);
 char *report_escape(const char *s, size_t len);
 
 /* The supervisor's and corral kill's lines in ROOT/ID/outcome:
- *   ready SEC NSEC (create's, once the container is set up)
  *   start SEC NSEC
  *   listening
  *   syscall ARCH NR COUNT SEC NSEC PID COMM

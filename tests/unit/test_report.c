@@ -20,10 +20,8 @@ TEST(outcome_lines_and_reasons)
 {
 	struct report r = {.status = "stopped"};
 
-	parse(&r,
-	      "ready 99 7\nstart 100 5\nend 102 500000005 exit 3 workload\n");
+	parse(&r, "start 100 5\nend 102 500000005 exit 3 workload\n");
 	CHECK(r.started.known && r.ended.known && r.code == 3);
-	CHECK(r.ready.known && r.ready.sec == 99 && r.ready.nsec == 7);
 	CHECK(!r.signalled && !r.by_wall_clock);
 	CHECK_STR(report_reason(&r), "workload exit");
 
