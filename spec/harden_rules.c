@@ -3,6 +3,7 @@
  * syscalls: one function per row of the sandbox table (README.md).  See
  * harden_internal.h for the conventions.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,6 +367,31 @@ int harden_capabilities(struct harden_ctx *c, struct error **err)
 
 /* ---- syscalls -------------------------------------------------------- */
 
+/* An SCMP_ACT_NOTIFY of config.json's filter would wait for a listener
+ * that is not there (listenerPath goes, and the kernel allows one
+ * listener per process, which the baseline's is): it becomes ERRNO with
+ * ENOSYS, what the kernel answers a notified call whose listener is
+ * gone, so the call is refused rather than create failing. */
+static void notify_refused(struct harden_ctx *c, char **action,
+			   struct spec_opt *errno_ret, const char *field)
+{
+	char *errno_action;
+
+	if (!*action || strcmp(*action, "SCMP_ACT_NOTIFY") != 0)
+		return;
+	errno_action = strdup("SCMP_ACT_ERRNO");
+	if (!errno_action) {
+		c->oom = true;
+		return;
+	}
+	free(*action);
+	*action = errno_action;
+	*errno_ret = (struct spec_opt){true, ENOSYS};
+	harden_record(c, field, "SCMP_ACT_NOTIFY", "SCMP_ACT_ERRNO (ENOSYS)",
+		      "default: no listener outside the container answers "
+		      "it; refused as with a listener gone");
+}
+
 /* config.json's filter stays as written: the runtime loads the baseline
  * on top of it, so a call must pass both.  Its listenerPath (a unix
  * socket on the host that would receive the filter's notifications) goes:
@@ -376,6 +402,15 @@ int harden_syscalls(struct harden_ctx *c, struct error **err)
 	struct sandbox *sb = &c->h->sandbox;
 	struct spec_linux *lx = c->spec->linux_;
 	struct spec_seccomp *sc = lx ? lx->seccomp : NULL;
+
+	if (sc) {
+		notify_refused(c, &sc->default_action, &sc->default_errno_ret,
+			       ".linux.seccomp.defaultAction");
+		for (size_t i = 0; i < sc->n_syscalls; i++)
+			notify_refused(c, &sc->syscalls[i].action,
+				       &sc->syscalls[i].errno_ret,
+				       ".linux.seccomp.syscalls[].action");
+	}
 
 	if (sc && sc->listener_path) {
 		_cleanup_free_ char *asked =

@@ -66,3 +66,22 @@ deny_calls() {
 	assert_success
 	assert_output ran
 }
+
+# An SCMP_ACT_NOTIFY of config.json's would wait for a listener the
+# sandbox does not give (its listenerPath is dropped, and the baseline's
+# listener is the process's one): the call is refused with ENOSYS, the
+# rest runs, and the report still counts the baseline's own refusals.
+@test "a config.json filter with SCMP_ACT_NOTIFY: those calls get ENOSYS, the container runs" {
+	update_config '.linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW",
+		listenerPath: "/run/agent.sock",
+		architectures: ["SCMP_ARCH_X86_64", "SCMP_ARCH_AARCH64"],
+		syscalls: [{names: ["mkdir", "mkdirat"], action: "SCMP_ACT_NOTIFY"}]}'
+	set_args sh -c 'mkdir /tmp/d; echo "mkdir $?"; echo ran'
+	run --separate-stderr corral run --bundle "$BUNDLE" "$ID" </dev/null
+	assert_success
+	assert_line "mkdir 1"
+	assert_line ran
+	[[ "$stderr" == *"Function not implemented"* ]] || fail "stderr: $stderr"
+	run corral explain --bundle "$BUNDLE"
+	assert_line --regexp "^ +\\.linux\\.seccomp\\.syscalls\\[\\]\\.action +SCMP_ACT_NOTIFY -> SCMP_ACT_ERRNO \\(ENOSYS\\)  \\(default: "
+}

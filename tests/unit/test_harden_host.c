@@ -3,6 +3,7 @@
  * sources and engine files), the ids it runs as, the mount options and
  * kernel filesystems it asks for, and what the result tells the runtime
  * to check (binds[], root_beneath/root_path). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,6 +518,30 @@ TEST(a_seccomp_listener_path_is_dropped)
 
 	CHECK(h && h->spec->linux_->seccomp &&
 	      !h->spec->linux_->seccomp->listener_path);
+	hardened_free(h);
+	spec_free(s);
+}
+
+TEST(a_seccomp_notify_action_becomes_enosys)
+{
+	struct spec *s = config(
+	    "rootfs", "", "",
+	    "\"seccomp\": {\"defaultAction\": \"SCMP_ACT_NOTIFY\","
+	    " \"listenerPath\": \"/run/agent.sock\", \"syscalls\": ["
+	    " {\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"},"
+	    " {\"names\": [\"getpid\"], \"action\": \"SCMP_ACT_ALLOW\"}]}");
+	struct hardened *h = harden_in(s, NULL, NULL);
+	const struct spec_seccomp *sc = h ? h->spec->linux_->seccomp : NULL;
+
+	CHECK(sc && !strcmp(sc->default_action, "SCMP_ACT_ERRNO") &&
+	      sc->default_errno_ret.set && sc->default_errno_ret.v == ENOSYS);
+	CHECK(sc && !strcmp(sc->syscalls[0].action, "SCMP_ACT_ERRNO") &&
+	      sc->syscalls[0].errno_ret.set &&
+	      sc->syscalls[0].errno_ret.v == ENOSYS);
+	CHECK(sc && !strcmp(sc->syscalls[1].action, "SCMP_ACT_ALLOW") &&
+	      !sc->syscalls[1].errno_ret.set);
+	CHECK(h && find_change(h, ".linux.seccomp.syscalls[].action") &&
+	      find_change(h, ".linux.seccomp.defaultAction"));
 	hardened_free(h);
 	spec_free(s);
 }
