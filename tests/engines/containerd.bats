@@ -437,3 +437,23 @@ start_detached() {
 	[ ! -e "$ctrd2" ] || fail "$ctrd2 is left"
 	[ ! -e "$CTRD_RUNC_BASE/$ns" ] || fail "$CTRD_RUNC_BASE/$ns is left"
 }
+
+@test "the policy's report.dir under containerd: each task's report is kept at delete" {
+	local dir="$BATS_TEST_TMPDIR/reports"
+	mkdir -m 0700 "$dir"
+	printf '{"report": {"dir": "%s"}}\n' "$dir" >"$BATS_TEST_TMPDIR/policy.json"
+	# the shim passes no flags of an administrator's: the binary it runs
+	# is given the policy, as /etc/corral/policy.json would be
+	printf '#!/bin/sh\nexec %q --policy %q "$@"\n' "$CORRAL" \
+		"$BATS_TEST_TMPDIR/policy.json" >"$BATS_TEST_TMPDIR/corral-reported"
+	chmod 0755 "$BATS_TEST_TMPDIR/corral-reported"
+	CORRAL="$BATS_TEST_TMPDIR/corral-reported" run ctrd_run --rm "$IMAGE" "$ID" \
+		sh -c 'echo kept >/tmp/note; exit 3'
+	assert_equal "$status" 3
+	[ -f "$dir/$ID.json" ] || fail "no report in $dir: $(ls "$dir")"
+	run jq -c '[.id, .status, .outcome.reason, .outcome.exit_code,
+		[.files.changes[] | [.change, .path]]]' "$dir/$ID.json"
+	assert_output "[\"$ID\",\"stopped\",\"workload exit\",3,[[\"created\",\"/tmp/note\"]]]"
+	run stat -c %a "$dir/$ID.json"
+	assert_output 600
+}
