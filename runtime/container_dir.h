@@ -2,8 +2,9 @@
  * effective spec the container was created with), sandbox.json and
  * explain.{txt,json} (what harden() decided), policy.json (the policy
  * it was hardened under, for exec and update), exec.fifo while the
- * container is created but not started, `outcome` and `scratch/` for
- * `corral report` (report_gather.h), and `lock`, an flock(2) held by
+ * container is created but not started, `outcome`, `scratch/` and
+ * `scratch.ready` for `corral report` (report_gather.h, report_files.h),
+ * and `lock`, an flock(2) held by
  * every command on the container so two never race.  Removing the
  * directory unmounts scratch/ first. */
 #ifndef CORRAL_CONTAINER_DIR_H

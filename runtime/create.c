@@ -50,6 +50,7 @@
 #include "init.h"
 #include "log.h"
 #include "mount_sources.h"
+#include "report_files.h"
 #include "report_gather.h"
 #include "scratch.h"
 #include "stub_resolv.h"
@@ -473,6 +474,10 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	}
 	if (c->egress.pid > 0 &&
 	    egress_helper_ready(&c->egress, c->dir.dirfd, err) < 0)
+		return -1;
+	/* Every mount point is made by now, and no code of the container's
+	 * has run: what the upper layer holds is corral's. */
+	if (report_wanted(c) && report_files_mark_ready(c->dir.dirfd, err) < 0)
 		return -1;
 	fill_state(c, &st, created, "created");
 	free(state_json);

@@ -132,6 +132,22 @@ static void name_syscalls(struct report *r)
 	report_sort_syscalls(r);
 }
 
+/* The writable binds of the effective spec (the stored config.json). */
+static int rw_binds(const struct container *c, struct report *r,
+		    struct error **err)
+{
+	struct spec *config = NULL;
+	int ret;
+
+	if (!r->files_known)
+		return 0;
+	if (container_dir_load_config(&c->dir, &config, NULL) < 0)
+		return 0; /* no binds known: none listed */
+	ret = report_files_binds(config, r, err);
+	spec_free(config);
+	return ret;
+}
+
 static int gather(const struct container *c, struct report *r,
 		  struct error **err)
 {
@@ -149,7 +165,8 @@ static int gather(const struct container *c, struct report *r,
 	name_syscalls(r);
 	from_cgroup(c, r);
 	wall_clock_limit(c, r);
-	if (report_files_read(c->dir.dirfd, c->state->rootfs, r, err) < 0)
+	if (report_files_read(c->dir.dirfd, c->state->rootfs, r, err) < 0 ||
+	    rw_binds(c, r, err) < 0)
 		return -1;
 	if ((egress = read_record(c->dir.dirfd, EGRESS_LOG_FILE, EGRESS_LOG_MAX,
 				  &len)) &&

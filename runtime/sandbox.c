@@ -89,6 +89,26 @@ static int add_bind(struct spec *s, const char *source, const char *dest,
 	return 0;
 }
 
+/* The default config's /tmp is a tmpfs of its own; the embedded root has
+ * a /tmp directory, so its writes land in the scratch overlay instead,
+ * with the rest, where `corral report` sees them. */
+static void drop_tmp_mount(struct spec *s)
+{
+	for (size_t i = 0; i < s->n_mounts; i++) {
+		struct spec_mount *m = &s->mounts[i];
+
+		if (strcmp(m->destination, "/tmp") != 0)
+			continue;
+		free(m->destination);
+		free(m->type);
+		free(m->source);
+		strv_free(m->options);
+		memmove(m, m + 1, (s->n_mounts - i - 1) * sizeof(*m));
+		s->n_mounts--;
+		return;
+	}
+}
+
 /* rootfs/ with /etc, the links of a merged-/usr host, and bind mounts of
  * the host's /usr (and of /lib etc. where they are directories). */
 static int make_rootfs(int bundle, struct spec *s, struct error **err)
@@ -100,6 +120,7 @@ static int make_rootfs(int bundle, struct spec *s, struct error **err)
 			     O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    mkdirat(rootfs, "etc", 0755) < 0 ||
 	    mkdirat(rootfs, "tmp", 01777) < 0 ||
+	    fchmodat(rootfs, "tmp", 01777, 0) < 0 || /* past the umask */
 	    (etc = openat(rootfs, "etc", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return error_errno(err, "sandbox rootfs");
 	for (size_t i = 0; i < ARRAY_SIZE(etc_files); i++)
@@ -229,6 +250,8 @@ static int make_config(const struct sandbox_opts *o, int bundle,
 	s->root->path = strdup(rootfs ? rootfs : "rootfs");
 	if (!s->process->cwd || !s->root->path)
 		goto oom;
+	if (!o->rootfs)
+		drop_tmp_mount(s);
 	if ((!o->rootfs && (make_rootfs(bundle, s, err) < 0 ||
 			    add_bind(s, "/etc", "/etc", false, err) < 0)) ||
 	    (workspace &&

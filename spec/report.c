@@ -5,13 +5,17 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/mount.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <yajl/yajl_tree.h>
 
 #include "json.h"
+#include "mount_options.h"
+#include "spec.h"
 #include "util.h"
 
 /* The reason is read from the most specific record to the least: the
@@ -278,8 +282,8 @@ static int file_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int report_add_file(struct report *r, const char *name, enum report_change c,
-		    bool dir, uint64_t size, struct error **err)
+static int add_file(struct report *r, const char *name, enum report_change c,
+		    bool dir, uint64_t size, bool in_bind, struct error **err)
 {
 	struct report_file *slot = NULL;
 
@@ -311,7 +315,50 @@ int report_add_file(struct report *r, const char *name, enum report_change c,
 	slot->change = c;
 	slot->dir = dir;
 	slot->size = size;
+	slot->in_bind = in_bind;
 	return 0;
+}
+
+int report_add_file(struct report *r, const char *name, enum report_change c,
+		    bool dir, uint64_t size, struct error **err)
+{
+	return add_file(r, name, c, dir, size, false, err);
+}
+
+int report_add_bind_file(struct report *r, const char *name,
+			 enum report_change c, bool dir, uint64_t size,
+			 struct error **err)
+{
+	return add_file(r, name, c, dir, size, true, err);
+}
+
+int report_add_bind(struct report *r, const char *path, const char *why,
+		    struct error **err)
+{
+	struct report_bind *v;
+
+	v = reallocarray(r->binds, r->n_binds + 1, sizeof(*v));
+	if (!v)
+		return error_set(err, ENOMEM, "report: out of memory");
+	r->binds = v;
+	v[r->n_binds].path = report_escape(path, strlen(path));
+	if (!v[r->n_binds].path)
+		return error_set(err, ENOMEM, "report: out of memory");
+	v[r->n_binds++].why = why;
+	return 0;
+}
+
+bool report_rw_bind(const struct spec_mount *m)
+{
+	struct spec_mount_flags f = {0};
+	bool rw;
+
+	if (spec_mount_options_parse(m->options, m->n_options, &f, NULL) < 0)
+		return false;
+	rw = f.bind && !(f.flags & MS_RDONLY) &&
+	     !(f.attr_set & MOUNT_ATTR_RDONLY);
+	free(f.data);
+	return rw;
 }
 
 void report_sort_files(struct report *r)
@@ -325,6 +372,9 @@ void report_release(struct report *r)
 	for (size_t i = 0; i < r->n_files; i++)
 		free(r->files[i].name);
 	free(r->files);
+	for (size_t i = 0; i < r->n_binds; i++)
+		free(r->binds[i].path);
+	free(r->binds);
 	for (size_t i = 0; i < r->n_denied; i++)
 		free(r->denied[i]);
 	free(r->denied);
@@ -335,4 +385,135 @@ void report_release(struct report *r)
 	free(r->syscalls);
 	free(r->id);
 	*r = (struct report){0};
+}
+
+/* ---- the READY record of the upper layer ----------------------------- */
+
+char *report_ready_line(const struct report_ready_entry *e)
+{
+	char *line = NULL;
+	int n;
+
+	if (e->dir)
+		n = asprintf(&line, "%" PRIu64 " d %s\n", e->ino, e->path);
+	else
+		n = asprintf(&line,
+			     "%" PRIu64 " f %" PRIu64 " %" PRId64
+			     " %ld %" PRId64 " %ld %s\n",
+			     e->ino, e->size, e->mtime_sec, e->mtime_nsec,
+			     e->ctime_sec, e->ctime_nsec, e->path);
+	return n < 0 ? NULL : line;
+}
+
+static int ready_cmp(const void *a, const void *b)
+{
+	const struct report_ready_entry *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* One line (NUL-terminated, no newline): 1 kept in *e, 0 not the format,
+ * -1 out of memory. */
+static int ready_entry(const char *line, struct report_ready_entry *e)
+{
+	unsigned long long ino, size;
+	long long msec, csec;
+	long mnsec, cnsec;
+	char kind;
+	int at = 0;
+
+	if (sscanf(line, "%llu %c %n", &ino, &kind, &at) != 2 || at == 0)
+		return 0;
+	*e = (struct report_ready_entry){.ino = ino, .dir = kind == 'd'};
+	if (kind == 'f') {
+		int more = 0;
+
+		if (sscanf(line + at, "%llu %lld %ld %lld %ld %n", &size, &msec,
+			   &mnsec, &csec, &cnsec, &more) != 5 ||
+		    more == 0)
+			return 0;
+		at += more;
+		e->size = size;
+		e->mtime_sec = msec;
+		e->mtime_nsec = mnsec;
+		e->ctime_sec = csec;
+		e->ctime_nsec = cnsec;
+	} else if (kind != 'd') {
+		return 0;
+	}
+	if (!line[at] || line[at - 1] != ' ')
+		return 0;
+	return (e->path = strdup(line + at)) ? 1 : -1;
+}
+
+int report_ready_parse(const char *buf, size_t len, struct report_ready *out,
+		       struct error **err)
+{
+	const char *p = buf, *end = buf + len;
+
+	*out = (struct report_ready){0};
+	while (p < end && out->n < REPORT_READY_MAX) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		_cleanup_free_ char *line = NULL;
+		int k;
+
+		if (!nl)
+			break; /* a partial last line */
+		if (!out->v &&
+		    !(out->v = calloc(REPORT_READY_MAX, sizeof(*out->v))))
+			goto oom;
+		if (memchr(p, '\0', (size_t)(nl - p)) == NULL) {
+			if (!(line = strndup(p, (size_t)(nl - p))))
+				goto oom;
+			k = ready_entry(line, &out->v[out->n]);
+			if (k < 0)
+				goto oom;
+			out->n += (size_t)k;
+		}
+		p = nl + 1;
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), ready_cmp);
+	return 0;
+oom:
+	report_ready_release(out);
+	return error_set(err, ENOMEM, "report: out of memory");
+}
+
+bool report_ready_holds(const struct report_ready *rd,
+			const struct report_ready_entry *e)
+{
+	const struct report_ready_entry *k;
+	_cleanup_free_ char *path = NULL;
+
+	if (!rd->n)
+		return false;
+	k = bsearch(e, rd->v, rd->n, sizeof(*rd->v), ready_cmp);
+	if (!k)
+		return false;
+	/* equal inodes: bsearch finds one of them; look at its neighbours */
+	while (k > rd->v && k[-1].ino == e->ino)
+		k--;
+	path = report_escape(e->path, strlen(e->path));
+	if (!path)
+		return false; /* listed: the record never hides by mistake */
+	for (; k < rd->v + rd->n && k->ino == e->ino; k++) {
+		if (k->dir != e->dir || strcmp(k->path, path) != 0)
+			continue;
+		if (k->dir ||
+		    (k->size == e->size && k->mtime_sec == e->mtime_sec &&
+		     k->mtime_nsec == e->mtime_nsec &&
+		     k->ctime_sec == e->ctime_sec &&
+		     k->ctime_nsec == e->ctime_nsec))
+			return true;
+	}
+	return false;
+}
+
+void report_ready_release(struct report_ready *rd)
+{
+	for (size_t i = 0; i < rd->n; i++)
+		free(rd->v[i].path);
+	free(rd->v);
+	*rd = (struct report_ready){0};
 }

@@ -38,7 +38,22 @@ struct report_file {
 	enum report_change change;
 	bool dir;
 	uint64_t size;
+	bool in_bind; /* in a writable bind, found by its times */
 };
+
+/* A writable bind of the container's (an rw entry of the policy's mounts,
+ * a pod's emptyDir): what the workload wrote there is not in the upper
+ * layer, so its files are found by their times instead. */
+struct report_bind {
+	char *path;	 /* the destination, escaped */
+	const char *why; /* NULL: walked; else why not (static) */
+};
+
+struct spec_mount;
+
+/* Whether m, a mount of the effective spec, is a bind the container may
+ * write (a bind without ro); false when its options do not parse. */
+bool report_rw_bind(const struct spec_mount *m);
 
 /* One syscall the baseline refused, from the supervisor's record. */
 struct report_syscall {
@@ -84,10 +99,12 @@ struct report {
 	bool files_known;
 	const char *files_why; /* why unknown (static) */
 	struct report_file *files;
-	size_t n_files;		/* kept: at most REPORT_FILES_SHOWN */
-	uint64_t n_files_total; /* found, kept or not */
-	uint64_t files_bytes;	/* their sizes added up */
-	bool files_truncated;	/* the walk stopped at its bounds */
+	size_t n_files;		   /* kept: at most REPORT_FILES_SHOWN */
+	uint64_t n_files_total;	   /* found, kept or not */
+	uint64_t files_bytes;	   /* their sizes added up */
+	bool files_truncated;	   /* the walk stopped at its bounds */
+	struct report_bind *binds; /* the writable binds looked at */
+	size_t n_binds;
 	/* network: the egress proxy's log, when it wrote one */
 	bool egress_known;
 	uint64_t egress_allowed, egress_denied, egress_bad_lines;
@@ -136,10 +153,63 @@ void report_sort_syscalls(struct report *r);
 int report_parse_egress(const char *buf, size_t len, struct report *r,
 			struct error **err);
 
+/* What the scratch's upper layer held when create was done (READY),
+ * before any code of the container's ran: the mount points corral made
+ * (an image without /proc, /dev or /etc/resolv.conf gets them there).
+ * The files changed leave out an entry that is still the one recorded:
+ * the same path and inode, and for anything but a directory the same
+ * size, mtime and ctime.  A tmpfs gives an inode number once (until 2^32
+ * files later), so a name the workload removed and made again is
+ * listed; times alone (the kernel's coarse clock) could not tell a file
+ * written in the same tick as READY from corral's own. */
+#define REPORT_READY_MAX 4096
+
+struct report_ready_entry {
+	uint64_t ino;
+	bool dir;
+	uint64_t size;
+	int64_t mtime_sec, ctime_sec;
+	long mtime_nsec, ctime_nsec;
+	char *path; /* escaped (report_escape) in the record */
+};
+
+struct report_ready {
+	struct report_ready_entry *v; /* sorted by ino */
+	size_t n;
+};
+
+/* The record's line of e, "INO d PATH" or "INO f SIZE MSEC MNSEC CSEC
+ * CNSEC PATH" (PATH escaped, the rest of the line), newline included;
+ * NULL when out of memory. */
+char *report_ready_line(const struct report_ready_entry *e);
+
+/* The record back; a line that does not parse, or one beyond
+ * REPORT_READY_MAX, is left out (then its entry is listed: a damaged
+ * record never hides a file).  -1 only when out of memory. */
+int report_ready_parse(const char *buf, size_t len, struct report_ready *out,
+		       struct error **err);
+
+/* Whether e (its path as found, not escaped) is an entry of the record,
+ * unchanged. */
+bool report_ready_holds(const struct report_ready *rd,
+			const struct report_ready_entry *e);
+
+void report_ready_release(struct report_ready *rd);
+
 /* Keep a file found in the upper layer: the largest REPORT_FILES_SHOWN are
  * kept; `name` is escaped here. */
 int report_add_file(struct report *r, const char *name, enum report_change c,
 		    bool dir, uint64_t size, struct error **err);
+
+/* The same for a file of a writable bind (in_bind set). */
+int report_add_bind_file(struct report *r, const char *name,
+			 enum report_change c, bool dir, uint64_t size,
+			 struct error **err);
+
+/* Note a writable bind at destination `path` (escaped here); why: NULL
+ * when its tree was walked. */
+int report_add_bind(struct report *r, const char *path, const char *why,
+		    struct error **err);
 
 /* Sort the kept files, largest first, names breaking ties. */
 void report_sort_files(struct report *r);

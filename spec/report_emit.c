@@ -22,6 +22,12 @@ static const char *const change_names[] = {
 #define NETWORK_NOTE                                                           \
 	"connects inside the loopback-only namespace are not visible to "      \
 	"corral"
+#define BINDS_NOTE                                                             \
+	"by file times within the run, approximate: another writer's files "   \
+	"then are listed, deletions are not seen"
+#define FILES_NOTE                                                             \
+	"the scratch overlay's upper layer (a tmpfs config.json mounts is "    \
+	"not seen)"
 #define SYSCALLS_UNKNOWN                                                       \
 	"not recorded: the supervisor had no seccomp listener (no "            \
 	"baseline under a permissive policy, or a container made before it)"
@@ -43,6 +49,15 @@ static int64_t run_ns(const struct report *r)
 	    r->started.nsec < 0 || r->started.nsec >= 1000000000L)
 		return -1;
 	return sec * 1000000000LL + (r->ended.nsec - r->started.nsec);
+}
+
+/* The scratch has no block left when the report is made (it may have
+ * been full before and not now: the workload can delete). */
+static bool scratch_full(const struct report *r)
+{
+	return r->scratch_used.known && r->scratch_size.known &&
+	       r->scratch_size.value > 0 &&
+	       r->scratch_used.value >= r->scratch_size.value;
 }
 
 static void text_counter(FILE *f, const char *label,
@@ -91,8 +106,10 @@ static void text_limits(FILE *f, const struct report *r)
 			r->wall_clock);
 	if (r->scratch_used.known && r->scratch_size.known)
 		fprintf(
-		    f, "  %-18s scratch at %" PRIu64 " of %" PRIu64 " bytes\n",
-		    "scratch:", r->scratch_used.value, r->scratch_size.value);
+		    f,
+		    "  %-18s scratch at %" PRIu64 " of %" PRIu64 " bytes%s\n",
+		    "scratch:", r->scratch_used.value, r->scratch_size.value,
+		    scratch_full(r) ? " (full: writes fail with ENOSPC)" : "");
 	else
 		fprintf(f, "  %-18s unknown\n", "scratch:");
 }
@@ -108,15 +125,20 @@ static void text_files(FILE *f, const struct report *r)
 	if (r->n_files_total == 0)
 		fprintf(f, "  none\n");
 	for (size_t i = 0; i < r->n_files; i++)
-		fprintf(f, "  %-8s %12" PRIu64 "  %s%s\n",
+		fprintf(f, "  %-8s %12" PRIu64 "  %s%s%s\n",
 			change_names[r->files[i].change], r->files[i].size,
-			r->files[i].name, r->files[i].dir ? "/" : "");
+			r->files[i].name, r->files[i].dir ? "/" : "",
+			r->files[i].in_bind ? "  (rw bind, by time)" : "");
 	if (r->n_files_total > r->n_files)
 		fprintf(f, "  and %" PRIu64 " more\n",
 			r->n_files_total - r->n_files);
 	if (r->files_truncated)
 		fprintf(f,
 			"  (the walk stopped at its depth or entry bound)\n");
+	fprintf(f, "  from: %s\n", FILES_NOTE);
+	for (size_t i = 0; i < r->n_binds; i++)
+		fprintf(f, "  rw bind %s: %s\n", r->binds[i].path,
+			r->binds[i].why ? r->binds[i].why : BINDS_NOTE);
 }
 
 static void text_network(FILE *f, const struct report *r)
@@ -257,6 +279,7 @@ static void json_limits(yajl_gen g, const struct report *r)
 	json_key_bool(g, "wall_clock_fired", r->by_wall_clock);
 	key_counter(g, "scratch_used_bytes", &r->scratch_used);
 	key_counter(g, "scratch_size_bytes", &r->scratch_size);
+	json_key_bool(g, "scratch_full", scratch_full(r));
 	yajl_gen_map_close(g);
 }
 
@@ -281,9 +304,30 @@ static void json_files(yajl_gen g, const struct report *r)
 		json_key_str(g, "path", r->files[i].name);
 		json_key_bool(g, "dir", r->files[i].dir);
 		json_key_int(g, "size", (long long)r->files[i].size);
+		json_key_str(g, "where",
+			     r->files[i].in_bind ? "rw bind" : "scratch");
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
+	json_key_str(g, "note", FILES_NOTE);
+	json_str(g, "rw_binds");
+	yajl_gen_map_open(g);
+	json_key_str(g, "note", BINDS_NOTE);
+	json_str(g, "binds");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < r->n_binds; i++) {
+		yajl_gen_map_open(g);
+		json_key_str(g, "path", r->binds[i].path);
+		json_key_bool(g, "read", !r->binds[i].why);
+		json_str(g, "why");
+		if (r->binds[i].why)
+			json_str(g, r->binds[i].why);
+		else
+			yajl_gen_null(g);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 }
 

@@ -1,13 +1,16 @@
 /* Fuzz target: the report's records (spec/report.h): the outcome file
  * (the supervisor's start, end and syscall lines, corral kill's) and the
- * egress log, then both renderers.
+ * egress log, then both renderers; and the READY record of the upper
+ * layer (report_ready_parse) from the same bytes.
  *
  * The input is split at the first NUL: the outcome record before it, the
  * egress log after.  Whatever the bytes, the parsers keep at most their
  * bounds (REPORT_SYSCALLS_MAX syscalls, REPORT_DENIED_SHOWN names), every
  * kept comm is the supervisor's escaped form, the counts add up to the
  * total, and the text report holds no byte a terminal would act on but
- * the newline; the JSON report parses.
+ * the newline; the JSON report parses.  The READY record keeps at most
+ * REPORT_READY_MAX entries, sorted, and every line
+ * it writes again parses to the same entry.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +30,33 @@ static void check_comm(const char *s)
 			   "comm byte 0x%02x kept", (unsigned char)*s);
 }
 
+static void check_ready(const char *buf, size_t len)
+{
+	struct report_ready rd;
+	struct error *err = NULL;
+
+	FUZZ_CHECK(report_ready_parse(buf, len, &rd, &err) == 0, "ready: %s",
+		   err ? err->msg : "?");
+	FUZZ_CHECK(rd.n <= REPORT_READY_MAX, "%zu ready entries", rd.n);
+	for (size_t i = 0; i < rd.n; i++) {
+		struct report_ready again;
+		char *line = report_ready_line(&rd.v[i]);
+
+		FUZZ_CHECK(i == 0 || rd.v[i - 1].ino <= rd.v[i].ino,
+			   "not sorted at %zu", i);
+		FUZZ_CHECK(line, "no line");
+		FUZZ_CHECK(
+		    report_ready_parse(line, strlen(line), &again, &err) == 0 &&
+			again.n == 1 && again.v[0].ino == rd.v[i].ino &&
+			again.v[0].dir == rd.v[i].dir &&
+			strcmp(again.v[0].path, rd.v[i].path) == 0,
+		    "line %s does not read back", line);
+		report_ready_release(&again);
+		free(line);
+	}
+	report_ready_release(&rd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data;
@@ -38,6 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t sum = 0;
 	yajl_val root;
 
+	check_ready(buf, size);
 	r.id = strdup("fuzz");
 	FUZZ_CHECK(report_parse_outcome(buf, olen, &r, &err) == 0,
 		   "outcome: %s", err ? err->msg : "?");

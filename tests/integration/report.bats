@@ -9,6 +9,8 @@ setup_file() {
 	corral_setup_file
 }
 
+SYSPROBE="${SYSPROBE:-$REPO_ROOT/build/helpers/static/sysprobe}"
+
 setup() {
 	corral_setup
 	# the workload (uid 65534) may write the image's / and /etc, which
@@ -30,11 +32,12 @@ teardown() {
 
 # run_reported ID: run -d (stdio to files, as run_detached) under a policy
 # that asks for reports (report.dir): only then is the scratch kept for
-# the files changed.
+# the files changed.  $POLICY_MORE, when set, adds keys to that policy
+# (`"mounts": [...], `).
 run_reported() {
 	mkdir -p "$BATS_TEST_TMPDIR/reports"
-	printf '{"report": {"dir": "%s"}}\n' "$BATS_TEST_TMPDIR/reports" \
-		>"$BATS_TEST_TMPDIR/reported.json"
+	printf '{%s"report": {"dir": "%s"}}\n' "${POLICY_MORE:-}" \
+		"$BATS_TEST_TMPDIR/reports" >"$BATS_TEST_TMPDIR/reported.json"
 	corral --policy "$BATS_TEST_TMPDIR/reported.json" run -d \
 		--bundle "$BUNDLE" "$1" </dev/null >>"$BATS_TEST_TMPDIR/$1.out" \
 		2>>"$BATS_TEST_TMPDIR/$1.err"
@@ -50,24 +53,43 @@ r = json.load(open(sys.argv[1]))
 print(eval(sys.argv[2]))' "$BATS_TEST_TMPDIR/r.json" "$2"
 }
 
-@test "one of each event: scratch write, image delete, OOM kill, forks refused, wall clock" {
+@test "one of each event: denied calls, scratch write, image delete, rw bind, OOM kill, forks refused, wall clock" {
+	[ -x "$SYSPROBE" ] || fail "$SYSPROBE not found: run make helpers"
+	cp "$SYSPROBE" "$ROOTFS/bin/sysprobe"
+	# a host directory the policy lends read-write, with a file the
+	# workload appends to and one it leaves alone (written before the run)
+	mkdir -m 0777 "$BATS_TEST_TMPDIR/shared"
+	echo old >"$BATS_TEST_TMPDIR/shared/appended"
+	echo old >"$BATS_TEST_TMPDIR/shared/untouched"
+	chmod 0666 "$BATS_TEST_TMPDIR/shared/appended"
+	touch -d '1 hour ago' "$BATS_TEST_TMPDIR/shared/"*
+	POLICY_MORE="\"mounts\": [{\"source\": \"$BATS_TEST_TMPDIR/shared\", \"rw\": true}], "
 	update_config '.annotations["run.corral.timeout"] = "3"
 		| .linux.resources.memory.limit = 33554432
 		| .linux.resources.memory.swap = 33554432
-		| .linux.resources.pids.limit = 8'
+		| .linux.resources.pids.limit = 8
+		| .mounts += [{"destination": "/shared", "type": "bind",
+			"source": $src, "options": ["rbind", "rw"]}]' \
+		--arg src "$BATS_TEST_TMPDIR/shared"
 	set_args sh -c 'echo hello >/made-here; rm /etc/victim
+		/bin/sysprobe mount bpf keyctl ptrace_attach unshare
+		echo more >>/shared/appended; echo new >/shared/made
 		dd if=/dev/zero of=/dev/null bs=64M count=1
 		sh -c "for i in \$(seq 12); do sleep 30 & done"; exec sleep 100'
 	run_reported "$ID"
 	wait_for_status "$ID" stopped 100
 	run report_py "$ID" 'r["outcome"]["reason"], r["outcome"]["signal"], r["limits"]["wall_clock_fired"]'
 	assert_output "('wall clock', 9, True)"
-	run report_py "$ID" 'r["limits"]["oom_kills"], r["limits"]["forks_refused"] > 0, r["limits"]["cpu_throttled_periods"]'
-	assert_output "(1, True, 0)"
-	run report_py "$ID" 'sorted((c["change"], c["path"], c["size"]) for c in r["files"]["changes"])'
-	assert_output "[('created', '/made-here', 6), ('deleted', '/etc/victim', 0)]"
-	run report_py "$ID" 'r["syscalls_refused"]["total"], r["syscalls_refused"]["calls"], r["network"]["egress"], r["outcome"]["run_time_ns"] > 2.5e9'
-	assert_output "(0, [], None, True)"
+	run report_py "$ID" 'r["limits"]["oom_kills"], r["limits"]["forks_refused"] > 0, r["limits"]["cpu_throttled_periods"], r["limits"]["scratch_full"]'
+	assert_output "(1, True, 0, False)"
+	run report_py "$ID" 'sorted((c["change"], c["path"], c["size"], c["where"]) for c in r["files"]["changes"])'
+	assert_output "[('created', '/made-here', 6, 'scratch'), ('created', '/shared/made', 4, 'rw bind'), ('deleted', '/etc/victim', 0, 'scratch'), ('modified', '/shared/appended', 9, 'rw bind')]"
+	run report_py "$ID" 'r["files"]["rw_binds"]["binds"]'
+	assert_output "[{'path': '/shared', 'read': True, 'why': None}]"
+	run report_py "$ID" 'sorted((c["name"], c["count"]) for c in r["syscalls_refused"]["calls"]), r["syscalls_refused"]["total"]'
+	assert_output "([('bpf', 1), ('keyctl', 1), ('mount', 1), ('ptrace', 1), ('unshare', 1)], 5)"
+	run report_py "$ID" 'r["network"]["egress"], r["outcome"]["run_time_ns"] > 2.5e9'
+	assert_output "(None, True)"
 	run --separate-stderr corral report "$ID"
 	assert_success
 	assert_line "  reason:            wall clock"
@@ -78,7 +100,11 @@ print(eval(sys.argv[2]))' "$BATS_TEST_TMPDIR/r.json" "$2"
 	assert_line --regexp '^  scratch:           scratch at [0-9]+ of 67108864 bytes$'
 	assert_line --regexp '^  created +6  /made-here$'
 	assert_line --regexp '^  deleted +0  /etc/victim$'
-	assert_line "  0 refused (EPERM)"
+	assert_line --regexp '^  modified +9  /shared/appended  \(rw bind, by time\)$'
+	assert_line --regexp '^  created +4  /shared/made  \(rw bind, by time\)$'
+	assert_line "  rw bind /shared: by file times within the run, approximate: another writer's files then are listed, deletions are not seen"
+	assert_line "  5 refused (EPERM)"
+	refute_output --partial untouched
 	[ "$(cat "$ROOTFS/etc/victim")" = image ] || fail "the image was written"
 	run corral delete "$ID"
 	assert_success
@@ -144,9 +170,49 @@ print(r["status"], r["outcome"]["exit_code"], [c["path"] for c in r["files"]["ch
 	[ "$(stat -c %a "$BATS_TEST_TMPDIR/sb.json")" = 600 ]
 	run python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-print(r["outcome"]["reason"], r["outcome"]["exit_code"], r["limits"]["wall_clock_limit_s"])' "$BATS_TEST_TMPDIR/sb.json"
-	assert_output "workload exit 5 20"
+print(r["outcome"]["reason"], r["outcome"]["exit_code"], r["limits"]["wall_clock_limit_s"])
+print([(c["change"], c["path"]) for c in r["files"]["changes"]])' "$BATS_TEST_TMPDIR/sb.json"
+	# /tmp is the scratch's (no tmpfs of its own), and the mount points
+	# corral made in the synthetic root (/dev, /proc, /sys, /usr) are
+	# not the workload's changes
+	assert_output "workload exit 5 20
+[('created', '/tmp/f')]"
 	[ -z "$(ls -A "$ROOT" 2>/dev/null | grep -v '^\.seccomp$' || true)" ]
+}
+
+@test "the mount points corral made are not listed; the workload's first write is" {
+	# mount points the image lacks, made in the upper layer before READY
+	rmdir "$ROOTFS/proc" "$ROOTFS/sys"
+	update_config '.mounts += [{"destination": "/mnt/new/deep", "type": "tmpfs",
+		"source": "tmpfs", "options": ["size=1m"]}]'
+	# the first thing the workload does, in the tick READY was in
+	set_args sh -c 'echo 1 >/first; mkdir /mnt/mine; echo 2 >/mnt/mine/f
+		echo 3 >/mnt/new/deep/in-tmpfs; exit 0'
+	chmod 0777 "$ROOTFS"
+	run_reported "$ID"
+	wait_for_status "$ID" stopped 100
+	run report_py "$ID" 'sorted((c["change"], c["path"]) for c in r["files"]["changes"])'
+	# /mnt (made by corral for the tmpfs) is not listed, what the
+	# workload made in it is; the tmpfs's own file is not in the scratch
+	assert_output "[('created', '/first'), ('created', '/mnt/mine'), ('created', '/mnt/mine/f')]" ||
+		cat "$ROOT/$ID/scratch.ready"
+	[ -s "$ROOT/$ID/scratch.ready" ] || fail "no READY record"
+}
+
+@test "a damaged READY record hides nothing" {
+	rmdir "$ROOTFS/proc"
+	set_args sh -c 'echo 1 >/first'
+	chmod 0777 "$ROOTFS"
+	run_reported "$ID"
+	wait_for_status "$ID" stopped 100
+	run report_py "$ID" 'sorted(c["path"] for c in r["files"]["changes"])'
+	assert_output "['/first']"
+	# a record that names every entry with other times, or is garbage,
+	# lists corral's own mount point too rather than hiding anything
+	sed -i 's/^\([0-9]*\) [df] .*/\1 f 0 0 0 0 0 \/first/' "$ROOT/$ID/scratch.ready"
+	printf 'junk\n\0\n' >>"$ROOT/$ID/scratch.ready"
+	run report_py "$ID" 'sorted(c["path"] for c in r["files"]["changes"])'
+	assert_output "['/first', '/proc']"
 }
 
 @test "policy report.dir: create-start-delete as an engine calls it leaves DIR/ID.json" {

@@ -8,6 +8,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "spec.h"
 #include "unit.h"
 #include "util.h"
 
@@ -241,6 +242,126 @@ TEST(syscalls_in_text_and_json)
 
 /* events.c writes each egress line again through json_value: the same
  * value comes out, and nothing deeper than it was told. */
+TEST(ready_record_round_trips_and_holds_only_the_unchanged)
+{
+	struct report_ready_entry dir = {.ino = 7, .dir = true,
+					 .path = "/mnt"};
+	struct report_ready_entry file = {.ino = 9, .size = 0,
+					  .mtime_sec = 100, .mtime_nsec = 5,
+					  .ctime_sec = 100, .ctime_nsec = 6,
+					  .path = "/etc/resolv conf"};
+	_cleanup_free_ char *a = report_ready_line(&dir);
+	_cleanup_free_ char *b = report_ready_line(&file);
+	_cleanup_free_ char *text = NULL;
+	struct report_ready rd;
+	struct report_ready_entry probe;
+
+	CHECK_STR(a, "7 d /mnt\n");
+	CHECK_STR(b, "9 f 0 100 5 100 6 /etc/resolv conf\n");
+	CHECK(asprintf(&text, "%sjunk\n3 x /y\n%s4 d\n", b, a) > 0);
+	CHECK(report_ready_parse(text, strlen(text), &rd, NULL) == 0);
+	CHECK(rd.n == 2 && rd.v[0].ino == 7 && rd.v[1].ino == 9);
+	CHECK(report_ready_holds(&rd, &dir));
+	/* a directory: the same inode and path, whatever its times */
+	probe = dir;
+	probe.mtime_sec = 999;
+	CHECK(report_ready_holds(&rd, &probe));
+	probe.path = "/mnt2"; /* renamed */
+	CHECK(!report_ready_holds(&rd, &probe));
+	probe = dir;
+	probe.ino = 8; /* made again */
+	CHECK(!report_ready_holds(&rd, &probe));
+	CHECK(report_ready_holds(&rd, &file));
+	probe = file;
+	probe.size = 1; /* written */
+	CHECK(!report_ready_holds(&rd, &probe));
+	probe = file;
+	probe.ctime_nsec = 7; /* chmod */
+	CHECK(!report_ready_holds(&rd, &probe));
+	probe = file;
+	probe.dir = true;
+	CHECK(!report_ready_holds(&rd, &probe));
+	report_ready_release(&rd);
+	/* a name with bytes to escape matches its escaped record */
+	file.path = "/a\nb";
+	free(b);
+	b = NULL;
+	{
+		_cleanup_free_ char *esc = report_escape("/a\nb", 4);
+		struct report_ready_entry rec = file;
+
+		rec.path = esc;
+		b = report_ready_line(&rec);
+	}
+	CHECK_STR(b, "9 f 0 100 5 100 6 /a\\x0ab\n");
+	CHECK(report_ready_parse(b, strlen(b), &rd, NULL) == 0);
+	CHECK(report_ready_holds(&rd, &file));
+	report_ready_release(&rd);
+	/* no record: nothing is held */
+	CHECK(report_ready_parse("", 0, &rd, NULL) == 0);
+	CHECK(!report_ready_holds(&rd, &dir));
+	report_ready_release(&rd);
+}
+
+TEST(rw_binds_are_binds_without_ro)
+{
+	char *rw[] = {"rbind", "rw", "nosuid"};
+	char *ro[] = {"rbind", "ro"};
+	char *rro[] = {"bind", "rro"};
+	struct spec_mount m = {.destination = "/d", .type = "bind",
+			       .source = "/s", .options = rw, .n_options = 3};
+
+	CHECK(report_rw_bind(&m));
+	m.options = ro;
+	m.n_options = 2;
+	CHECK(!report_rw_bind(&m));
+	m.options = rro;
+	CHECK(!report_rw_bind(&m));
+	m.options = NULL;
+	m.n_options = 0;
+	m.type = "tmpfs";
+	CHECK(!report_rw_bind(&m));
+}
+
+TEST(bind_files_in_text_and_json)
+{
+	struct report r = {.status = "stopped", .files_known = true,
+			   .scratch_used = {true, 4096},
+			   .scratch_size = {true, 4096}};
+	_cleanup_free_ char *text = NULL, *json = NULL;
+	yajl_val v;
+
+	r.id = strdup("c");
+	CHECK(report_add_file(&r, "/s", REPORT_CREATED, false, 3, NULL) == 0);
+	CHECK(report_add_bind_file(&r, "/data/x", REPORT_MODIFIED, false, 5,
+				   NULL) == 0);
+	CHECK(report_add_bind(&r, "/data", NULL, NULL) == 0);
+	CHECK(report_add_bind(&r, "/other", "not read: why", NULL) == 0);
+	report_sort_files(&r);
+	CHECK(report_text(&r, &text, NULL) == 0);
+	CHECK(strstr(text, "  modified            5  /data/x  (rw bind, by "
+			   "time)\n"));
+	CHECK(strstr(text, "  created             3  /s\n"));
+	CHECK(strstr(text, "  rw bind /data: by file times"));
+	CHECK(strstr(text, "  rw bind /other: not read: why\n"));
+	CHECK(strstr(text, "(full: writes fail with ENOSPC)"));
+	CHECK(report_json(&r, &json, NULL) == 0);
+	v = yajl_tree_parse(json, NULL, 0);
+	CHECK(v);
+	{
+		const char *full[] = {"limits", "scratch_full", NULL};
+		const char *binds[] = {"files", "rw_binds", "binds", NULL};
+		yajl_val b = yajl_tree_get(v, binds, yajl_t_array);
+
+		CHECK(YAJL_IS_TRUE(yajl_tree_get(v, full, yajl_t_true)));
+		CHECK(b && YAJL_GET_ARRAY(b)->len == 2);
+	}
+	CHECK(strstr(json, "\"where\": \"rw bind\""));
+	CHECK(strstr(json, "\"where\": \"scratch\""));
+	yajl_tree_free(v);
+	report_release(&r);
+}
+
 TEST(json_value_writes_a_parsed_line_again)
 {
 	const char *in = "{\"a\":[1,\"x\\n\",{\"b\":true}],\"c\":null,"
