@@ -271,7 +271,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
 	-Werror -Wno-unused-parameter -D_GNU_SOURCE -Ispec \
 	$(shell pkg-config --cflags yajl 2>/dev/null) $(FUZZ_SAN)
 FUZZ_TARGETS := spec policy harden state egress cgroup_path tls_hello dns \
-	report
+	report overlay_opts
 FUZZ_BIN := $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 FUZZ_SPEC_OBJ := $(SPEC_SRC:%.c=build/fuzz/%.o)
 

@@ -11,7 +11,9 @@
 
 #include "cgroup.h"
 #include "fsutil.h"
+#include "harden.h"
 #include "scratch.h"
+#include "userns_pool.h"
 #include "util.h"
 
 int container_id_validate(const char *id, struct error **err)
@@ -189,6 +191,22 @@ static int unmount_scratch(const struct container_dir *dir, const char *id,
 	return 0;
 }
 
+/* The slice of the user-namespace pool the container held (sandbox.json
+ * says which), given back once its processes are gone; a pod member's is
+ * its pod sandbox's, which the release leaves alone. */
+static void release_slice(const struct container_dir *dir, const char *root,
+			  const char *id)
+{
+	_cleanup_free_ char *json = NULL;
+	struct sandbox sb = {0};
+	size_t len;
+
+	if (read_file_at(dir->dirfd, SANDBOX_FILE, &json, &len, NULL) == 0 &&
+	    hardened_parse_sandbox(json, len, &sb, NULL) == 0 && sb.userns_auto)
+		userns_slice_release(sb.userns_uid, root, id);
+	sandbox_release(&sb);
+}
+
 int container_dir_remove(const char *root, const char *id,
 			 struct container_dir *dir, struct error **err)
 {
@@ -199,6 +217,7 @@ int container_dir_remove(const char *root, const char *id,
 
 	if (unmount_scratch(dir, id, err) < 0)
 		return -1;
+	release_slice(dir, root, id);
 	fd = openat(dir->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return error_errno(err, "remove state of %s", id);

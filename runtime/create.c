@@ -51,6 +51,7 @@
 #include "log.h"
 #include "mount_sources.h"
 #include "report_files.h"
+#include "userns_pool.h"
 #include "report_gather.h"
 #include "scratch.h"
 #include "stub_resolv.h"
@@ -84,7 +85,16 @@ struct create_ctx {
 	int outcome_fd; /* runtime/report.h */
 	pid_t pid;
 	struct egress_helper egress; /* when the sandbox has the proxy */
+	bool slice_taken; /* policy->slice is this container's to give back */
+	int pod_userns;	  /* its pod sandbox's user namespace, or -1 */
 };
+
+/* The container's first process is in a user namespace: one made for it
+ * or, for a pod member, its pod sandbox's (ns_plan.hop). */
+static bool in_userns(const struct create_ctx *c)
+{
+	return (c->ns.clone_flags & CLONE_NEWUSER) || c->ns.hop;
+}
 
 /* The bundle directory is the caller's (an engine's) choice; what is in
  * it is not: config.json must be a regular file in it, not a link to one
@@ -198,9 +208,26 @@ static int harden_config(struct create_ctx *c, struct error **err)
 	if (c->o->own_rootfs &&
 	    policy_allow_root(c->policy, c->o->own_rootfs, err) < 0)
 		return -1;
+	/* A slice of the pool for corral's own user namespace, which
+	 * harden() maps the container's ids to; given back at once when it
+	 * decides on none (config.json's own namespace under user.idMap). */
+	if (c->policy->mode != POLICY_PERMISSIVE &&
+	    ns_pod_userns(c->o->root, c->config, &c->policy->slice,
+			  &c->pod_userns) == 0 &&
+	    c->policy->pool.set) {
+		if (userns_slice_take(&c->policy->pool, c->o->root, c->o->id,
+				      &c->policy->slice, err) < 0)
+			return error_wrap(err, "user namespace");
+		c->slice_taken = true;
+	}
 	if (harden(c->config, c->policy, c->bundle, &c->hardened, err) < 0)
 		return error_wrap(err, "config.json");
 	c->spec = c->hardened->spec;
+	if (c->slice_taken && !c->hardened->sandbox.userns_auto) {
+		userns_slice_release(c->policy->slice.uid, c->o->root,
+				     c->o->id);
+		c->slice_taken = false;
+	}
 	return 0;
 }
 
@@ -299,7 +326,7 @@ static int own_fifo(const struct create_ctx *c, struct error **err)
 	const struct spec_linux *l = c->spec->linux_;
 	long long uid, gid;
 
-	if (!(c->ns.clone_flags & CLONE_NEWUSER) || !l)
+	if (!in_userns(c) || !l)
 		return 0;
 	uid = host_root(l->uid_mappings, l->n_uid_mappings);
 	gid = host_root(l->gid_mappings, l->n_gid_mappings);
@@ -333,8 +360,13 @@ static int prepare(struct create_ctx *c, struct error **err)
 			       err) < 0)
 		return -1;
 	if (ns_plan_make(c->spec, c->hardened->sandbox.enforced, c->o->root,
-			 &c->ns, err) < 0 ||
-	    ns_join_pod_network(c->o->root, c->spec, &c->hardened->sandbox,
+			 &c->ns, err) < 0)
+		return -1;
+	/* a pod member goes into its pod sandbox's user namespace, whose
+	 * ipc, uts and network namespaces it joins */
+	if (c->pod_userns >= 0 && c->hardened->sandbox.userns_auto)
+		ns_plan_join_pod_userns(&c->ns, take_fd(&c->pod_userns));
+	if (ns_join_pod_network(c->o->root, c->spec, &c->hardened->sandbox,
 				&c->ns, err) < 0 ||
 	    check_spec(c, err) < 0 || build_env(c, nlisten, err) < 0)
 		return -1;
@@ -421,6 +453,27 @@ static int fork_egress(struct create_ctx *c, struct error **err)
 }
 
 /* The parent's half of the sync protocol. */
+/* A hop (ns_plan.hop): the first child tells the pid of the container's
+ * first process, its sibling, and ends; from then on c->pid is that
+ * process. */
+static int hopped_pid(struct create_ctx *c, struct error **err)
+{
+	_cleanup_free_ char *payload = NULL;
+	char *end;
+	long pid;
+
+	if (sync_expect(c->proc.sync[0], SYNC_PID, &payload, err) < 0)
+		return -1;
+	errno = 0;
+	pid = strtol(payload ? payload : "", &end, 10);
+	if (errno || !payload || end == payload || *end || pid <= 0 ||
+	    pid > INT_MAX)
+		return error_set(err, EPROTO, "sync: a bad pid");
+	waitpid(c->pid, NULL, 0);
+	c->pid = (pid_t)pid;
+	return 0;
+}
+
 static int supervise_setup(struct create_ctx *c, struct error **err)
 {
 	_cleanup_free_ char *state_json = NULL;
@@ -434,8 +487,9 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	/* A child in a user namespace cannot write the host's cgroup files:
 	 * it is moved before it runs a step of its own.  Any other child
 	 * moves itself once GO says the cgroup is there (init_run). */
-	if ((c->ns.clone_flags & CLONE_NEWUSER) &&
-	    cgroup_enter(c->cgroup, c->pid, err) < 0)
+	if (c->ns.hop && hopped_pid(c, err) < 0)
+		return -1;
+	if (in_userns(c) && cgroup_enter(c->cgroup, c->pid, err) < 0)
 		return error_wrap(err, "cgroup");
 	if (c->ns.clone_flags & CLONE_NEWUSER &&
 	    ns_write_id_maps(c->pid, c->spec, err) < 0)
@@ -519,8 +573,10 @@ static int spawn(struct create_ctx *c, struct error **err)
 
 	if (ns_join_pid(&c->ns, err) < 0)
 		return -1;
-	c->pid =
-	    ns_clone(c->ns.clone_flags & ~by_child, cgroup_fd, &c->in_cgroup);
+	/* a hop's first child makes no namespace: init_hop does, after
+	 * joining */
+	c->pid = ns_clone(c->ns.hop ? 0 : c->ns.clone_flags & ~by_child,
+			  cgroup_fd, &c->in_cgroup);
 	if (c->pid < 0)
 		return error_errno(err, "clone the container process");
 	if (c->pid == 0) {
@@ -536,7 +592,7 @@ static int spawn(struct create_ctx *c, struct error **err)
 		for (size_t i = 0; i < c->o->n_preopened; i++)
 			close(c->o->preopened[i].fd);
 		cfg.in_cgroup2 = c->in_cgroup;
-		_exit(init_run(&cfg));
+		_exit(c->ns.hop ? init_hop(&cfg) : init_run(&cfg));
 	}
 	closep(&c->proc.sync[1]);
 	return supervise_setup(c, err);
@@ -572,12 +628,16 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	cgroup_free(c->cgroup);
 	if (failed && c->dir.dirfd >= 0)
 		container_dir_remove(c->o->root, c->o->id, &c->dir, NULL);
+	if (failed && c->slice_taken)
+		userns_slice_release(c->policy->slice.uid, c->o->root,
+				     c->o->id);
 	container_dir_close(&c->dir);
 	closep(&c->fifo_fd);
 	closep(&c->outcome_fd);
 	closep(&c->bundle_fd);
 	mount_sources_release(&c->sources);
 	ns_plan_release(&c->ns);
+	closep(&c->pod_userns);
 	proc_plan_release(&c->proc);
 	strv_free(c->proc.env);
 	spec_free(c->config);
@@ -598,6 +658,7 @@ int container_create(const struct create_opts *o, struct container_pids *pids,
 	    .sources = {.root = -1, .scratch = -1},
 	    .proc = PROC_PLAN_INIT,
 	    .egress = {.pid = -1, .go = -1, .ready = -1},
+	    .pod_userns = -1,
 	};
 	int r;
 

@@ -293,10 +293,8 @@ static int build_process(struct exec_ctx *c, struct error **err)
 	/* The same sandbox as the workload's: harden_process() runs
 	 * harden()'s own process rules under create's policy. */
 	asked = steal_pointer(&c->process);
-	r = harden_process(asked, c->policy, &c->process, err);
+	r = harden_process(asked, c->policy, &c->sandbox, &c->process, err);
 	spec_process_free(asked);
-	if (r == 0)
-		r = harden_egress_env(c->process, &c->sandbox, err);
 	return r;
 }
 

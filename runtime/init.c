@@ -60,7 +60,7 @@ static int setup(const struct init_config *c, char **state_json,
 {
 	_cleanup_close_ int rootfd = -1, sysfd = -1;
 	const struct spec *spec = c->spec;
-	bool userns = c->ns->clone_flags & CLONE_NEWUSER;
+	bool userns = (c->ns->clone_flags & CLONE_NEWUSER) || c->hopped;
 
 	if (process_set_title("corral-init", err) < 0)
 		return -1;
@@ -68,13 +68,21 @@ static int setup(const struct init_config *c, char **state_json,
 	    (sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0 ||
 	     proc_become_ns_root(err) < 0))
 		return -1;
+	/* Becoming the namespace's root changed the effective uid, which
+	 * made this process undumpable, and so its /proc/self files the
+	 * host root's, which its namespace cannot name: oom_score_adj could
+	 * not be opened.  Dumpable again, as it was forked: they are that
+	 * root's (the container's own id), and no process of the container
+	 * exists yet to look. */
+	if (userns && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+		return error_errno(err, "set dumpable");
 	/* While this process is still the corral binary, no process that
 	 * joins the container may open its /proc/PID/exe or fds. */
 	if (!userns && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_errno(err, "set non-dumpable");
 	if (setsid() < 0)
 		return error_errno(err, "setsid");
-	if (ns_join_rest(c->ns, err) < 0)
+	if (!c->hopped && ns_join_rest(c->ns, err) < 0)
 		return -1;
 	if ((c->ns->clone_flags & CLONE_NEWNET) && unshare(CLONE_NEWNET) < 0)
 		return error_errno(err, "new network namespace");
@@ -140,7 +148,7 @@ static void fill_params(const struct init_config *c,
 	const struct spec *spec = c->spec;
 
 	proc_plan_stage(c->proc, STAGE_INIT, p);
-	p->dumpable = c->ns->clone_flags & CLONE_NEWUSER;
+	p->dumpable = (c->ns->clone_flags & CLONE_NEWUSER) || c->hopped;
 	p->wall_clock = c->sandbox->wall_clock;
 	p->fifo_fd = c->fifo_fd;
 	p->cgroup_procs_fd = reaper->procs;
@@ -167,6 +175,45 @@ int init_run(const struct init_config *c)
 	else if (setup(c, &state_json, &reaper, &err) == 0) {
 		fill_params(c, &reaper, &params);
 		stage_exec(&params, &err);
+	}
+	sync_send(c->proc->sync[1], SYNC_ERROR, err->msg, strlen(err->msg),
+		  NULL);
+	return 1;
+}
+
+int init_hop(const struct init_config *c)
+{
+	_cleanup_error_ struct error *err = NULL;
+	struct init_config second = *c;
+	char pid_text[16];
+	bool joined;
+	pid_t pid;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
+		error_errno(&err, "parent death signal");
+	} else if (ns_join_rest(c->ns, &err) == 0 &&
+		   ns_join_user(c->ns, &joined, &err) == 0 &&
+		   proc_become_ns_root(&err) == 0) {
+		/* the new namespaces, the network's and the cgroup's but
+		 * (init_run makes those), are the joined user namespace's */
+		unsigned long flags =
+		    c->ns->clone_flags &
+		    ~(unsigned long)(CLONE_NEWNET | CLONE_NEWCGROUP);
+
+		pid = ns_clone(flags | CLONE_PARENT, -1, &second.in_cgroup2);
+		if (pid == 0) {
+			second.hopped = true;
+			second.in_cgroup2 = c->in_cgroup2;
+			_exit(init_run(&second));
+		}
+		if (pid > 0) {
+			int n = snprintf(pid_text, sizeof(pid_text), "%d",
+					 (int)pid);
+
+			return sync_send(c->proc->sync[1], SYNC_PID, pid_text,
+					 (size_t)n, NULL) < 0;
+		}
+		error_errno(&err, "clone the container process");
 	}
 	sync_send(c->proc->sync[1], SYNC_ERROR, err->msg, strlen(err->msg),
 		  NULL);

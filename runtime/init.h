@@ -27,6 +27,9 @@ struct init_config {
 	 * user namespace, where the parent moves it. */
 	const struct cgroup *cgroup;
 	bool in_cgroup2; /* clone3 made it in its cgroup2 directory */
+	/* The second child of a hop (ns_plan.hop): its first child joined
+	 * every namespace, the pod's user namespace among them */
+	bool hopped;
 };
 
 /* Runs in the cloned child, which becomes the container's PID 1: sets the
@@ -35,5 +38,13 @@ struct init_config {
  * success; otherwise reports the error over the sync socket and returns
  * an exit status. */
 int init_run(const struct init_config *cfg);
+
+/* The first child of a hop (ns_plan.hop): joins every namespace of the
+ * plan, the user namespace last, becomes its root, and clones the
+ * container's first process into the new namespaces, that user
+ * namespace's, as its own sibling (CLONE_PARENT: create waits for it),
+ * which runs init_run; tells create that process's pid (SYNC_PID) and
+ * returns an exit status. */
+int init_hop(const struct init_config *cfg);
 
 #endif

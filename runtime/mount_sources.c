@@ -13,7 +13,9 @@
 
 #include "fsutil.h"
 #include "mount_options.h"
+#include "overlay_layers.h"
 #include "scratch.h"
+#include "userns_pool.h"
 #include "util.h"
 
 /* ---- the root filesystem --------------------------------------------- */
@@ -59,6 +61,60 @@ static int clone_tree(int fd, bool recursive, const char *what,
 	return tree;
 }
 
+/* A detached clone made read-only and, for corral's own user namespace
+ * (ns: a namespace of its slice, userns_slice_open), idmapped: the
+ * layer shows its files as the container's, host uid 0 as the
+ * namespace's root (the slice's first id), so the image's root owns its
+ * files inside, while on the host nothing changes owner. */
+static int restrict_layer(int tree, int ns, bool recursive, struct error **err)
+{
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+	struct mount_attr idmap = {.attr_set = MOUNT_ATTR_IDMAP,
+				   .userns_fd = (uint64_t)ns};
+	unsigned int at = AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0);
+
+	if (syscall(SYS_mount_setattr, tree, "", at, &ro, sizeof(ro)) < 0)
+		return error_errno(err, "rootfs: make it read-only");
+	if (ns >= 0 &&
+	    syscall(SYS_mount_setattr, tree, "", at, &idmap, sizeof(idmap)) < 0)
+		return error_errno(err, "rootfs: idmap it onto the container's "
+					"user namespace");
+	return 0;
+}
+
+/* An engine's overlay root under corral's own user namespace: its
+ * layers, each cloned, read-only and idmapped, stacked again under the
+ * scratch (overlay_layers.h). */
+static int idmapped_layers(const struct hardened *h, int root, int ns,
+			   struct mount_sources *s, struct error **err)
+{
+	struct overlay_layers l;
+	int trees[OVERLAY_LAYERS_MAX];
+	size_t n = 0;
+	int r = -1;
+
+	if (overlay_layers_open(root, h->layer_dirs, h->n_layer_dirs, &l, err) <
+	    0)
+		return error_wrap(err, "rootfs");
+	for (; n < l.n; n++) {
+		trees[n] = clone_tree(l.fd[n], false, "rootfs layer", err);
+		if (trees[n] < 0 ||
+		    restrict_layer(trees[n], ns, false, err) < 0) {
+			n++;
+			goto out;
+		}
+	}
+	s->root = scratch_mount_root(trees, n, l.userxattr,
+				     h->sandbox.scratch_size, &s->scratch, err);
+	r = s->root < 0 ? -1 : 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		if (trees[i] >= 0)
+			close(trees[i]);
+	overlay_layers_close(&l);
+	return r;
+}
+
 /* The container's root: under the sandbox the scratch overlay over a
  * read-only clone of the rootfs (so nothing that reaches the lower layer
  * can write the image), otherwise the clone itself.  Made here, detached,
@@ -69,8 +125,7 @@ static int clone_root(const struct hardened *h, const char *bundle,
 		      struct error **err)
 {
 	_cleanup_close_ int fd = open_root(h, bundle, bundle_fd, err);
-	_cleanup_close_ int tree = -1;
-	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+	_cleanup_close_ int tree = -1, ns = -1;
 	char p[FD_PATH_MAX];
 
 	if (fd < 0)
@@ -79,6 +134,14 @@ static int clone_root(const struct hardened *h, const char *bundle,
 	s->rootfs = realpath(p, NULL);
 	if (!s->rootfs)
 		return error_errno(err, "rootfs %s", h->spec->root->path);
+	if (h->sandbox.enforced && h->sandbox.userns_auto) {
+		ns = userns_slice_open(h->sandbox.userns_uid,
+				       h->sandbox.userns_gid, err);
+		if (ns < 0)
+			return -1;
+		if (overlay_is_root(fd))
+			return idmapped_layers(h, fd, ns, s, err);
+	}
 	tree = clone_tree(fd, true, "rootfs", err);
 	if (tree < 0)
 		return -1;
@@ -86,11 +149,10 @@ static int clone_root(const struct hardened *h, const char *bundle,
 		s->root = take_fd(&tree);
 		return 0;
 	}
-	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE,
-		    &ro, sizeof(ro)) < 0)
-		return error_errno(err, "rootfs: make it read-only");
-	s->root =
-	    scratch_mount_root(tree, h->sandbox.scratch_size, &s->scratch, err);
+	if (restrict_layer(tree, ns, true, err) < 0)
+		return -1;
+	s->root = scratch_mount_root(&tree, 1, false, h->sandbox.scratch_size,
+				     &s->scratch, err);
 	return s->root < 0 ? -1 : 0;
 }
 

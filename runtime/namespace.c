@@ -192,6 +192,50 @@ static bool is_pod_ns(const char *root, const struct spec *joiner,
 	return true;
 }
 
+int ns_pod_userns(const char *root, const struct spec *spec,
+		  struct policy_slice *slice, int *fd)
+{
+	struct container_dir dir = {-1, -1};
+	_cleanup_close_ int pidfd = -1;
+	_cleanup_free_ char *json = NULL;
+	struct sandbox sb = {0};
+	char path[64];
+	size_t len;
+	pid_t pid;
+	int found = 0;
+
+	*fd = -1;
+	if (!open_running_pod_sandbox(root, spec, &dir, &pidfd, &pid))
+		return 0;
+	if (read_file_at(dir.dirfd, SANDBOX_FILE, &json, &len, NULL) == 0 &&
+	    hardened_parse_sandbox(json, len, &sb, NULL) == 0 &&
+	    sb.userns_auto) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*fd >= 0 && still_running(pidfd)) {
+			*slice = (struct policy_slice){.set = true,
+						       .pod = true,
+						       .uid = sb.userns_uid,
+						       .gid = sb.userns_gid};
+			found = 1;
+		} else {
+			closep(fd);
+		}
+	}
+	sandbox_release(&sb);
+	container_dir_close(&dir);
+	return found;
+}
+
+void ns_plan_join_pod_userns(struct ns_plan *plan, int fd)
+{
+	if (plan->join_fds[NS_USER] >= 0)
+		close(plan->join_fds[NS_USER]);
+	plan->join_fds[NS_USER] = fd;
+	plan->clone_flags &= ~(unsigned long)CLONE_NEWUSER;
+	plan->hop = true;
+}
+
 int ns_pod_engine_netns(const char *root, const struct spec *spec, int fd,
 			char **path)
 {
@@ -335,6 +379,7 @@ int ns_plan_make(const struct spec *spec, bool sandboxed, const char *root,
 	bool seen[NS_TYPE_COUNT] = {false};
 
 	plan->clone_flags = 0;
+	plan->hop = false;
 	for (int i = 0; i < NS_TYPE_COUNT; i++)
 		plan->join_fds[i] = -1;
 	for (size_t i = 0; l && i < l->n_namespaces; i++) {
@@ -440,6 +485,7 @@ int ns_join_user(const struct ns_plan *plan, bool *joined, struct error **err)
 int ns_plan_of_process(pid_t pid, struct ns_plan *plan, struct error **err)
 {
 	plan->clone_flags = 0;
+	plan->hop = false;
 	for (int t = 0; t < NS_TYPE_COUNT; t++) {
 		char path[64], self[64];
 		struct stat st;

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "policy.h"
 #include "spec.h"
 
 struct sandbox;
@@ -14,6 +15,10 @@ struct sandbox;
 struct ns_plan {
 	unsigned long clone_flags;   /* CLONE_NEW* for the new ones */
 	int join_fds[NS_TYPE_COUNT]; /* open fds of paths to join, or -1 */
+	/* A pod member in its pod sandbox's user namespace: the new
+	 * namespaces must be that one's, so they are made after joining it,
+	 * by a second clone (ns_hop) */
+	bool hop;
 };
 
 /* Work out the clone flags and open the namespace paths to join.  Checks
@@ -46,6 +51,17 @@ int ns_join_pod_network(const char *root, const struct spec *spec,
 			struct sandbox *sb, struct ns_plan *plan,
 			struct error **err);
 void ns_plan_release(struct ns_plan *plan);
+
+/* A pod member whose running pod sandbox (as ns_plan_make finds it) has
+ * corral's own user namespace: 1, with the slice of the pool that
+ * namespace maps (*slice) and a descriptor of it (*fd, pinned to the
+ * pod sandbox's running init); 0 when there is none. */
+int ns_pod_userns(const char *root, const struct spec *spec,
+		  struct policy_slice *slice, int *fd);
+
+/* Make the plan join that user namespace (fd, which it takes) instead of
+ * making one: plan->hop. */
+void ns_plan_join_pod_userns(struct ns_plan *plan, int fd);
 
 /* Parent, before clone: join the pid namespace by path, which only moves
  * the children made afterwards. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "fsutil.h"
 #include "util.h"
@@ -36,6 +37,71 @@ static bool group_from_file(const char *name, uint32_t *gid)
 		found = true;
 	}
 	return found;
+}
+
+/* The first "NAME:START:COUNT" line of a subordinate-id file (subuid(5)),
+ * read as a file, not through NSS or a library. */
+static bool subid_range(const char *file, const char *name, uint32_t *start,
+			uint32_t *count)
+{
+	_cleanup_fclose_ FILE *f = fopen(file, "re");
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0, n = strlen(name);
+
+	while (f && getline(&line, &cap, f) > 0) {
+		unsigned long a, b;
+		char *p, *end;
+
+		if (strncmp(line, name, n) != 0 || line[n] != ':')
+			continue;
+		p = line + n + 1;
+		errno = 0;
+		a = strtoul(p, &end, 10);
+		if (errno || end == p || *end != ':')
+			continue;
+		p = end + 1;
+		b = strtoul(p, &end, 10);
+		if (errno || end == p || (*end != '\n' && *end != '\0') ||
+		    a > UINT32_MAX || b > UINT32_MAX)
+			continue;
+		*start = (uint32_t)a;
+		*count = (uint32_t)b;
+		return true;
+	}
+	return false;
+}
+
+/* Idmapped layers under an overlay (what the pool's user namespaces
+ * need to give the image's root its files) came with Linux 5.19. */
+static bool kernel_idmaps_layers(void)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 5 || (major == 5 && minor >= 19);
+}
+
+/* Without user.pool in the policy file, the host's reservation for
+ * corral, as podman's --userns=auto takes the user "containers"'s: the
+ * /etc/subuid and /etc/subgid lines of "corral". */
+static void pool_from_subid(struct policy *p)
+{
+	uint32_t uid, uids, gid, gids, size;
+
+	if (p->pool.set || p->mode == POLICY_PERMISSIVE ||
+	    !subid_range("/etc/subuid", SUBID_USER, &uid, &uids) ||
+	    !subid_range("/etc/subgid", SUBID_USER, &gid, &gids))
+		return;
+	size = uids < gids ? uids : gids;
+	if (policy_pool_check(uid, gid, size) < 0 || !kernel_idmaps_layers())
+		return;
+	p->pool = (struct policy_pool){.set = true,
+				       .from_subid = true,
+				       .uid = uid,
+				       .gid = gid,
+				       .size = size};
 }
 
 int policy_load_text(const char *json, size_t len, struct policy **out,
@@ -71,10 +137,12 @@ int policy_load(const char *path, struct policy **out, struct error **err)
 			*out = NULL;
 			return -1;
 		}
+		pool_from_subid(*out);
 		return 0;
 	}
 	if (policy_load_text(json, len, out, err) < 0)
 		return error_wrap(err, "policy %s", file);
+	pool_from_subid(*out);
 	return 0;
 }
 

@@ -9,10 +9,15 @@
 #include "error.h"
 #include "policy.h"
 
+/* The name whose /etc/subuid and /etc/subgid lines reserve corral's
+ * pool of user-namespace ids when the policy names none (user.pool). */
+#define SUBID_USER "corral"
+
 /* Read `path`, or /etc/corral/policy.json when path is NULL; a missing
  * default file means the built-in defaults, a missing named file is an
  * error.  Errors name the file and the JSON path.  The privileged groups
- * are resolved through the host's /etc/group. */
+ * are resolved through the host's /etc/group; without user.pool, the
+ * pool is SUBID_USER's subordinate ids, on a kernel that idmaps layers. */
 int policy_load(const char *path, struct policy **out, struct error **err);
 
 /* The policy a container was created under (its state directory's copy),

@@ -62,20 +62,66 @@ static int scratch_tmpfs(const struct stat *root, uint64_t size,
 	return take_fd(&mnt);
 }
 
-int scratch_mount_root(int lower_fd, uint64_t size, int *tmpfs_out,
-		       struct error **err)
+/* The lower layers by descriptor, the top first: one "lowerdir+" each
+ * where the kernel has it (6.5), else one "lowerdir" of them all, which
+ * fsconfig takes up to 256 bytes of: named relative to /proc/self/fd
+ * ("7:8:9"), which this process works from for that one call. */
+static int set_lowers(int fs, const int *lowers, size_t n, struct error **err)
+{
+	char joined[256], name[FD_PATH_MAX];
+	_cleanup_close_ int cwd = -1;
+	size_t len = 0;
+	int r;
+
+	fd_path(lowers[0], name);
+	if (n == 1)
+		return fsconfig_str(fs, "lowerdir", name) < 0
+			   ? error_errno(err, "scratch overlay: lowerdir")
+			   : 0;
+	for (size_t i = 0; i < n; i++) {
+		fd_path(lowers[i], name);
+		if (fsconfig_str(fs, "lowerdir+", name) < 0)
+			break;
+		if (i + 1 == n)
+			return 0;
+	}
+	if (errno != EINVAL)
+		return error_errno(err, "scratch overlay: lowerdir+");
+	for (size_t i = 0; i < n; i++) {
+		int k = snprintf(joined + len, sizeof(joined) - len, "%s%d",
+				 i ? ":" : "", lowers[i]);
+
+		if (k < 0 || (size_t)k >= sizeof(joined) - len)
+			return error_set(err, E2BIG,
+					 "scratch overlay: %zu layers need "
+					 "Linux 6.5 (lowerdir+)",
+					 n);
+		len += (size_t)k;
+	}
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0 || chdir("/proc/self/fd") < 0)
+		return error_errno(err, "scratch overlay: /proc/self/fd");
+	r = fsconfig_str(fs, "lowerdir", joined);
+	if (r < 0)
+		error_errno(err, "scratch overlay: lowerdir");
+	if (fchdir(cwd) < 0)
+		return error_errno(err, "scratch overlay: back to the cwd");
+	return r < 0 ? -1 : 0;
+}
+
+int scratch_mount_root(const int *lowers, size_t n_lowers, bool userxattr,
+		       uint64_t size, int *tmpfs_out, struct error **err)
 {
 	_cleanup_close_ int tmp = -1, fs = -1, ovl = -1;
 	char upper[FD_PATH_MAX + 8], work[FD_PATH_MAX + 8], p[FD_PATH_MAX];
-	char lower[FD_PATH_MAX];
 	struct stat st;
 
 	/* The layers are named by fd: the container's mountinfo then shows
 	 * /proc/self/fd/N rather than host paths, and a rootfs path holding
-	 * overlayfs's separators (":" or ",") needs no escaping. */
-	if (fstat(lower_fd, &st) < 0)
+	 * overlayfs's separators (":" or ",") needs no escaping.  The root
+	 * directory takes the top layer's owner and mode. */
+	if (fstat(lowers[0], &st) < 0)
 		return error_errno(err, "rootfs");
-	fd_path(lower_fd, lower);
 	tmp = scratch_tmpfs(&st, size, err);
 	if (tmp < 0)
 		return -1;
@@ -85,9 +131,12 @@ int scratch_mount_root(int lower_fd, uint64_t size, int *tmpfs_out,
 	fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return error_errno(err, "scratch overlay");
-	if (fsconfig_str(fs, "lowerdir", lower) < 0 ||
-	    fsconfig_str(fs, "upperdir", upper) < 0 ||
-	    fsconfig_str(fs, "workdir", work) < 0)
+	if (set_lowers(fs, lowers, n_lowers, err) < 0)
+		return -1;
+	if (fsconfig_str(fs, "upperdir", upper) < 0 ||
+	    fsconfig_str(fs, "workdir", work) < 0 ||
+	    (userxattr && syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG,
+				  "userxattr", NULL, 0) < 0))
 		return error_errno(err, "scratch overlay: configure");
 	/* nodev: a device node shipped in the image (a 0666 block device,
 	 * say) stays inert; the container's own nodes live in its /dev tmpfs.

@@ -8,16 +8,19 @@
 #ifndef CORRAL_SCRATCH_H
 #define CORRAL_SCRATCH_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
 
-/* An overlay whose lower layer is lower_fd (a detached clone of the
- * rootfs); returns its mount fd, not yet attached anywhere, or -1.  The
- * parent makes it (mount_sources.c); the child attaches it in its own
- * mount namespace. */
-int scratch_mount_root(int lower_fd, uint64_t size, int *tmpfs_out,
-		       struct error **err);
+/* An overlay whose lower layers are lowers[] (detached clones: the
+ * rootfs, or an engine overlay's layers, the top first; userxattr: they
+ * keep overlayfs's xattrs as user.*); returns its mount fd, not yet
+ * attached anywhere, or -1.  The parent makes it (mount_sources.c); the
+ * child attaches it in its own mount namespace. */
+int scratch_mount_root(const int *lowers, size_t n_lowers, bool userxattr,
+		       uint64_t size, int *tmpfs_out, struct error **err);
 
 /* ROOT/ID/scratch: the tmpfs holding the overlay's upper layer, attached
  * read-only in the host's mount namespace so that `corral report` can

@@ -20,6 +20,7 @@ enum sync_msg {
 	SYNC_COMMITTED,	 /* C->P: done; the parent may exit now */
 	SYNC_ERROR,	 /* C->P: payload: the error message */
 	SYNC_NETNS,	 /* C->P: [egress] its network namespace is up */
+	SYNC_PID,	 /* C->P: [hop] payload: the container's first pid */
 };
 
 #define SYNC_MAX 65536

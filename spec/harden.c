@@ -206,6 +206,7 @@ void hardened_free(struct hardened *h)
 	free(h->binds);
 	free(h->root_beneath);
 	free(h->root_path);
+	strv_free(h->layer_dirs);
 	free(h);
 }
 
@@ -248,6 +249,13 @@ void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s)
 		json_key_str(g, "engineNetns", s->engine_netns);
 	if (s->pod_network)
 		json_key_bool(g, "podNetwork", true);
+	if (s->userns_auto) {
+		json_str(g, "userNamespace");
+		yajl_gen_map_open(g);
+		json_key_int(g, "hostUID", s->userns_uid);
+		json_key_int(g, "hostGID", s->userns_gid);
+		yajl_gen_map_close(g);
+	}
 	yajl_gen_map_close(g);
 }
 
@@ -306,8 +314,8 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 				struct sandbox *s, struct error **err)
 {
 	int role = 0, rootfs = 0;
-	int64_t wall = 0, scratch = 0;
-	yajl_val eg;
+	int64_t wall = 0, scratch = 0, uid = 0, gid = 0;
+	yajl_val eg, un;
 
 	if (json_field_bool(o, p, "enforced", &s->enforced, NULL, err) < 0 ||
 	    read_name(o, p, "role", role_names, ARRAY_SIZE(role_names), &role,
@@ -334,8 +342,21 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 	}
 	if (json_field_string(o, p, "engineNetns", false, &s->engine_netns,
 			      err) < 0 ||
-	    json_field_bool(o, p, "podNetwork", &s->pod_network, NULL, err) < 0)
+	    json_field_bool(o, p, "podNetwork", &s->pod_network, NULL, err) <
+		0 ||
+	    json_field_object(o, p, "userNamespace", &un, err) < 0)
 		return -1;
+	if (un) {
+		struct jpath up = JKEY(p, "userNamespace");
+
+		if (json_field_int(un, &up, "hostUID", JSON_U32, &uid, err) <
+			0 ||
+		    json_field_int(un, &up, "hostGID", JSON_U32, &gid, err) < 0)
+			return -1;
+		s->userns_auto = true;
+		s->userns_uid = (uint32_t)uid;
+		s->userns_gid = (uint32_t)gid;
+	}
 	s->role = role;
 	s->rootfs = rootfs;
 	s->scratch_size = (uint64_t)scratch;

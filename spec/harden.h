@@ -67,6 +67,13 @@ struct sandbox {
 	 * runtime found to be corral's (runtime/namespace.c): the pod's proxy
 	 * serves it */
 	bool pod_network;
+	/* corral's own user namespace (policy: user.pool): the container's
+	 * ids 0-65535 are the host ids from userns_uid and userns_gid (the
+	 * slice the runtime reserved, the pool's start when only explained),
+	 * and the root filesystem's layers are idmapped onto them, so that
+	 * the image's root owns its files inside and nothing outside */
+	bool userns_auto;
+	uint32_t userns_uid, userns_gid;
 };
 
 /* One change to config.json: the field (a JSON path in config.json, or a
@@ -114,6 +121,11 @@ struct hardened {
 	 * written). */
 	char *root_beneath;
 	char *root_path;
+	/* corral's own user namespace over an engine's overlay root: where
+	 * each of its layers must be (the policy's engineDirs), as they are
+	 * opened and idmapped one by one (runtime/overlay_layers.h) */
+	char **layer_dirs;
+	size_t n_layer_dirs;
 };
 
 /* bundle is the bundle's absolute path (NULL when there is none, as for a
@@ -125,10 +137,13 @@ void hardened_free(struct hardened *h);
 
 /* The process of `exec` under the same policy: harden()'s process rules
  * (env allowlist, uid/gid 0 replaced, groups, capabilities narrowed to the
- * policy's keep list, no_new_privs, RLIMIT_CORE) on a copy of `in`.  A
- * permissive policy returns an unchanged copy.  Pure, idempotent. */
+ * policy's keep list, no_new_privs, RLIMIT_CORE) on a copy of `in`, in
+ * the container's sandbox `sb` (its own user namespace, the egress
+ * proxy's variables; NULL: neither).  A permissive policy returns an
+ * unchanged copy.  Pure, idempotent. */
 int harden_process(const struct spec_process *in, const struct policy *policy,
-		   struct spec_process **out, struct error **err);
+		   const struct sandbox *sb, struct spec_process **out,
+		   struct error **err);
 
 /* The proxy's variables (HTTP_PROXY ...) set in `p`'s environment when
  * the sandbox has corral's egress proxy, replacing any of the same name:

@@ -31,12 +31,16 @@ const struct harden_field harden_fields[] = {
     {".process.consoleSize.width", "kept", "a size"},
     {".process.user", "narrowed", "see uid, gid, additionalGids"},
     {".process.user.uid", "kept or replaced",
-     "0 becomes user.uid (65534) unless user.allowRoot; another uid stays"},
+     "0 becomes user.uid (65534) unless user.allowRoot; another uid stays; in "
+     "corral's own user namespace (user.pool) 0 stays, its root, and an id "
+     "beyond 65535 is refused"},
     {".process.user.gid", "kept or replaced",
-     "0 and privileged host groups (user.privilegedGroups) become user.gid"},
+     "0 and privileged host groups (user.privilegedGroups) become user.gid; in "
+     "corral's own user namespace kept (beyond 65535 refused)"},
     {".process.user.umask", "kept", "only the container's own files"},
     {".process.user.additionalGids", "dropped or narrowed",
-     "dropped unless user.keepGroups; privileged host groups always go"},
+     "dropped unless user.keepGroups; privileged host groups always go; in "
+     "corral's own user namespace kept, but for ids beyond 65535"},
     {".process.args", "kept", "the workload, run inside the sandbox"},
     {".process.env", "narrowed", "only names on env.allow stay"},
     {".process.cwd", "kept", "resolved inside the container"},
@@ -107,22 +111,29 @@ const struct harden_field harden_fields[] = {
     {".linux.namespaces", "narrowed",
      "pid, mount, ipc, uts, network and cgroup always new; time dropped"},
     {".linux.namespaces[].type", "kept or dropped",
-     "user only with user.idMap; time dropped; a repeat dropped"},
+     "user only with user.idMap or a pool (user.pool, /etc/subuid's corral); "
+     "time dropped; a repeat dropped"},
     {".linux.namespaces[].path", "kept or dropped or refused",
      "pid, ipc, uts only when it is the container's own pod sandbox's "
      "(refused otherwise); network only with network \"config\" and "
      "never the host's (with an egress list, where corral's proxy dials "
      "from); mount, cgroup, user dropped"},
-    {".linux.uidMappings", "dropped or kept or refused",
-     "dropped without a user namespace; otherwise every host id within "
+    {".linux.uidMappings", "dropped or kept or replaced or refused",
+     "dropped without a user namespace; in corral's own (user.pool) replaced "
+     "by 0-65535 onto the container's slice; otherwise every host id within "
      "user.idMap, or refused"},
     {".linux.uidMappings[].containerID", "kept", "the container's own id"},
-    {".linux.uidMappings[].hostID", "kept or refused", "within user.idMap"},
-    {".linux.uidMappings[].size", "kept or refused", "within user.idMap"},
-    {".linux.gidMappings", "dropped or kept or refused", "as uidMappings"},
+    {".linux.uidMappings[].hostID", "kept or replaced or refused",
+     "within user.idMap, or the slice's"},
+    {".linux.uidMappings[].size", "kept or replaced or refused",
+     "within user.idMap, or 65536"},
+    {".linux.gidMappings", "dropped or kept or replaced or refused",
+     "as uidMappings"},
     {".linux.gidMappings[].containerID", "kept", "the container's own id"},
-    {".linux.gidMappings[].hostID", "kept or refused", "within user.idMap"},
-    {".linux.gidMappings[].size", "kept or refused", "within user.idMap"},
+    {".linux.gidMappings[].hostID", "kept or replaced or refused",
+     "within user.idMap, or the slice's"},
+    {".linux.gidMappings[].size", "kept or replaced or refused",
+     "within user.idMap, or 65536"},
     {".linux.devices", "narrowed",
      "only nodes the policy's devices lists exactly; the standard ones "
      "are the runtime's"},

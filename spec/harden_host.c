@@ -174,16 +174,62 @@ static int check_user_mapped(const struct spec_linux *lx,
 	return 0;
 }
 
+/* corral's own user namespace: one mapping of the container's ids
+ * 0-65535 onto the slice, whatever config.json asked. */
+static void own_maps(struct harden_ctx *c, struct spec_id_mapping **m,
+		     size_t *n, uint32_t host, const char *field)
+{
+	_cleanup_free_ char *asked = NULL, *applied = NULL;
+	struct spec_id_mapping *one = calloc(1, sizeof(*one));
+
+	if (!one) {
+		c->oom = true;
+		return;
+	}
+	*one = (struct spec_id_mapping){
+	    .container_id = 0, .host_id = host, .size = POLICY_SLICE};
+	if (*n == 1 && (*m)[0].container_id == 0 && (*m)[0].host_id == host &&
+	    (*m)[0].size == POLICY_SLICE) {
+		free(one);
+		return; /* already so: hardened again */
+	}
+	asked = *n ? harden_fmt(c, "%zu mapping%s", *n, *n == 1 ? "" : "s")
+		   : strdup("absent");
+	applied = harden_fmt(c, "0-65535 -> host %u-%u", host,
+			     host + POLICY_SLICE - 1);
+	harden_record(c, field, asked ? asked : "?", applied ? applied : "?",
+		      harden_pool_reason(c));
+	free(*m);
+	*m = one;
+	*n = 1;
+}
+
 /* The host ids are what a container's ids are on the host: written as
  * given, a map to host 0 makes the workload host root.  They must lie in
  * the policy's range, and without one there is no user namespace
- * (harden_namespaces dropped it) and the maps go too. */
+ * (harden_namespaces dropped it) and the maps go too; corral's own user
+ * namespace maps its slice of the pool. */
 int harden_id_maps(struct harden_ctx *c, struct error **err)
 {
 	struct spec_linux *lx = c->spec->linux_;
+	const struct sandbox *sb = &c->h->sandbox;
 
 	if (!lx)
 		return 0;
+	if (sb->userns_auto) {
+		const struct policy *p = c->policy;
+
+		own_maps(c, &lx->uid_mappings, &lx->n_uid_mappings,
+			 sb->userns_uid, map_fields[0]);
+		own_maps(c, &lx->gid_mappings, &lx->n_gid_mappings,
+			 sb->userns_gid, map_fields[1]);
+		for (size_t i = 0; i < p->n_engine_dirs; i++)
+			if (!harden_strv_push(&c->h->layer_dirs,
+					      &c->h->n_layer_dirs,
+					      p->engine_dirs[i]))
+				c->oom = true;
+		return 0;
+	}
 	if (!harden_has_namespace(lx, NS_USER)) {
 		drop_maps(c, &lx->uid_mappings, &lx->n_uid_mappings,
 			  map_fields[0]);

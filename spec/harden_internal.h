@@ -111,6 +111,10 @@ int harden_mounts(struct harden_ctx *c, struct error **err);
  * under a permissive policy). */
 void harden_list_binds(struct harden_ctx *c, bool permissive);
 
+/* Why the container has corral's own user namespace: the policy's pool
+ * or the host's subordinate ids (harden_rules.c). */
+const char *harden_pool_reason(const struct harden_ctx *c);
+
 /* A path that is absolute and has no ".", ".." or empty component and no
  * trailing slash; "/" is clean. */
 bool harden_clean_path(const char *p);

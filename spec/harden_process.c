@@ -51,7 +51,8 @@ static void policy_freep(struct policy **p)
 }
 
 int harden_process(const struct spec_process *in, const struct policy *policy,
-		   struct spec_process **out, struct error **err)
+		   const struct sandbox *sb, struct spec_process **out,
+		   struct error **err)
 {
 	_cleanup_(hardened_freep) struct hardened *h = calloc(1, sizeof(*h));
 	_cleanup_(policy_freep) struct policy *defaults = NULL;
@@ -64,6 +65,11 @@ int harden_process(const struct spec_process *in, const struct policy *policy,
 	if (policy->mode != POLICY_PERMISSIVE) {
 		if (policy_default(&defaults, err) < 0)
 			return -1;
+		/* in corral's own user namespace, the ids are the
+		 * container's own (harden_user) */
+		h->sandbox.userns_auto = sb && sb->userns_auto;
+		h->sandbox.userns_uid = sb ? sb->userns_uid : 0;
+		h->sandbox.userns_gid = sb ? sb->userns_gid : 0;
 		c = (struct harden_ctx){.h = h,
 					.spec = h->spec,
 					.policy = policy,
@@ -77,6 +83,8 @@ int harden_process(const struct spec_process *in, const struct policy *policy,
 				    "harden: process: out of memory");
 		}
 	}
+	if (sb && harden_egress_env(h->spec->process, sb, err) < 0)
+		return -1;
 	*out = steal_pointer(&h->spec->process);
 	return 0;
 }

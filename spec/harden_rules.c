@@ -64,6 +64,42 @@ static const char *ns_reason(const struct harden_ctx *c, enum spec_ns_type t)
 			  "network");
 }
 
+/* corral's own user namespace applies when the policy has a pool of ids
+ * (user.pool, or /etc/subuid's corral range) and config.json did not ask
+ * for one the policy's user.idMap lends ids to (harden_id_maps keeps
+ * that one as asked). */
+static bool wants_own_userns(const struct harden_ctx *c,
+			     const struct spec_linux *lx)
+{
+	const struct policy *p = c->policy;
+
+	if (!p->pool.set && !p->slice.pod)
+		return false;
+	return !(p->id_map.set && harden_has_namespace(lx, NS_USER));
+}
+
+const char *harden_pool_reason(const struct harden_ctx *c)
+{
+	if (c->policy->slice.pod)
+		return "default: its pod sandbox's user namespace";
+	return c->policy->pool.from_subid
+		   ? "default: the host's subordinate ids for corral "
+		     "(/etc/subuid, /etc/subgid)"
+		   : "policy: user.pool";
+}
+
+/* The user namespace's entry: "new" and what its ids are. */
+static char *own_userns_text(struct harden_ctx *c)
+{
+	const struct sandbox *sb = &c->h->sandbox;
+
+	return harden_fmt(
+	    c, "new (ids 0-65535 are host uids %u-%u, gids %u-%u%s)",
+	    sb->userns_uid, sb->userns_uid + POLICY_SLICE - 1, sb->userns_gid,
+	    sb->userns_gid + POLICY_SLICE - 1,
+	    c->policy->slice.set ? "" : ", a free slice at create");
+}
+
 /* Decide one entry of config.json: true to keep it (possibly without
  * its path). */
 static bool judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
@@ -82,6 +118,19 @@ static bool judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
 			      seen[t] ? "dropped (duplicate)" : "dropped",
 			      "default");
 		return false;
+	}
+	if (t == NS_USER && c->h->sandbox.userns_auto) {
+		_cleanup_free_ char *applied = NULL;
+
+		seen[t] = true;
+		if (!ns->path)
+			return true; /* as corral's own would be */
+		applied = own_userns_text(c);
+		free(ns->path);
+		ns->path = NULL;
+		harden_record(c, field, asked, applied ? applied : "new",
+			      harden_pool_reason(c));
+		return true;
 	}
 	if (t == NS_USER && !c->policy->id_map.set) {
 		harden_record(c, field, asked, "dropped",
@@ -114,6 +163,15 @@ int harden_namespaces(struct harden_ctx *c, struct error **err)
 		c->oom = true;
 		return 0;
 	}
+	if (wants_own_userns(c, lx)) {
+		const struct policy *p = c->policy;
+
+		c->h->sandbox.userns_auto = true;
+		c->h->sandbox.userns_uid =
+		    p->slice.set ? p->slice.uid : p->pool.uid;
+		c->h->sandbox.userns_gid =
+		    p->slice.set ? p->slice.gid : p->pool.gid;
+	}
 	for (size_t i = 0; i < lx->n_namespaces; i++) {
 		if (judge_namespace(c, &lx->namespaces[i], seen))
 			out[n++] = lx->namespaces[i];
@@ -121,15 +179,20 @@ int harden_namespaces(struct harden_ctx *c, struct error **err)
 			free(lx->namespaces[i].path);
 	}
 	for (int t = 0; t < NS_TYPE_COUNT; t++) {
-		_cleanup_free_ char *field = NULL;
+		_cleanup_free_ char *field = NULL, *own = NULL;
+		bool own_user = t == NS_USER && c->h->sandbox.userns_auto;
 
-		if (!ns_rules[t].required || seen[t])
+		if ((!ns_rules[t].required && !own_user) || seen[t])
 			continue;
 		out[n++] = (struct spec_namespace){.type = t};
 		field = harden_fmt(c, ".linux.namespaces[%s]",
 				   spec_ns_type_names[t]);
-		harden_record(c, field, "absent", new_ns(c, t),
-			      ns_reason(c, t));
+		if (own_user)
+			own = own_userns_text(c);
+		harden_record(c, field, "absent",
+			      own_user ? (own ? own : "new") : new_ns(c, t),
+			      own_user ? harden_pool_reason(c)
+				       : ns_reason(c, t));
 	}
 	free(lx->namespaces);
 	lx->namespaces = out;
@@ -238,6 +301,8 @@ static bool privileged_gid(const struct harden_ctx *c, uint32_t gid)
 {
 	const struct policy *p = c->policy;
 
+	if (c->h->sandbox.userns_auto)
+		return false; /* the container's own ids, none the host's */
 	if (gid == 0)
 		return !p->allow_root;
 	if (harden_has_namespace(c->spec->linux_, NS_USER))
@@ -249,16 +314,33 @@ static bool privileged_gid(const struct harden_ctx *c, uint32_t gid)
 }
 
 /* Supplementary groups go, unless the policy keeps them; even then the
- * privileged ones go. */
+ * privileged ones go.  In corral's own user namespace they are the
+ * container's ids, mapped into its slice: kept (a pod's supplemental
+ * groups and fsGroup reach its volumes), but for one beyond the slice,
+ * which no id maps. */
 static void harden_groups(struct harden_ctx *c, struct spec_user *u)
 {
 	const struct policy *p = c->policy;
 	_cleanup_free_ char *asked = NULL, *applied = NULL;
+	bool own = c->h->sandbox.userns_auto;
 	size_t n = 0;
 
 	if (u->n_additional_gids == 0)
 		return;
 	asked = gids_string(c, u->additional_gids, u->n_additional_gids);
+	if (own) {
+		for (size_t i = 0; i < u->n_additional_gids; i++)
+			if (u->additional_gids[i] < POLICY_SLICE)
+				u->additional_gids[n++] = u->additional_gids[i];
+		if (n == u->n_additional_gids)
+			return;
+		u->n_additional_gids = n;
+		applied = gids_string(c, u->additional_gids, n);
+		harden_record(c, ".process.user.additionalGids", asked, applied,
+			      "default: ids beyond 65535 are not mapped in "
+			      "the container's user namespace");
+		return;
+	}
 	if (!p->keep_groups) {
 		free(u->additional_gids);
 		u->additional_gids = NULL;
@@ -293,6 +375,19 @@ int harden_user(struct harden_ctx *c, struct error **err)
 
 	if (!pr)
 		return 0;
+	/* corral's own user namespace: uid 0 is the namespace's root, host
+	 * id userns_uid, with no capability (harden_capabilities) */
+	if (c->h->sandbox.userns_auto) {
+		if (pr->user.uid >= POLICY_SLICE ||
+		    pr->user.gid >= POLICY_SLICE)
+			return error_set(err, EINVAL,
+					 ".process.user: %u:%u is beyond the "
+					 "ids 0-65535 of the container's user "
+					 "namespace",
+					 pr->user.uid, pr->user.gid);
+		harden_groups(c, &pr->user);
+		return 0;
+	}
 	if (!p->allow_root && pr->user.uid == 0) {
 		pr->user.uid = p->uid;
 		uid = harden_fmt(c, "%u", p->uid);

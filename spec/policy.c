@@ -203,6 +203,15 @@ static int add_gid(struct policy *p, uint32_t gid, struct error **err)
 	return 0;
 }
 
+int policy_pool_check(int64_t uid, int64_t gid, int64_t size)
+{
+	if (uid < POLICY_SLICE || gid < POLICY_SLICE || size < POLICY_SLICE)
+		return -1;
+	if (uid + size > UINT32_MAX || gid + size > UINT32_MAX)
+		return -1;
+	return 0;
+}
+
 int policy_resolve_groups(struct policy *p,
 			  bool (*lookup)(const char *name, uint32_t *gid),
 			  struct error **err)

@@ -71,6 +71,30 @@ struct policy_id_map {
 	uint32_t size;
 };
 
+/* The host ids corral's own user namespaces come from (user.pool, or the
+ * host's /etc/subuid and /etc/subgid lines of the user "corral"): each
+ * container gets a slice of POLICY_SLICE ids of it, its own, for the
+ * container's ids 0-65535.  Both ranges start at or above POLICY_SLICE
+ * (never host root nor a system id) and hold at least one slice. */
+#define POLICY_SLICE 65536u
+
+struct policy_pool {
+	bool set;
+	bool from_subid; /* read from /etc/subuid and /etc/subgid */
+	uint32_t uid, gid;
+	uint32_t size; /* ids in each range */
+};
+
+/* The slice of the pool the runtime reserved for one container (or its
+ * pod sandbox's, for a member of the pod), which harden() maps the
+ * container's ids to; unset when only explaining (explain then shows the
+ * pool). */
+struct policy_slice {
+	bool set;
+	bool pod; /* the pod sandbox's, whose user namespace it joins */
+	uint32_t uid, gid;
+};
+
 /* A device node the container may have, with its cgroup access. */
 struct policy_device {
 	char *path; /* "/dev/nvidia0" */
@@ -96,6 +120,8 @@ struct policy {
 	bool allow_root;	     /* keep uid/gid 0; default false */
 	bool keep_groups;	     /* keep additionalGids; default false */
 	struct policy_id_map id_map; /* default none: no user namespace */
+	struct policy_pool pool;     /* default: /etc/subuid's "corral" */
+	struct policy_slice slice;   /* the runtime's, per container */
 	/* Host groups a container never runs in (names or decimal ids);
 	 * privileged_gids is what the runtime resolved them to on this host
 	 * (policy_resolve_groups), which harden() reads.  Group 0 is always
@@ -169,6 +195,10 @@ bool policy_system_dir(const char *path);
  * names through `lookup` (the runtime's reader of the host's group
  * database; a name it does not know is skipped, as the host has no such
  * group).  Group 0 is always added. */
+/* 0 when a pool of these host ids is valid (struct policy_pool), -1
+ * when not. */
+int policy_pool_check(int64_t uid, int64_t gid, int64_t size);
+
 int policy_resolve_groups(struct policy *policy,
 			  bool (*lookup)(const char *name, uint32_t *gid),
 			  struct error **err);

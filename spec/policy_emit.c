@@ -137,6 +137,16 @@ static void emit_policy(yajl_gen g, const struct policy *p)
 	} else {
 		yajl_gen_null(g);
 	}
+	json_str(g, "pool");
+	if (p->pool.set) {
+		yajl_gen_map_open(g);
+		json_key_int(g, "hostUID", p->pool.uid);
+		json_key_int(g, "hostGID", p->pool.gid);
+		json_key_int(g, "size", p->pool.size);
+		yajl_gen_map_close(g);
+	} else {
+		yajl_gen_null(g);
+	}
 	json_key_strv(g, "privilegedGroups",
 		      (const char *const *)p->privileged_groups,
 		      p->n_privileged_groups);

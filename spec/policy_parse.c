@@ -414,11 +414,42 @@ static int read_id_map(yajl_val o, const struct jpath *p,
 	return 0;
 }
 
+/* {"hostUID": N, "hostGID": M, "size": S}: every id of the two ranges
+ * is corral's to give, one slice of POLICY_SLICE per container. */
+static int read_pool(yajl_val o, const struct jpath *p, struct policy_pool *m,
+		     struct error **err)
+{
+	static const char *const keys[] = {"hostUID", "hostGID", "size"};
+	struct jpath mp = JKEY(p, "pool");
+	int64_t uid = 0, gid = 0, size = 0;
+	yajl_val v;
+
+	if (read_section(o, p, "pool", keys, ARRAY_SIZE(keys), &v, err) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	if (json_field_int(v, &mp, "hostUID", JSON_U32, &uid, err) < 0 ||
+	    json_field_int(v, &mp, "hostGID", JSON_U32, &gid, err) < 0 ||
+	    json_field_int(v, &mp, "size", JSON_U32, &size, err) < 0)
+		return -1;
+	if (policy_pool_check(uid, gid, size) < 0)
+		return json_fail(&mp, err,
+				 "hostUID and hostGID must be at least 65536 "
+				 "(no host system id), size at least 65536 "
+				 "(one container's), each range ending below "
+				 "4294967295");
+	*m = (struct policy_pool){.set = true,
+				  .uid = (uint32_t)uid,
+				  .gid = (uint32_t)gid,
+				  .size = (uint32_t)size};
+	return 0;
+}
+
 static int parse_user(yajl_val doc, struct policy *pol, struct error **err)
 {
-	static const char *const keys[] = {"uid",	"gid",
-					   "allowRoot", "keepGroups",
-					   "idMap",	"privilegedGroups"};
+	static const char *const keys[] = {
+	    "uid",   "gid",  "allowRoot",	"keepGroups",
+	    "idMap", "pool", "privilegedGroups"};
 	struct jpath p = JKEY(NULL, "user");
 	int64_t uid = pol->uid, gid = pol->gid;
 	yajl_val o;
@@ -432,6 +463,7 @@ static int parse_user(yajl_val doc, struct policy *pol, struct error **err)
 	    read_bool(o, &p, "allowRoot", &pol->allow_root, err) < 0 ||
 	    read_bool(o, &p, "keepGroups", &pol->keep_groups, err) < 0 ||
 	    read_id_map(o, &p, &pol->id_map, err) < 0 ||
+	    read_pool(o, &p, &pol->pool, err) < 0 ||
 	    read_names(o, &p, "privilegedGroups", valid_group,
 		       "expected a group name or id, got",
 		       &pol->privileged_groups, &pol->n_privileged_groups,

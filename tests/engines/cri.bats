@@ -414,3 +414,69 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	assert_output --partial "a secret volume is mounted only when the policy's volumes.secrets names it"
 	assert_output --partial "the service-account token is never mounted"
 }
+
+@test "with a pool of ids: the pod is root of its own user namespace; a server writes under /var/run and serves port 80; the root-owned workdir is written; groups kept" {
+	local yaml="$BATS_TEST_TMPDIR/userns.yaml" saved="$BATS_TEST_TMPDIR/policy.saved"
+	local pool=$((1073741824 + ($$ % 150 * 256 + 200) * 65536)) server pid host
+	cat >"$yaml" <<-EOF
+		apiVersion: v1
+		kind: Pod
+		metadata:
+		  name: corral-userns
+		  namespace: default
+		spec:
+		  runtimeClassName: corral
+		  securityContext:
+		    supplementalGroups: [3000]
+		    fsGroup: 2000
+		  containers:
+		    - name: server
+		      image: $CRI_APP_IMAGE
+		      command: ["sh", "-c", "echo \$\$ >/var/run/httpd.pid && exec busybox httpd -f -p 80 -h /var/run"]
+		    - name: client
+		      image: $CRI_APP_IMAGE
+		      workingDir: /root
+		      command: ["sh", "-c", "echo written >note && exec sleep 3600"]
+	EOF
+	# the pool the host would reserve in /etc/subuid, in this test's
+	# policy only while the pod is made
+	cp "$CRI_WORK/policy.json" "$saved"
+	jq --argjson p "$pool" '.user.pool = {hostUID: $p, hostGID: $p, size: 1048576}' \
+		"$saved" >"$CRI_WORK/policy.json"
+	CRI_POD_YAML="$yaml" run_pod
+	[ "$status" -ne 0 ] || create_app --pod-yaml "$yaml" --container server
+	server="$CTR"
+	[ "$status" -ne 0 ] || run --separate-stderr cri start "$server"
+	[ "$status" -ne 0 ] || create_app --pod-yaml "$yaml" --container client
+	[ "$status" -ne 0 ] || run --separate-stderr cri start "$CTR"
+	cp "$saved" "$CRI_WORK/policy.json"
+	[ "$status" -eq 0 ] || fail "the pod: $stderr"
+	run --separate-stderr cri exec "$CTR" -- sh -c 'id -u; id -G; cat /root/note; ls /sys/class/net'
+	assert_success
+	assert_output "$(printf '0\n0 2000 3000\nwritten\nlo')"
+	for _ in $(seq 50); do
+		run --separate-stderr cri exec "$CTR" -- busybox wget -q -O- http://127.0.0.1:80/httpd.pid
+		[ "$status" -eq 0 ] && break
+		sleep 0.1
+	done
+	assert_success
+	[[ "$output" =~ ^[0-9]+$ ]] || fail "the pid file: $output"
+	# on the host, the pod's processes are ids of the pool, never root
+	for c in "$POD" "$server" "$CTR"; do
+		pid="$(corral_k8s state "$c" | jq -r .pid)"
+		host="$(awk '$1 == "Uid:" { print $2 }' "/proc/$pid/status")"
+		[ "$host" -ge "$pool" ] && [ "$host" -lt $((pool + 1048576)) ] ||
+			fail "$c runs as host uid $host, outside the pool $pool"
+	done
+	run --separate-stderr corral_k8s explain "$CTR"
+	assert_output --partial "its pod sandbox's user namespace"
+	# the pod's one slice is given back when the pod goes
+	local slice
+	slice="$(awk '$1 == "Uid:" { print $2 }' "/proc/$(corral_k8s state "$POD" | jq -r .pid)/status")"
+	[ -f "/run/corral-userns/$slice" ] || fail "no slice file $slice"
+	run --separate-stderr cri stop-pod "$POD"
+	assert_success
+	run --separate-stderr cri remove-pod "$POD"
+	assert_success
+	[ ! -e "/run/corral-userns/$slice" ] || fail "the pod's slice $slice is still held"
+}

@@ -126,7 +126,8 @@ static void check_process(const struct spec *config, const struct policy *p,
 
 	if (!config->process)
 		return;
-	FUZZ_CHECK(harden_process(config->process, p, &pr, &err) == 0,
+	FUZZ_CHECK(harden_process(config->process, p, &h->sandbox, &pr, &err) ==
+		       0,
 		   "harden_process: %s", err ? err->msg : "?");
 	a.process = pr;
 	ta = fuzz_spec_text(&a);

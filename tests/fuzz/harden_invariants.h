@@ -126,21 +126,29 @@ static inline const char *hinv_process(const struct hinv_case *k)
 		if (!allowed || !hinv_has(c->env, c->n_env, e->env[i]))
 			return "an env entry not in config and allowlist";
 	}
-	if (!p->allow_root && (e->user.uid == 0 || e->user.gid == 0))
+	/* corral's own user namespace: the ids are the container's own, in
+	 * its slice (hinv_host checks the mapping), root of it included */
+	if (k->h->sandbox.userns_auto &&
+	    (e->user.uid >= POLICY_SLICE || e->user.gid >= POLICY_SLICE))
+		return "an id beyond the container's user namespace";
+	if (!k->h->sandbox.userns_auto && !p->allow_root &&
+	    (e->user.uid == 0 || e->user.gid == 0))
 		return "uid or gid 0 without allowRoot";
 	if ((c->user.uid != 0 && e->user.uid != c->user.uid) ||
 	    (c->user.gid != 0 && e->user.gid != c->user.gid))
 		return "a non-root uid or gid of config.json changed";
-	if (!p->keep_groups && e->user.n_additional_gids)
+	if (!k->h->sandbox.userns_auto && !p->keep_groups &&
+	    e->user.n_additional_gids)
 		return "supplementary groups without keepGroups";
 	for (size_t i = 0; i < e->user.n_additional_gids; i++) {
 		bool in_config = false;
+		uint32_t g = e->user.additional_gids[i];
 
 		for (size_t j = 0; j < c->user.n_additional_gids; j++)
-			in_config |= c->user.additional_gids[j] ==
-				     e->user.additional_gids[i];
+			in_config |= c->user.additional_gids[j] == g;
 		if (!in_config ||
-		    (!p->allow_root && e->user.additional_gids[i] == 0))
+		    (k->h->sandbox.userns_auto ? g >= POLICY_SLICE
+					       : !p->allow_root && g == 0))
 			return "a supplementary group not allowed";
 	}
 	if (!e->no_new_privileges)
@@ -394,6 +402,40 @@ static inline const char *hinv_places(const struct spec *e)
 	return NULL;
 }
 
+/* corral's own user namespace: only from a pool, and then one mapping of
+ * the container's ids 0-65535 onto a slice inside it (the pool's first
+ * when no slice was reserved, as here), never host root. */
+static inline bool hinv_has_ns(const struct spec_linux *lx, enum spec_ns_type t)
+{
+	for (size_t i = 0; i < lx->n_namespaces; i++)
+		if (lx->namespaces[i].type == t)
+			return true;
+	return false;
+}
+
+static inline const char *hinv_own_userns(const struct hinv_case *k)
+{
+	const struct spec_linux *lx = k->h->spec->linux_;
+	const struct policy *p = k->policy;
+
+	if (!p->pool.set || !lx || !hinv_has_ns(lx, NS_USER))
+		return "corral's own user namespace without a pool";
+	for (int u = 0; u < 2; u++) {
+		const struct spec_id_mapping *m =
+		    u ? lx->gid_mappings : lx->uid_mappings;
+		size_t n = u ? lx->n_gid_mappings : lx->n_uid_mappings;
+		uint64_t lo = u ? p->pool.gid : p->pool.uid;
+
+		if (n != 1 || m[0].container_id != 0 ||
+		    m[0].size != POLICY_SLICE || m[0].host_id < lo ||
+		    (uint64_t)m[0].host_id + POLICY_SLICE > lo + p->pool.size ||
+		    m[0].host_id == 0)
+			return "corral's own user namespace maps outside "
+			       "its pool";
+	}
+	return hinv_places(k->h->spec);
+}
+
 /* Hooks only as the policy names them, never startContainer; user
  * namespaces only into the policy's host range. */
 static inline const char *hinv_host(const struct hinv_case *k)
@@ -417,6 +459,8 @@ static inline const char *hinv_host(const struct hinv_case *k)
 			    strncmp(h->env[0], "PATH=", 5) != 0)
 				return "a hook with config.json's environment";
 		}
+	if (k->h->sandbox.userns_auto)
+		return hinv_own_userns(k);
 	for (size_t i = 0; lx && i < lx->n_namespaces; i++)
 		if (lx->namespaces[i].type == NS_USER && !p->id_map.set)
 			return "a user namespace without user.idMap";

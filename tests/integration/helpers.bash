@@ -313,5 +313,23 @@ corral_teardown() {
 			kill -KILL "$pid" 2>/dev/null
 		done
 	fi
+	# a slice of a user-namespace pool (runtime/userns_pool.h) still
+	# held for a container of this test's state root
+	left="$(userns_slices_of "$ROOT")"
+	if [ -n "$left" ]; then
+		problems+="user-namespace slices left: $left; "
+		(cd /run/corral-userns && rm -f -- $left)
+	fi
 	[ -z "$problems" ] || fail "teardown: $problems"
+}
+
+# userns_slices_of ROOT: the slices of /run/corral-userns held for a
+# container of state root ROOT (the holder file's first line).
+userns_slices_of() {
+	local f
+	[ -d /run/corral-userns ] || return 0
+	for f in /run/corral-userns/*; do
+		[ -f "$f" ] && [ "$(head -n 1 "$f")" = "$1" ] && printf '%s ' "${f##*/}"
+	done
+	return 0
 }

@@ -546,6 +546,87 @@ TEST(a_seccomp_notify_action_becomes_enosys)
 	spec_free(s);
 }
 
+#define POOL_POLICY                                                            \
+	"{\"user\": {\"pool\": {\"hostUID\": 1073741824, \"hostGID\": "       \
+	"1073741824, \"size\": 6553600}}}"
+
+static bool one_map(const struct spec_id_mapping *m, size_t n, uint32_t host)
+{
+	return n == 1 && m[0].container_id == 0 && m[0].host_id == host &&
+	       m[0].size == 65536;
+}
+
+TEST(a_pool_gives_a_user_namespace_of_its_own_root_kept)
+{
+	struct spec *s = config("rootfs", "", "", "");
+	struct policy *p = policy_json(POOL_POLICY);
+	struct hardened *h = NULL;
+	const struct spec_linux *lx;
+
+	/* the runtime's slice is what the ids map to */
+	p->slice = (struct policy_slice){.set = true,
+					 .uid = 1073741824 + 65536 * 3,
+					 .gid = 1073741824 + 65536 * 3};
+	h = harden_in(s, p, NULL);
+	lx = h ? h->spec->linux_ : NULL;
+	CHECK(h && h->sandbox.userns_auto);
+	CHECK(lx && one_map(lx->uid_mappings, lx->n_uid_mappings,
+			    1073741824 + 65536 * 3));
+	CHECK(lx && one_map(lx->gid_mappings, lx->n_gid_mappings,
+			    1073741824 + 65536 * 3));
+	CHECK(h && h->spec->process->user.uid == 0 &&
+	      h->spec->process->user.gid == 0);
+	CHECK(h && h->n_layer_dirs > 0);
+	CHECK(h && find_change(h, ".linux.namespaces[user]"));
+	hardened_free(h);
+	/* a pod member: its pod sandbox's slice, and it says so */
+	p->slice.pod = true;
+	h = harden_in(s, p, NULL);
+	CHECK(h && h->sandbox.userns_auto);
+	CHECK(h && find_change(h, ".linux.uidMappings") &&
+	      strstr(find_change(h, ".linux.uidMappings")->reason,
+		     "pod sandbox"));
+	hardened_free(h);
+	policy_free(p);
+	spec_free(s);
+}
+
+TEST(an_id_beyond_the_slice_is_refused_under_a_pool)
+{
+	struct spec *s = config("rootfs", "", "", "");
+	struct policy *p = policy_json(POOL_POLICY);
+	char *why = NULL;
+
+	s->process->user.uid = 70000;
+	CHECK(!harden_in(s, p, &why));
+	CHECK(why && strstr(why, "beyond the ids 0-65535"));
+	free(why);
+	policy_free(p);
+	spec_free(s);
+}
+
+TEST(config_json_s_own_user_namespace_under_id_map_is_not_replaced)
+{
+	struct spec *s = config(
+	    "rootfs", "", "",
+	    "\"namespaces\": [{\"type\": \"user\"}, {\"type\": \"mount\"}],"
+	    " \"uidMappings\": [{\"containerID\": 0, \"hostID\": 200000,"
+	    " \"size\": 65536}], \"gidMappings\": [{\"containerID\": 0,"
+	    " \"hostID\": 200000, \"size\": 65536}]");
+	struct policy *p = policy_json(
+	    "{\"user\": {\"idMap\": {\"hostID\": 200000, \"size\": 65536},"
+	    " \"pool\": {\"hostUID\": 1073741824, \"hostGID\": 1073741824,"
+	    " \"size\": 65536}}}");
+	struct hardened *h = harden_in(s, p, NULL);
+
+	CHECK(h && !h->sandbox.userns_auto);
+	CHECK(h && one_map(h->spec->linux_->uid_mappings,
+			   h->spec->linux_->n_uid_mappings, 200000));
+	hardened_free(h);
+	policy_free(p);
+	spec_free(s);
+}
+
 TEST(permissive_lists_every_bind_as_written)
 {
 	struct spec *s = with_mounts(

@@ -42,7 +42,7 @@ static struct spec_process *hardened(const struct spec_process *in,
 		policy_free(p);
 		return NULL;
 	}
-	if (harden_process(in, p, &out, &err) < 0) {
+	if (harden_process(in, p, NULL, &out, &err) < 0) {
 		printf("# harden_process: %s\n", err->msg);
 		unit_failed_checks++;
 		out = NULL;

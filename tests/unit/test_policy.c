@@ -406,6 +406,38 @@ TEST(cpus_out_of_range)
 	}
 }
 
+TEST(a_pool_of_ids_is_read_checked_and_written)
+{
+	struct policy *p = policy_of(
+	    "{\"user\": {\"pool\": {\"hostUID\": 1073741824,"
+	    " \"hostGID\": 2147483648, \"size\": 131072}}}");
+	_cleanup_free_ char *bad = NULL;
+
+	CHECK(p && p->pool.set && !p->pool.from_subid);
+	CHECK(p && p->pool.uid == 1073741824u && p->pool.gid == 2147483648u &&
+	      p->pool.size == 131072);
+	if (p)
+		check_round_trip(p);
+	policy_free(p);
+	/* host root, system ids, less than one slice, past the id space */
+	static const char *const refused[] = {
+	    "{\"user\": {\"pool\": {\"hostUID\": 0, \"hostGID\": 65536,"
+	    " \"size\": 65536}}}",
+	    "{\"user\": {\"pool\": {\"hostUID\": 65536, \"hostGID\": 1000,"
+	    " \"size\": 65536}}}",
+	    "{\"user\": {\"pool\": {\"hostUID\": 65536, \"hostGID\": 65536,"
+	    " \"size\": 1000}}}",
+	    "{\"user\": {\"pool\": {\"hostUID\": 4294901760,"
+	    " \"hostGID\": 65536, \"size\": 65536}}}",
+	    "{\"user\": {\"pool\": {\"hostUID\": 65536, \"size\": 65536}}}",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		free(bad);
+		bad = policy_error(refused[i]);
+		CHECK(bad && strstr(bad, ".user.pool"));
+	}
+}
+
 TEST(a_null_key_keeps_the_default)
 {
 	struct policy *p = policy_of("{\"limits\": {\"memory\": null},"

@@ -136,7 +136,7 @@ render_containerd_config() {
 make_rootfs_tar() {
 	local tar="$1" rootfs="$CRI_WORK/rootfs" applet dir
 	mkdir -p "$rootfs/bin" "$rootfs/etc"
-	for dir in proc sys dev tmp root; do mkdir -p "$rootfs/$dir"; done
+	for dir in proc sys dev tmp root var/run; do mkdir -p "$rootfs/$dir"; done
 	cp /bin/busybox "$rootfs/bin/busybox"
 	for applet in sh echo cat ls id grep sleep hostname true false; do
 		ln -s busybox "$rootfs/bin/$applet"

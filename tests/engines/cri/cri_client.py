@@ -160,6 +160,12 @@ def cmd_create(ch, args):
     c = pick_container(pod, args.container)
     with open(args.pod_config, 'rb') as f:
         sandbox = pb.PodSandboxConfig.FromString(f.read())
+    # the kubelet hands the pod's supplementalGroups and fsGroup to each
+    # container's security context
+    psc = (pod.get('spec') or {}).get('securityContext') or {}
+    groups = [int(g) for g in psc.get('supplementalGroups') or []]
+    if 'fsGroup' in psc:
+        groups.append(int(psc['fsGroup']))
     config = pb.ContainerConfig(
         metadata=pb.ContainerMetadata(name=c['name'], attempt=args.attempt),
         image=pb.ImageSpec(image=c['image']),
@@ -173,7 +179,8 @@ def cmd_create(ch, args):
         log_path='%s/%d.log' % (c['name'], args.attempt),
         linux=pb.LinuxContainerConfig(
             security_context=pb.LinuxContainerSecurityContext(
-                namespace_options=pb.NamespaceOption(pid=pb.CONTAINER))))
+                namespace_options=pb.NamespaceOption(pid=pb.CONTAINER),
+                supplemental_groups=groups)))
     r = call(ch, RUNTIME, 'CreateContainer',
              pb.CreateContainerRequest(pod_sandbox_id=args.pod_id,
                                        config=config,

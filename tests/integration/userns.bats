@@ -1,0 +1,275 @@
+#!/usr/bin/env bats
+# corral's own user namespace (policy: user.pool, or /etc/subuid's
+# "corral" range): each container's ids 0-65535 are a slice of the pool
+# of its own, the root filesystem's layers are idmapped onto it so that
+# the image's root owns its files inside, and the workload runs as root
+# of that namespace with no capability; a pod's members share their pod
+# sandbox's.  Each test has a pool of its own (POOL, 16 slices), so that
+# no other test's containers take its slices.
+
+load helpers
+
+setup_file() {
+	corral_setup_file
+}
+
+setup() {
+	corral_setup
+	# a range of 32 slices no other test uses: above 2^30, by this run's
+	# pid and the test's number
+	POOL=$((1073741824 + ($$ % 150 * 256 + BATS_TEST_NUMBER * 32) * 65536))
+	POLICY="$BATS_TEST_TMPDIR/policy.json"
+	write_policy 1048576
+	# the image: root-owned, as images are; /work is its working directory
+	mkdir -m 0755 "$ROOTFS/work"
+	echo image >"$ROOTFS/work/old"
+	update_config '.root.readonly = false | .process.user = {uid: 0, gid: 0}
+		| .process.cwd = "/work"'
+}
+
+teardown() {
+	corral_teardown
+	for m in "$BATS_TEST_TMPDIR"/ovl/eng/merged; do
+		if mountpoint -q "$m" 2>/dev/null; then umount "$m"; fi
+	done
+}
+
+# write_policy SIZE [MORE]: the test's pool of SIZE ids, and MORE keys.
+write_policy() {
+	printf '{%s"user": {"pool": {"hostUID": %d, "hostGID": %d, "size": %d}}}\n' \
+		"${2:-}" "$POOL" "$POOL" "$1" >"$POLICY"
+}
+
+run_own() {
+	corral --policy "$POLICY" run -d --bundle "$BUNDLE" "$1" \
+		</dev/null >>"$BATS_TEST_TMPDIR/$1.out" 2>>"$BATS_TEST_TMPDIR/$1.err"
+}
+
+# host_ids PID: "UID GID" of PID on the host (real ids).
+host_ids() {
+	awk '$1 == "Uid:" { u = $2 } $1 == "Gid:" { g = $2 } END { print u, g }' \
+		"/proc/$1/status"
+}
+
+@test "the image's root owns its files: uid 0 inside writes the root-owned workdir, as a slice of the pool on the host" {
+	set_args sh -c 'id; echo new >test.go && echo more >>old && echo wrote
+		cat /proc/self/uid_map /proc/self/gid_map; exec sleep 100'
+	run_own "$ID" || fail "run: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+	poll_equal "output" 4 50 sh -c "wc -l <'$BATS_TEST_TMPDIR/$ID.out'"
+	run cat "$BATS_TEST_TMPDIR/$ID.out"
+	assert_line --index 0 "uid=0 gid=0"
+	assert_line --index 1 wrote
+	local pid base
+	pid="$(container_pid "$ID")"
+	# the workload (the supervisor's child) and the supervisor both run
+	# as the slice's first id: host root is nowhere
+	base="$(awk '{print $2; exit}' "/proc/$pid/uid_map")"
+	[ "$base" -ge "$POOL" ] && [ "$base" -lt $((POOL + 1048576)) ] ||
+		fail "host uid $base is outside the pool $POOL"
+	assert_line --index 2 --regexp "^ +0 +$base +65536$"
+	assert_equal "$(host_ids "$pid")" "$base $base"
+	for child in $(cat "/proc/$pid/task/$pid/children"); do
+		assert_equal "$(host_ids "$child")" "$base $base"
+		run grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp):' "/proc/$child/status"
+		assert_output "CapPrm:	0000000000000000
+CapEff:	0000000000000000
+CapBnd:	0000000000000000
+NoNewPrivs:	1
+Seccomp:	2"
+	done
+	# the slice is held while the container lives, by this container
+	[ -f "/run/corral-userns/$base" ] || fail "no slice file $base"
+	assert_equal "$(sed -n 2p "/run/corral-userns/$base")" "$ID"
+	# the image itself is untouched, owner and content
+	assert_equal "$(stat -c '%u:%g' "$ROOTFS/work" "$ROOTFS/work/old")" "0:0
+0:0"
+	assert_equal "$(cat "$ROOTFS/work/old")" image
+	[ ! -e "$ROOTFS/work/test.go" ]
+	run corral explain "$ID"
+	assert_output --regexp "user namespace +uid 0-65535 -> host $base-"
+	corral delete --force "$ID"
+	[ ! -e "/run/corral-userns/$base" ] || fail "the slice is still held"
+	assert_no_leftovers "$ID"
+}
+
+@test "two containers hold two slices; a full pool refuses the third with the reason, leaving nothing" {
+	write_policy 131072
+	set_args sleep 100
+	run_own "$ID-a" || fail "run a: $(cat "$BATS_TEST_TMPDIR/$ID-a.err")"
+	run_own "$ID-b" || fail "run b: $(cat "$BATS_TEST_TMPDIR/$ID-b.err")"
+	local a b
+	a="$(host_ids "$(container_pid "$ID-a")")"
+	b="$(host_ids "$(container_pid "$ID-b")")"
+	[ "$a" != "$b" ] || fail "both containers run as $a"
+	run --separate-stderr corral --policy "$POLICY" run -d --bundle "$BUNDLE" "$ID-c" </dev/null
+	assert_error_line
+	[[ "$stderr" == *"user.pool: all 2 slices of 65536 ids are in use"* ]] ||
+		fail "stderr: $stderr"
+	[ ! -e "$ROOT/$ID-c" ] || fail "a state directory of $ID-c is left"
+	corral delete --force "$ID-a"
+	run_own "$ID-c" || fail "run c after a: $(cat "$BATS_TEST_TMPDIR/$ID-c.err")"
+	assert_equal "$(host_ids "$(container_pid "$ID-c")")" "$a"
+}
+
+@test "a slice left by a killed create is taken again; another's live one is not" {
+	write_policy 65536
+	# a holder whose container directory is gone and whose create ended
+	mkdir -p -m 0700 /run/corral-userns
+	printf '%s\n%s\n%d %d\n' "$ROOT" "$ID-gone" 999999999 1 >"/run/corral-userns/$POOL"
+	set_args sleep 100
+	run_own "$ID" || fail "run: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+	assert_equal "$(sed -n 2p "/run/corral-userns/$POOL")" "$ID"
+	run --separate-stderr corral --policy "$POLICY" run -d --bundle "$BUNDLE" "$ID-2" </dev/null
+	assert_error_line
+	[[ "$stderr" == *"all 1 slices"* ]] || fail "stderr: $stderr"
+}
+
+@test "supplementary groups are the container's own in its user namespace: kept" {
+	update_config '.process.user.additionalGids = [5, 2000, 70000]'
+	set_args sh -c 'id -G'
+	run --separate-stderr corral --policy "$POLICY" run --bundle "$BUNDLE" "$ID" </dev/null
+	assert_success
+	assert_output "0 5 2000"
+	run corral --policy "$POLICY" explain --bundle "$BUNDLE"
+	assert_output --partial ".process.user.additionalGids"
+	assert_output --partial "[5, 2000, 70000] -> [5, 2000]"
+}
+
+@test "without a pool, the container has no user namespace: uid 0 is 65534 on the host as before" {
+	echo '{}' >"$POLICY"
+	set_args sh -c 'id -u; cat /proc/self/uid_map'
+	run --separate-stderr corral --policy "$POLICY" run --bundle "$BUNDLE" "$ID" </dev/null
+	assert_success
+	assert_line --index 0 65534
+	assert_line --index 1 --regexp '^ +0 +0 +4294967295$'
+}
+
+# An engine's root filesystem is an overlay mount (containerd, CRI-O,
+# podman's overlay driver): it cannot be idmapped, its layers can.
+mount_engine_overlay() {
+	local o="$BATS_TEST_TMPDIR/ovl"
+	mkdir -p "$o/layers/lower" "$o/layers/upper" "$o/layers/work" "$o/eng/merged"
+	cp -a "$ROOTFS/." "$o/layers/lower/"
+	echo from-upper >"$o/layers/upper/engine-file"
+	mount -t overlay overlay -o "lowerdir=$o/layers/lower,upperdir=$o/layers/upper,workdir=$o/layers/work" \
+		"$o/eng/merged" || fail "mount the engine's overlay"
+	update_config '.root.path = $p' --arg p "$o/eng/merged"
+}
+
+@test "an engine's overlay root: its layers idmapped and stacked again; the engine's upper layer unchanged" {
+	mount_engine_overlay
+	write_policy 1048576 "\"engineDirs\": [\"$BATS_TEST_TMPDIR/ovl\"], "
+	set_args sh -c 'cat /engine-file; echo x >/work/new && echo wrote; stat -c %u /work'
+	run --separate-stderr corral --policy "$POLICY" run --bundle "$BUNDLE" "$ID" </dev/null
+	assert_success
+	assert_output "from-upper
+wrote
+0"
+	[ ! -e "$BATS_TEST_TMPDIR/ovl/layers/upper/work/new" ] || fail "the engine's upper layer was written"
+	[ ! -e "$BATS_TEST_TMPDIR/ovl/eng/merged/work/new" ] || fail "the engine's overlay was written"
+}
+
+@test "an overlay root whose layers are outside the engine directories is refused, naming engineDirs" {
+	mount_engine_overlay
+	write_policy 1048576 "\"engineDirs\": [\"$BATS_TEST_TMPDIR/ovl/eng\"], "
+	set_args true
+	run --separate-stderr corral --policy "$POLICY" run --bundle "$BUNDLE" "$ID" </dev/null
+	assert_error_line
+	[[ "$stderr" == *"overlay layer $BATS_TEST_TMPDIR/ovl/layers/upper: not below an engine directory (policy: engineDirs)"* ]] ||
+		fail "stderr: $stderr"
+	assert_no_leftovers "$ID"
+}
+
+# pod_bundle NAME ANNOTATIONS [PAUSE-PID] ARG...: a copy of the bundle; a
+# member (PAUSE-PID given) names its pod sandbox's ipc, uts and network
+# namespaces as containerd's CRI does.
+pod_bundle() {
+	local name="$1" ann="$2" pause="$3" b="$BATS_TEST_TMPDIR/b-$1"
+	shift 3
+	cp -a "$BUNDLE" "$b" || fail "copy the bundle"
+	(BUNDLE="$b"
+	 update_config '.annotations = $a' --argjson a "$ann"
+	 if [ -n "$pause" ]; then
+		update_config 'del(.hostname) | .linux.namespaces |= map(
+			if .type == "network" then .path = "/proc/\($p)/ns/net"
+			elif .type == "ipc" or .type == "uts" then .path = "/proc/\($p)/ns/\(.type)"
+			else . end)' --arg p "$pause"
+	 fi
+	 set_args "$@")
+}
+
+@test "a pod's members join its pod sandbox's user namespace: one slice, one network, each image's root its own" {
+	local pause pid
+	pod_bundle "$ID-pause" "{\"io.kubernetes.cri.container-type\": \"sandbox\",
+		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}" "" sleep 1000
+	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-pause" "$ID-pause" \
+		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/pause.err" ||
+		fail "pause: $(cat "$BATS_TEST_TMPDIR/pause.err")"
+	pause="$(container_pid "$ID-pause")"
+	local member="{\"io.kubernetes.cri.container-type\": \"container\",
+		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}"
+	pod_bundle "$ID-web" "$member" "$pause" busybox httpd -f -p 127.0.0.1:80 -h /work
+	pod_bundle "$ID-app" "$member" "$pause" sh -c 'echo mine >/work/app && exec sleep 1000'
+	for c in web app; do
+		corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-$c" "$ID-$c" \
+			</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/$c.err" ||
+			fail "$c: $(cat "$BATS_TEST_TMPDIR/$c.err")"
+	done
+	for c in web app; do
+		pid="$(container_pid "$ID-$c")"
+		assert_equal "$(readlink "/proc/$pid/ns/user")" "$(readlink "/proc/$pause/ns/user")"
+		assert_equal "$(readlink "/proc/$pid/ns/net")" "$(readlink "/proc/$pause/ns/net")"
+		assert_equal "$(host_ids "$pid")" "$(host_ids "$pause")"
+		[ "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink "/proc/$pause/ns/mnt")" ] ||
+			fail "$c shares the pause's mount namespace"
+		[ "$(readlink "/proc/$pid/ns/pid")" != "$(readlink "/proc/$pause/ns/pid")" ] ||
+			fail "$c shares the pause's pid namespace"
+	done
+	run corral exec "$ID-app" sh -c 'for i in $(seq 50); do
+		busybox wget -q -O- http://127.0.0.1:80/old && exit 0; sleep 0.1; done; exit 1'
+	assert_success
+	assert_output image
+	run corral exec "$ID-app" cat /work/app
+	assert_output mine
+	run corral exec "$ID-app" ls /sys/class/net
+	assert_output lo
+	run corral explain "$ID-app"
+	assert_output --partial "its pod sandbox's user namespace"
+	# one slice, the pod sandbox's: the members hold none of their own
+	[ -z "$(grep -lx "$ID-app\|$ID-web" /run/corral-userns/* 2>/dev/null)" ] ||
+		fail "a member holds a slice"
+	corral delete --force "$ID-app"
+	corral delete --force "$ID-web"
+	corral delete --force "$ID-pause"
+}
+
+@test "root of its own user namespace gains nothing: a setuid binary, mount, unshare, another's files" {
+	cp "$REPO_ROOT/build/helpers/static/sysprobe" "$ROOTFS/bin/sysprobe"
+	cp "$ROOTFS/bin/sysprobe" "$ROOTFS/bin/suidprobe"
+	chmod 6755 "$ROOTFS/bin/suidprobe"
+	# a host directory of root's, lent read-write by the policy: inside it
+	# is nobody's, the namespace's root is not its owner
+	mkdir -m 0755 "$BATS_TEST_TMPDIR/hostdir"
+	echo host >"$BATS_TEST_TMPDIR/hostdir/file"
+	write_policy 1048576 "\"mounts\": [{\"source\": \"$BATS_TEST_TMPDIR/hostdir\", \"rw\": true}], "
+	update_config '.mounts += [{"destination": "/host", "type": "bind",
+		"source": $s, "options": ["rbind", "rw"]}]' --arg s "$BATS_TEST_TMPDIR/hostdir"
+	set_args sh -c '/bin/suidprobe mount unshare clone_newuser setns
+		/bin/suidprobe capeff 2>/dev/null || grep CapEff /proc/self/status
+		stat -c "%u %g" /host/file
+		echo x >>/host/file 2>/dev/null && echo wrote-host || echo no-write
+		chown 1000 /work/old 2>/dev/null || echo no-chown'
+	run --separate-stderr corral --policy "$POLICY" run --bundle "$BUNDLE" "$ID" </dev/null
+	assert_success
+	assert_output "mount EPERM
+unshare EPERM
+clone_newuser EPERM
+setns EPERM
+CapEff:	0000000000000000
+65534 65534
+no-write
+no-chown"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/hostdir/file")" host
+	# the image's file on the host: its owner untouched
+	assert_equal "$(stat -c %u "$ROOTFS/work/old")" 0
+}
