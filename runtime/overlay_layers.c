@@ -64,7 +64,10 @@ static int super_options(uint64_t id, char **out, struct error **err)
 			 "overlay: its mount is not in /proc/self/mountinfo");
 }
 
-/* A layer, opened without a link on the way, below one of dirs. */
+/* A layer below one of dirs: the entry walked without a link, the rest
+ * beneath it, where the engine's own links are followed as long as they
+ * stay below it (podman's overlay driver names its layers by short links,
+ * l/ID -> ../DIGEST/diff). */
 static int open_layer(const char *path, char *const *dirs, size_t n_dirs,
 		      struct error **err)
 {
@@ -75,7 +78,7 @@ static int open_layer(const char *path, char *const *dirs, size_t n_dirs,
 		if (strncmp(path, dirs[i], k) != 0 ||
 		    (path[k] != '/' && path[k] != '\0'))
 			continue;
-		fd = hostpath_open_beneath(dirs[i], path, false,
+		fd = hostpath_open_beneath(dirs[i], path, true,
 					   O_PATH | O_DIRECTORY,
 					   "overlay layer", err);
 		if (fd < 0 ||

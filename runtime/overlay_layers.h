@@ -9,8 +9,9 @@
  *
  * The layers are read from the mount's options in /proc/self/mountinfo,
  * the kernel's record of what the engine mounted; each path must be
- * absolute and is opened as every host path is (no link on the way) and
- * must lie below one of the policy's engine directories.  An overlay with
+ * absolute and lie below one of the policy's engine directories, and is
+ * opened beneath it (a link there is followed only while it stays
+ * below).  An overlay with
  * metadata-only copy-up or data-only layers, whose layers do not stand
  * alone, is refused. */
 #ifndef CORRAL_OVERLAY_LAYERS_H

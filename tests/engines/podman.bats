@@ -598,3 +598,18 @@ named_runtime_conf() {
 	run stat -c %a "$dir/$id.json"
 	assert_output 600
 }
+
+@test "podman with a pool of ids: root of its own user namespace writes the image's root-owned /etc; the host sees the slice" {
+	local pool=$((1073741824 + ($$ % 150 * 256 + 220) * 65536))
+	jq --argjson p "$pool" '.user.pool = {hostUID: $p, hostGID: $p, size: 1048576}' \
+		"$POLICY" >"$POLICY.new" && mv "$POLICY.new" "$POLICY"
+	run pm run --rm --name "$NAME" --network none "$IMAGE" \
+		sh -c 'echo x >/etc/written && cat /etc/written; id -u; cat /proc/self/uid_map'
+	assert_success
+	assert_line --index 0 x
+	assert_line --index 1 0
+	[[ "${lines[2]}" =~ ^\ +0\ +([0-9]+)\ +65536$ ]] || fail "uid_map: ${lines[2]}"
+	[ "${BASH_REMATCH[1]}" -ge "$pool" ] && [ "${BASH_REMATCH[1]}" -lt $((pool + 1048576)) ] ||
+		fail "host uid ${BASH_REMATCH[1]} is outside the pool $pool"
+	[ ! -e "/run/corral-userns/${BASH_REMATCH[1]}" ] || fail "the slice is still held"
+}

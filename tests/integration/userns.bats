@@ -273,3 +273,24 @@ no-chown"
 	# the image's file on the host: its owner untouched
 	assert_equal "$(stat -c %u "$ROOTFS/work/old")" 0
 }
+
+@test "without user.pool, the host's /etc/subuid and /etc/subgid lines of corral are the pool" {
+	# the host's files stay as they are: this test's own lines are bound
+	# over them in a mount namespace of its own
+	[ -f /etc/subuid ] && [ -f /etc/subgid ] ||
+		skip "no /etc/subuid and /etc/subgid to bind over here"
+	printf 'someone:100000:65536\ncorral:%d:1048576\n' "$POOL" >"$BATS_TEST_TMPDIR/subuid"
+	printf 'corral:%d:1048576\n' "$POOL" >"$BATS_TEST_TMPDIR/subgid"
+	echo '{}' >"$POLICY"
+	set_args sh -c 'id -u; echo x >/work/new && echo wrote'
+	run --separate-stderr unshare -m --propagation private sh -c '
+		mount --bind "$1/subuid" /etc/subuid && mount --bind "$1/subgid" /etc/subgid &&
+		"$2" --root "$3" --policy "$4" explain --bundle "$5" | grep -E "user namespace|namespaces.user" &&
+		exec "$2" --root "$3" --policy "$4" run --bundle "$5" "$6" </dev/null 3>&-' \
+		sh "$BATS_TEST_TMPDIR" "$CORRAL" "$ROOT" "$POLICY" "$BUNDLE" "$ID"
+	assert_success
+	assert_line --regexp "^ +user namespace +uid 0-65535 -> host $POOL-"
+	assert_line --partial "(default: the host's subordinate ids for corral (/etc/subuid, /etc/subgid))"
+	assert_line 0
+	assert_line wrote
+}
