@@ -190,6 +190,77 @@ def fstype(path):
     return kind
 
 
+# ----------------------------------------------------------------- cgroups
+
+CGROUP_ROOT = "/sys/fs/cgroup"
+
+
+def cgroup_dirs(marker):
+    """Directories under /sys/fs/cgroup (any hierarchy, up to 4 levels
+    down) whose name holds MARKER, deepest first."""
+    found = []
+
+    def walk(path, depth):
+        try:
+            with os.scandir(path) as it:
+                for e in it:
+                    if e.is_dir(follow_symlinks=False):
+                        if marker in e.name:
+                            found.append(e.path)
+                        if depth < 4:
+                            walk(e.path, depth + 1)
+        except OSError:
+            pass
+
+    walk(CGROUP_ROOT, 0)
+    return sorted(found, key=lambda p: -p.count("/"))
+
+
+def remove_plain_dirs(marker):
+    """crun on a hybrid host whose cgroup2 the bench unmounted still makes
+    /sys/fs/cgroup/unified/ID, here a plain directory of the tmpfs at
+    /sys/fs/cgroup (under the host's cgroup2 mount, out of its sight),
+    writes a file cgroup.procs in it, and leaves both.  Such directories
+    named for the bench's containers go: only those on no cgroup
+    filesystem, and only their regular files.  The number removed."""
+    n = 0
+    for d in cgroup_dirs(marker):
+        if fstype(d).startswith("cgroup"):
+            continue
+        try:
+            for e in os.scandir(d):
+                if e.is_file(follow_symlinks=False):
+                    os.unlink(e.path)
+            os.rmdir(d)
+            n += 1
+        except OSError:
+            pass
+    return n
+
+
+def plain_dirs_in(path):
+    """The plain (not cgroup) directories in PATH, as a set of names."""
+    if fstype(path).startswith("cgroup"):
+        return set()
+    try:
+        return {e.name for e in os.scandir(path) if e.is_dir(follow_symlinks=False)}
+    except OSError:
+        return set()
+
+
+def remove_plain_dir(path):
+    """One such directory and the regular files in it (see above)."""
+    if fstype(path).startswith("cgroup"):
+        return
+    try:
+        for e in os.scandir(path):
+            if e.is_file(follow_symlinks=False):
+                os.unlink(e.path)
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
 # ---------------------------------------------------------------- processes
 
 def pids_with(marker):
