@@ -422,6 +422,8 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 	    .hooks_known = true,
 	    .permissive = !c->hardened->sandbox.enforced,
 	    .shared_pidns = c->ns.join_fds[NS_PID] >= 0,
+	    .report_known = true,
+	    .report_dir = c->policy->report_dir != NULL,
 	};
 	for (int k = 0; k < HOOK_KIND_COUNT; k++)
 		if (c->spec->hooks[k].n > 0)

@@ -284,6 +284,11 @@ int report_save_policy(const struct container *c, struct error **err)
 	size_t len;
 	int r = 0;
 
+	/* state.json says whether the policy has a report.dir: reading and
+	 * parsing policy.json at every delete is for those that do (and
+	 * for a state.json that does not say) */
+	if (c->state->report_known && !c->state->report_dir)
+		return 0;
 	text = read_record(c->dir.dirfd, POLICY_FILE, RECORD_MAX, &len);
 	if (!text || policy_load_text(text, len, &pol, NULL) < 0)
 		return 0;

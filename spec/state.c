@@ -48,6 +48,8 @@ static void emit_state_object(yajl_gen gen, const struct spec_state *s,
 			json_key_bool(gen, "permissive", true);
 		if (s->shared_pidns)
 			json_key_bool(gen, "sharedPidns", true);
+		if (s->report_known)
+			json_key_bool(gen, "reportDir", s->report_dir);
 		yajl_gen_map_close(gen);
 	}
 	yajl_gen_map_close(gen);
@@ -155,7 +157,7 @@ static int parse_hooks(yajl_val v, struct spec_state *s, struct error **err)
 
 static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
 {
-	yajl_val pid, start, cgroup;
+	yajl_val pid, start, cgroup, report;
 
 	if (!YAJL_IS_OBJECT(root))
 		return error_set(err, EINVAL, "expected a JSON object");
@@ -193,6 +195,12 @@ static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
 	    YAJL_IS_TRUE(json_get(json_get(root, "corral"), "permissive"));
 	s->shared_pidns =
 	    YAJL_IS_TRUE(json_get(json_get(root, "corral"), "sharedPidns"));
+	report = json_get(json_get(root, "corral"), "reportDir");
+	if (report && !YAJL_IS_TRUE(report) && !YAJL_IS_FALSE(report))
+		return error_set(err, EINVAL,
+				 ".corral.reportDir: expected a boolean");
+	s->report_known = report != NULL;
+	s->report_dir = YAJL_IS_TRUE(report);
 	return parse_annotations(json_get(root, "annotations"), s, err);
 }
 

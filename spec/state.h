@@ -40,6 +40,11 @@ struct spec_state {
 	 * namespace's PID 1, so SIGKILL to it kills nothing else, and kill
 	 * goes to every process of the cgroup instead. */
 	bool shared_pidns;
+	/* The policy it was created under names a report.dir, so delete
+	 * reads the stored policy.json only then (to write the report);
+	 * unknown in a state.json without the record. */
+	bool report_known;
+	bool report_dir;
 };
 
 enum spec_state_view {

@@ -12,16 +12,13 @@ import statistics
 import subprocess
 import time
 
+from host import Interrupted
+
 GNU_TIME = "/usr/bin/time"
 # podman's default rlimits (nofile/nproc 1048576) are above this host's hard
 # limits, and without CAP_SYS_RESOURCE runc and crun then fail to start the
 # container; the same explicit values go to every runtime.
 PODMAN_ULIMITS = ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024"]
-
-
-def out(line=""):
-    print(line, flush=True)
-
 
 
 # ---------------------------------------------------------------- statistics
@@ -324,9 +321,9 @@ class Podman:
     """podman with a store of its own: --root on disk in the temp dir,
     --runroot and --tmpdir (/run/... by default) on the state filesystem."""
 
-    def __init__(self, tmp, state):
+    def __init__(self, podman, tmp, state):
         self.store = os.path.join(tmp, "podman")
-        self.base = [PODMAN, "--root", self.store,
+        self.base = [podman, "--root", self.store,
                      "--runroot", os.path.join(state, "podman-runroot"),
                      "--tmpdir", os.path.join(state, "podman-tmp"),
                      "--storage-driver", "vfs"]

@@ -98,6 +98,42 @@ TEST(state_records_hook_kinds)
 	CHECK(spec_state_parse(doc, strlen(doc), &s, &err) < 0 && !s);
 }
 
+/* Whether the policy names a report.dir: kept either way, unknown when
+ * not recorded (an older corral's state.json), and only a boolean. */
+TEST(state_records_report_dir)
+{
+	_cleanup_error_ struct error *err = NULL;
+	const char *base = "{\"ociVersion\":\"1\",\"id\":\"x\",\"bundle\":"
+			   "\"/b\",\"rootfs\":\"/r\",\"created\":\"t\","
+			   "\"corral\":{\"startTime\":1%s}}";
+	char doc[512];
+
+	for (int dir = 0; dir < 2; dir++) {
+		_cleanup_free_ char *json = NULL;
+		struct spec_state with = sample, *s = NULL;
+
+		with.report_known = true;
+		with.report_dir = dir;
+		CHECK(spec_state_emit(&with, STATE_PRIVATE, &json, &err) == 0);
+		CHECK(json && strstr(json, dir ? "\"reportDir\":true"
+					       : "\"reportDir\":false"));
+		CHECK(spec_state_parse(json, strlen(json), &s, &err) == 0);
+		CHECK(s && s->report_known && s->report_dir == (bool)dir);
+		spec_state_free(s);
+	}
+	{
+		struct spec_state *s = NULL;
+
+		snprintf(doc, sizeof(doc), base, "");
+		CHECK(spec_state_parse(doc, strlen(doc), &s, &err) == 0);
+		CHECK(s && !s->report_known && !s->report_dir);
+		spec_state_free(s);
+		s = NULL;
+		snprintf(doc, sizeof(doc), base, ",\"reportDir\":\"/x\"");
+		CHECK(spec_state_parse(doc, strlen(doc), &s, &err) < 0 && !s);
+	}
+}
+
 TEST(state_public_view_has_no_private_fields)
 {
 	_cleanup_error_ struct error *err = NULL;
