@@ -480,3 +480,46 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	assert_success
 	[ ! -e "/run/corral-userns/$slice" ] || fail "the pod's slice $slice is still held"
 }
+
+@test "a pod's safe sysctls are set in its namespaces and read back by its container; an unsafe one is dropped, explained" {
+	local yaml="$BATS_TEST_TMPDIR/sysctl.yaml" host_ka
+	host_ka="$(cat /proc/sys/net/ipv4/tcp_keepalive_time)"
+	cat >"$yaml" <<-EOF
+		apiVersion: v1
+		kind: Pod
+		metadata:
+		  name: corral-sysctls
+		  namespace: default
+		spec:
+		  runtimeClassName: corral
+		  securityContext:
+		    sysctls:
+		      - {name: net.ipv4.tcp_keepalive_time, value: "600"}
+		      - {name: net.ipv4.ip_local_port_range, value: "40000 50000"}
+		      - {name: kernel.shm_rmid_forced, value: "1"}
+		      - {name: net.core.somaxconn, value: "12345"}
+		  containers:
+		    - name: app
+		      image: $CRI_APP_IMAGE
+		      command: ["sleep", "3600"]
+	EOF
+	CRI_POD_YAML="$yaml" run_pod
+	[ "$status" -eq 0 ] || fail "RunPodSandbox: $stderr"
+	create_app --pod-yaml "$yaml" --container app
+	[ "$status" -eq 0 ] || fail "CreateContainer: $stderr"
+	run --separate-stderr cri start "$CTR"
+	[ "$status" -eq 0 ] || fail "StartContainer: $stderr"
+	run --separate-stderr cri exec "$CTR" -- cat /proc/sys/net/ipv4/tcp_keepalive_time \
+		/proc/sys/net/ipv4/ip_local_port_range /proc/sys/kernel/shm_rmid_forced \
+		/proc/sys/net/core/somaxconn
+	assert_success
+	assert_line --index 0 600
+	assert_line --index 1 --regexp '^40000[[:space:]]+50000$'
+	assert_line --index 2 1
+	[ "${lines[3]}" != 12345 ] || fail "the unsafe sysctl was applied"
+	# the host's own value is untouched
+	assert_equal "$(cat /proc/sys/net/ipv4/tcp_keepalive_time)" "$host_ka"
+	run --separate-stderr corral_k8s explain "$POD"
+	assert_success
+	assert_output --regexp 'net\.core\.somaxconn.*dropped'
+}

@@ -123,6 +123,10 @@ def cmd_run_pod(ch, args):
     annotations.update(annotations_from(args.annotation))
     # The kubelet gives v1 pods a pid namespace per container.
     ns = pb.NamespaceOption(pid=pb.CONTAINER)
+    # and hands the pod's sysctls to its sandbox
+    psc = (pod.get('spec') or {}).get('securityContext') or {}
+    sysctls = {str(s['name']): str(s['value'])
+               for s in psc.get('sysctls') or []}
     config = pb.PodSandboxConfig(
         metadata=pb.PodSandboxMetadata(
             name=meta['name'], namespace=meta.get('namespace', 'default'),
@@ -135,7 +139,8 @@ def cmd_run_pod(ch, args):
         linux=pb.LinuxPodSandboxConfig(
             cgroup_parent=args.cgroup_parent or '',
             security_context=pb.LinuxSandboxSecurityContext(
-                namespace_options=ns)))
+                namespace_options=ns),
+            sysctls=sysctls))
     with open(args.save_config, 'wb') as f:
         f.write(config.SerializeToString())
     r = call(ch, RUNTIME, 'RunPodSandbox',
