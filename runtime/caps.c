@@ -1,6 +1,9 @@
 #include "caps.h"
 
+#include <errno.h>
 #include <sys/capability.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "util.h"
@@ -52,4 +55,31 @@ void caps_resolve(const struct spec_caps *caps, struct caps_masks *out)
 	    known;
 	out->ambient =
 	    resolve_set(caps->ambient, caps->n_ambient, "ambient") & known;
+}
+
+int caps_keep_for_stage(struct error **err)
+{
+	static const cap_value_t kept[] = {CAP_SETPCAP, CAP_SETUID,
+					   CAP_SETGID};
+	cap_t caps;
+	int r;
+
+	if (geteuid() == 0)
+		return 0;
+	caps = cap_get_proc();
+	if (!caps)
+		return error_errno(err, "get capabilities");
+	r = cap_set_flag(caps, CAP_INHERITABLE, (int)ARRAY_SIZE(kept), kept,
+			 CAP_SET);
+	if (r == 0)
+		r = cap_set_proc(caps);
+	cap_free(caps);
+	if (r < 0)
+		return error_errno(err, "set inheritable capabilities");
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, kept[i], 0, 0) <
+		    0)
+			return error_errno(err, "keep capability %d",
+					   (int)kept[i]);
+	return 0;
 }

@@ -11,6 +11,7 @@
 
 struct global {
 	const char *root;
+	bool root_given; /* --root: else an ordinary user's is its own */
 	const char *log;
 	const char *policy; /* --policy FILE */
 	enum log_format log_format;
@@ -27,6 +28,9 @@ struct command {
 	const char *name;
 	command_fn fn;
 	const char *help;
+	/* it sets a container up: an ordinary user's corral runs it in a
+	 * user namespace of its own (rootless.h) */
+	bool sets_up;
 };
 
 int cmd_create(const struct global *g, int argc, char **argv,

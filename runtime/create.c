@@ -281,6 +281,10 @@ static int name_cgroup(struct create_ctx *c, struct error **err)
 	const struct spec_linux *l = c->spec->linux_;
 	_cleanup_free_ char *path = NULL;
 
+	/* an ordinary user's corral without a cgroup of its own, under a
+	 * best-effort policy (harden_limits.c): none */
+	if (c->hardened->sandbox.no_cgroup)
+		return 0;
 	if (cgroup_path_for(l ? l->cgroups_path : NULL, c->o->id, &path, err) <
 		0 ||
 	    cgroup_new(CGROUP_MOUNT, path, &c->cgroup, err) < 0)
@@ -345,7 +349,9 @@ static int own_fifo(const struct create_ctx *c, struct error **err)
  * mounts over the root hides it (tests/security/faults.bats). */
 static bool report_wanted(const struct create_ctx *c)
 {
-	return c->o->report || c->policy->report_dir;
+	/* an ordinary user's mounts are in its own namespace, which ends
+	 * with create: no view of the scratch would outlive it */
+	return (c->o->report || c->policy->report_dir) && !c->policy->rootless;
 }
 
 static int prepare(struct create_ctx *c, struct error **err)
@@ -393,7 +399,8 @@ static int prepare(struct create_ctx *c, struct error **err)
 	/* clone3 starts the child in its cgroup2 directory, which must exist
 	 * by then; with v1 hierarchies only, the child moves itself (after
 	 * GO) and the cgroup is made while it makes its namespaces. */
-	if (cgroup_has_cgroup2(c->cgroup) && make_cgroup(c, err) < 0)
+	if (c->cgroup && cgroup_has_cgroup2(c->cgroup) &&
+	    make_cgroup(c, err) < 0)
 		return -1;
 	if (mkfifoat(c->dir.dirfd, FIFO_FILE, 0600) < 0)
 		return error_errno(err, "make exec fifo");
@@ -484,14 +491,15 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	struct spec_state st;
 
 	now_rfc3339(created, sizeof(created));
-	if (!c->cgroup_made && make_cgroup(c, err) < 0)
+	if (c->cgroup && !c->cgroup_made && make_cgroup(c, err) < 0)
 		return -1;
 	/* A child in a user namespace cannot write the host's cgroup files:
 	 * it is moved before it runs a step of its own.  Any other child
 	 * moves itself once GO says the cgroup is there (init_run). */
 	if (c->ns.hop && hopped_pid(c, err) < 0)
 		return -1;
-	if (in_userns(c) && cgroup_enter(c->cgroup, c->pid, err) < 0)
+	if (in_userns(c) && c->cgroup &&
+	    cgroup_enter(c->cgroup, c->pid, err) < 0)
 		return error_wrap(err, "cgroup");
 	if (c->ns.clone_flags & CLONE_NEWUSER &&
 	    ns_write_id_maps(c->pid, c->spec, err) < 0)

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "dns.h"
 #include "fsutil.h"
 #include "hooks.h"
@@ -109,9 +110,10 @@ static int setup(const struct init_config *c, char **state_json,
 	if (!userns &&
 	    sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0)
 		return -1;
-	if (!userns && cgroup_enter_self(c->cgroup, c->in_cgroup2, err) < 0)
+	if (!userns && c->cgroup &&
+	    cgroup_enter_self(c->cgroup, c->in_cgroup2, err) < 0)
 		return error_wrap(err, "cgroup");
-	if (c->ns->join_fds[NS_PID] >= 0 &&
+	if (c->ns->join_fds[NS_PID] >= 0 && c->cgroup &&
 	    cgroup_open_reaper(c->cgroup, reaper, err) < 0)
 		return error_wrap(err, "cgroup");
 	if ((c->ns->clone_flags & CLONE_NEWCGROUP) &&
@@ -172,7 +174,8 @@ int init_run(const struct init_config *c)
 	umask(0);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		error_errno(&err, "parent death signal");
-	else if (setup(c, &state_json, &reaper, &err) == 0) {
+	else if (setup(c, &state_json, &reaper, &err) == 0 &&
+		 caps_keep_for_stage(&err) == 0) {
 		fill_params(c, &reaper, &params);
 		stage_exec(&params, &err);
 	}

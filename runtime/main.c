@@ -13,30 +13,34 @@
 #include "spec.h"
 #include "log.h"
 #include "policy.h"
+#include "policy_file.h"
+#include "rootless.h"
 #include "util.h"
 
 static const struct command commands[] = {
-    {"create", cmd_create, "create a container from a bundle"},
-    {"start", cmd_start, "start the process of a created container"},
-    {"state", cmd_state, "print the state of a container as JSON"},
-    {"kill", cmd_kill, "send a signal to a container's init process"},
-    {"delete", cmd_delete, "delete a container and its state"},
-    {"run", cmd_run, "create and start a container, wait for it"},
-    {"list", cmd_list, "list containers"},
-    {"spec", cmd_spec, "write a config.json with corral's defaults"},
+    {"create", cmd_create, "create a container from a bundle", true},
+    {"start", cmd_start, "start the process of a created container", false},
+    {"state", cmd_state, "print the state of a container as JSON", false},
+    {"kill", cmd_kill, "send a signal to a container's init process", false},
+    {"delete", cmd_delete, "delete a container and its state", false},
+    {"run", cmd_run, "create and start a container, wait for it", true},
+    {"list", cmd_list, "list containers", false},
+    {"spec", cmd_spec, "write a config.json with corral's defaults", false},
     {"sandbox", cmd_sandbox,
-     "run a command under the full sandbox, no engine needed"},
+     "run a command under the full sandbox, no engine needed", true},
     {"explain", cmd_explain,
-     "show what a container can reach, without running it"},
-    {"features", cmd_features, "print the runtime's features as JSON"},
-    {"exec", cmd_exec, "run another process in a running container"},
-    {"pause", cmd_pause, "freeze every process of a running container"},
-    {"resume", cmd_resume, "thaw a paused container"},
-    {"update", cmd_update, "change the resource limits of a container"},
-    {"ps", cmd_ps, "list the processes of a container"},
-    {"events", cmd_events, "stream a container's stats and OOM events as JSON"},
+     "show what a container can reach, without running it", false},
+    {"features", cmd_features, "print the runtime's features as JSON", false},
+    {"exec", cmd_exec, "run another process in a running container", false},
+    {"pause", cmd_pause, "freeze every process of a running container", false},
+    {"resume", cmd_resume, "thaw a paused container", false},
+    {"update", cmd_update, "change the resource limits of a container", false},
+    {"ps", cmd_ps, "list the processes of a container", false},
+    {"events", cmd_events, "stream a container's stats and OOM events as JSON",
+     false},
     {"report", cmd_report,
-     "what a container's code tried: outcome, limits hit, files changed"},
+     "what a container's code tried: outcome, limits hit, files changed",
+     false},
 };
 
 static void usage(FILE *f)
@@ -91,6 +95,7 @@ static int parse_global(int argc, char **argv, struct global *g,
 		switch (c) {
 		case OPT_ROOT:
 			g->root = optarg;
+			g->root_given = true;
 			break;
 		case OPT_LOG:
 			g->log = optarg;
@@ -130,9 +135,53 @@ static int parse_global(int argc, char **argv, struct global *g,
 	return optind;
 }
 
+/* An ordinary user's corral sets a container up in a user namespace of
+ * its own, where the policy's sandbox user is the caller (rootless.h):
+ * 0 in that namespace's process, which goes on with the command; 1 in
+ * the caller's once it has ended (*status its exit status); -1 on
+ * error. */
+static int enter_own_userns(const struct global *g, int *status,
+			    struct error **err)
+{
+	struct policy *p = NULL;
+	int r;
+
+	if (policy_load(g->policy, &p, err) < 0)
+		return -1;
+	r = rootless_enter(p->uid, p->gid, status, err);
+	policy_free(p);
+	return r;
+}
+
+/* Run the command; an ordinary user's state root is its own (unless
+ * --root says), and a command that sets a container up runs in a user
+ * namespace of the caller's own. */
+static int dispatch(struct global *g, const struct command *cmd, int argc,
+		    char **argv, char **own_root, struct error **err)
+{
+	int status = 1, r;
+
+	if (rootless()) {
+		if (!g->root_given) {
+			if (rootless_state_root(own_root, err) < 0)
+				return 1;
+			g->root = *own_root;
+		}
+		if (cmd->sets_up) {
+			r = enter_own_userns(g, &status, err);
+			if (r < 0)
+				return 1;
+			if (r == 1)
+				return status;
+		}
+	}
+	return cmd->fn(g, argc, argv, err);
+}
+
 int main(int argc, char **argv)
 {
 	_cleanup_error_ struct error *err = NULL;
+	_cleanup_free_ char *own_root = NULL;
 	struct global g = {.root = DEFAULT_ROOT, .log_format = LOG_TEXT};
 	const struct command *cmd = NULL;
 	int first, status = 1;
@@ -154,7 +203,8 @@ int main(int argc, char **argv)
 			error_set(&err, EINVAL, "unknown command \"%s\"",
 				  argv[first]);
 		else
-			status = cmd->fn(&g, argc - first, argv + first, &err);
+			status = dispatch(&g, cmd, argc - first, argv + first,
+					  &own_root, &err);
 	}
 	if (err) {
 		fprintf(stderr, "corral: %s\n", err->msg);

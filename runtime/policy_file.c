@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 
 #include "fsutil.h"
+#include "rootless.h"
 #include "util.h"
 
 /* A group's id from the host's /etc/group (not NSS: a directory service
@@ -90,7 +91,7 @@ static void pool_from_subid(struct policy *p)
 {
 	uint32_t uid, uids, gid, gids, size;
 
-	if (p->pool.set || p->mode == POLICY_PERMISSIVE ||
+	if (p->pool.set || p->mode == POLICY_PERMISSIVE || rootless() ||
 	    !subid_range("/etc/subuid", SUBID_USER, &uid, &uids) ||
 	    !subid_range("/etc/subgid", SUBID_USER, &gid, &gids))
 		return;
@@ -119,12 +120,37 @@ int policy_load_text(const char *json, size_t len, struct policy **out,
 	return 0;
 }
 
+static int load(const char *path, struct policy **out, struct error **err);
+
+/* What the runtime knows of the caller, for harden() (policy.h). */
+static void host_facts(struct policy *p)
+{
+	p->rootless = rootless();
+	p->rootless_single =
+	    p->rootless && strcmp(rootless_mapping(), "single") == 0;
+}
+
 int policy_load(const char *path, struct policy **out, struct error **err)
 {
+	int r = load(path, out, err);
+
+	if (r == 0)
+		host_facts(*out);
+	return r;
+}
+
+static int load(const char *path, struct policy **out, struct error **err)
+{
 	_cleanup_error_ struct error *read_err = NULL;
-	_cleanup_free_ char *json = NULL;
-	const char *file = path ? path : POLICY_PATH;
+	_cleanup_free_ char *json = NULL, *user = NULL;
+	const char *file = path;
 	size_t len;
+
+	/* an ordinary user's own policy, when it has one */
+	if (!file && rootless())
+		file = user = rootless_policy_path();
+	if (!file)
+		file = POLICY_PATH;
 
 	if (read_file_at(AT_FDCWD, file, &json, &len, &read_err) < 0) {
 		if (path || read_err->code != ENOENT)

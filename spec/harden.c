@@ -249,6 +249,8 @@ void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s)
 		json_key_str(g, "engineNetns", s->engine_netns);
 	if (s->pod_network)
 		json_key_bool(g, "podNetwork", true);
+	if (s->no_cgroup)
+		json_key_bool(g, "noCgroup", true);
 	if (s->userns_auto) {
 		json_str(g, "userNamespace");
 		yajl_gen_map_open(g);
@@ -344,7 +346,8 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 			      err) < 0 ||
 	    json_field_bool(o, p, "podNetwork", &s->pod_network, NULL, err) <
 		0 ||
-	    json_field_object(o, p, "userNamespace", &un, err) < 0)
+	    json_field_object(o, p, "userNamespace", &un, err) < 0 ||
+	    json_field_bool(o, p, "noCgroup", &s->no_cgroup, NULL, err) < 0)
 		return -1;
 	if (un) {
 		struct jpath up = JKEY(p, "userNamespace");

@@ -74,6 +74,10 @@ struct sandbox {
 	 * the image's root owns its files inside and nothing outside */
 	bool userns_auto;
 	uint32_t userns_uid, userns_gid;
+	/* an ordinary user's corral without a cgroup of its own: memory,
+	 * pids and cpu are not limited (policy: limits.bestEffort) and the
+	 * runtime makes no cgroup */
+	bool no_cgroup;
 };
 
 /* One change to config.json: the field (a JSON path in config.json, or a

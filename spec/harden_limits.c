@@ -206,6 +206,37 @@ static char *render_memory(struct harden_ctx *c, struct spec_opt o)
 	return s;
 }
 
+/* An ordinary user's corral with no cgroup of its own (a delegated
+ * subtree) cannot limit memory, pids or cpu: refused, unless the policy
+ * says limits are best-effort; then config.json's resources go, and
+ * explain says each limit is off.  The wall clock does not need one. */
+static int no_cgroup(struct harden_ctx *c, struct error **err)
+{
+	struct spec_linux *lx = c->spec->linux_;
+
+	if (!c->policy->limits_best_effort)
+		return error_set(err, EPERM,
+				 "rootless: no cgroup of the caller's own to "
+				 "limit memory, pids and cpu in (a delegated "
+				 "cgroup); the policy's limits.bestEffort "
+				 "runs without them");
+	c->h->sandbox.no_cgroup = true;
+	harden_record(c, "limits", "memory, pids, cpu",
+		      "off: no cgroup of the caller's own",
+		      "policy: limits.bestEffort");
+	if (c->h->n_changes && !c->oom)
+		c->h->changes[c->h->n_changes - 1].warn = true;
+	if (lx && lx->resources) {
+		spec_resources_free(lx->resources);
+		lx->resources = NULL;
+	}
+	if (lx && lx->cgroups_path) {
+		free(lx->cgroups_path);
+		lx->cgroups_path = NULL;
+	}
+	return 0;
+}
+
 /* The memory limit, and swap set to the same value: runtime-spec's swap
  * is memory+swap, so equal means no swap at all. */
 int harden_memory(struct harden_ctx *c, struct error **err)
@@ -219,6 +250,8 @@ int harden_memory(struct harden_ctx *c, struct error **err)
 
 	/* Whether an unenforceable limit fails create is the policy's. */
 	c->h->sandbox.limits_best_effort = p->limits_best_effort;
+	if (p->rootless && !p->cgroup_delegated)
+		return no_cgroup(c, err);
 	if (read_annotation(c->spec, &memory_kind,
 			    p->memory > 0 ? (uint64_t)p->memory : 0, &a,
 			    err) < 0)
@@ -266,6 +299,8 @@ int harden_pids(struct harden_ctx *c, struct error **err)
 	if (read_annotation(c->spec, &pids_kind,
 			    p->pids > 0 ? (uint64_t)p->pids : 0, &a, err) < 0)
 		return -1;
+	if (c->h->sandbox.no_cgroup)
+		return 0;
 	r = harden_resources(c);
 	if (!r)
 		return 0;
@@ -339,7 +374,7 @@ int harden_cpu(struct harden_ctx *c, struct error **err)
 		pp = SPEC_CPU_PERIOD;
 		reason = ROLE_REASON;
 	}
-	if (pq <= 0)
+	if (pq <= 0 || c->h->sandbox.no_cgroup)
 		return 0;
 	r = harden_resources(c);
 	if (r && !r->cpu && !(r->cpu = calloc(1, sizeof(*r->cpu))))

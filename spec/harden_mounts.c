@@ -430,6 +430,13 @@ static struct verdict judge(const struct harden_ctx *c,
 	}
 	if (kfs < 0 && (!t || strcmp(t, "tmpfs") != 0))
 		return (struct verdict){false, NULL, "default"};
+	/* a user namespace of an ordinary user's may mount no cgroup
+	 * hierarchy of the host's */
+	if (c->policy->rootless && t &&
+	    (strcmp(t, "cgroup") == 0 || strcmp(t, "cgroup2") == 0))
+		return (struct verdict){false, NULL,
+					"default: rootless, no cgroup "
+					"filesystem of the host's"};
 	if (t && (strcmp(t, "sysfs") == 0 || strcmp(t, "cgroup") == 0 ||
 		  strcmp(t, "cgroup2") == 0))
 		return (struct verdict){true, &read_only, "default"};
@@ -529,6 +536,15 @@ static bool size_fits(struct spec_mount *m, uint64_t max)
 	return fits;
 }
 
+/* An owner option (devpts's gid=5) names an id that a user namespace of
+ * the caller's ids alone does not map: the kernel refuses the mount.
+ * Without it the filesystem's files are the mounting process's. */
+static bool unmapped_owner(const struct harden_ctx *c, const char *o)
+{
+	return c->policy->rootless && c->policy->rootless_single &&
+	       (strncmp(o, "uid=", 4) == 0 || strncmp(o, "gid=", 4) == 0);
+}
+
 /* Apply an option rule (and a tmpfs size) to m; true when it changed. */
 static bool rewrite_options(struct harden_ctx *c, struct spec_mount *m,
 			    const struct option_rule *r, const char *size)
@@ -540,7 +556,8 @@ static bool rewrite_options(struct harden_ctx *c, struct spec_mount *m,
 
 	for (size_t i = 0; i < m->n_options; i++) {
 		if (listed(r->remove, ARRAY_SIZE(r->remove), m->options[i]) ||
-		    !option_allowed(kind, m->options[i])) {
+		    !option_allowed(kind, m->options[i]) ||
+		    unmapped_owner(c, m->options[i])) {
 			free(m->options[i]);
 			changed = true;
 		} else {

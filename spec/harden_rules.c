@@ -73,7 +73,9 @@ static bool wants_own_userns(const struct harden_ctx *c,
 {
 	const struct policy *p = c->policy;
 
-	if (!p->pool.set && !p->slice.pod)
+	/* an ordinary user's corral is in a user namespace of its own
+	 * already (runtime/rootless.h) */
+	if (p->rootless || (!p->pool.set && !p->slice.pod))
 		return false;
 	return !(p->id_map.set && harden_has_namespace(lx, NS_USER));
 }
@@ -131,6 +133,12 @@ static bool judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
 		harden_record(c, field, asked, applied ? applied : "new",
 			      harden_pool_reason(c));
 		return true;
+	}
+	if (t == NS_USER && c->policy->rootless) {
+		harden_record(c, field, asked, "dropped",
+			      "default: rootless, the container is in the "
+			      "caller's own user namespace");
+		return false;
 	}
 	if (t == NS_USER && !c->policy->id_map.set) {
 		harden_record(c, field, asked, "dropped",
@@ -375,6 +383,27 @@ int harden_user(struct harden_ctx *c, struct error **err)
 
 	if (!pr)
 		return 0;
+	/* an ordinary user's namespace that maps the caller's ids alone:
+	 * setgroups is denied there, so no process can set or drop groups */
+	if (p->rootless && p->rootless_single &&
+	    (p->rootless_groups || pr->user.n_additional_gids)) {
+		_cleanup_free_ char *gids =
+		    gids_string(c, pr->user.additional_gids,
+				pr->user.n_additional_gids);
+
+		free(pr->user.additional_gids);
+		pr->user.additional_gids = NULL;
+		pr->user.n_additional_gids = 0;
+		harden_record(c, ".process.user.additionalGids",
+			      gids ? gids : "?",
+			      "none set; the caller's own groups stay "
+			      "(nobody inside)",
+			      "default: rootless without subordinate ids "
+			      "(newgidmap), the kernel lets no process "
+			      "change its groups");
+		if (c->h->n_changes && !c->oom)
+			c->h->changes[c->h->n_changes - 1].warn = true;
+	}
 	/* corral's own user namespace: uid 0 is the namespace's root, host
 	 * id userns_uid, with no capability (harden_capabilities) */
 	if (c->h->sandbox.userns_auto) {

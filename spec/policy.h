@@ -122,6 +122,14 @@ struct policy {
 	struct policy_id_map id_map; /* default none: no user namespace */
 	struct policy_pool pool;     /* default: /etc/subuid's "corral" */
 	struct policy_slice slice;   /* the runtime's, per container */
+	/* What the runtime found, for harden(), never read from a file: an
+	 * ordinary user's corral (runtime/rootless.h), whether its user
+	 * namespace maps the caller's ids only, and whether the caller has a
+	 * cgroup of its own to put limits in. */
+	bool rootless;
+	bool rootless_single;
+	bool rootless_groups; /* single, and the caller has groups it keeps */
+	bool cgroup_delegated;
 	/* Host groups a container never runs in (names or decimal ids);
 	 * privileged_gids is what the runtime resolved them to on this host
 	 * (policy_resolve_groups), which harden() reads.  Group 0 is always

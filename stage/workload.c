@@ -103,6 +103,17 @@ static int lock_securebits(const struct stage_params *p, struct error **err)
 	return 0;
 }
 
+bool stage_setgroups_denied(void)
+{
+	char buf[8] = {0};
+	int fd = open("/proc/self/setgroups", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n >= 4 && strncmp(buf, "deny", 4) == 0;
+}
+
 /* setgroups, setresgid, setresuid, keeping capabilities across the switch
  * (with locked securebits the kernel keeps them already). */
 static int switch_user(const struct stage_params *p, struct error **err)
@@ -112,7 +123,8 @@ static int switch_user(const struct stage_params *p, struct error **err)
 
 	if (keep && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
 		return error_errno(err, "keep capabilities");
-	if (setgroups(p->n_gids, p->gids) < 0)
+	if (setgroups(p->n_gids, p->gids) < 0 &&
+	    !(p->n_gids == 0 && stage_setgroups_denied()))
 		return error_errno(err, "setgroups");
 	if (setresgid(p->gid, p->gid, p->gid) < 0)
 		return error_errno(err, "setgid %u", p->gid);

@@ -5,6 +5,7 @@
 #ifndef CORRAL_WORKLOAD_H
 #define CORRAL_WORKLOAD_H
 
+#include <stdbool.h>
 #include "error.h"
 #include "params.h"
 
@@ -20,5 +21,11 @@
  * capabilities and the PATH lookup (stat, access), as runc documents.
  * Returns only on failure. */
 int workload_exec(const struct stage_params *p, struct error **err);
+
+/* In a user namespace that maps its creator's ids alone (an ordinary
+ * user's corral without subordinate ids), setgroups is denied to every
+ * process: the creator's supplementary groups stay (harden() says so),
+ * and asking for none cannot be done; the callers let that pass. */
+bool stage_setgroups_denied(void);
 
 #endif

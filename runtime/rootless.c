@@ -1,0 +1,300 @@
+/* corral run by an ordinary user (rootless.h). */
+#include "rootless.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "util.h"
+
+#define NEWUIDMAP "/usr/bin/newuidmap"
+#define NEWGIDMAP "/usr/bin/newgidmap"
+/* subordinate ids needed: every id 0-65535 but the caller's own */
+#define SUBIDS_NEEDED 65535u
+
+bool rootless(void)
+{
+	return geteuid() != 0;
+}
+
+/* DIR, which must be a directory of the caller's that no one else can
+ * enter, made so when missing. */
+static int own_dir(const char *dir, struct error **err)
+{
+	struct stat st;
+	_cleanup_close_ int fd = -1;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return error_errno(err, "state root %s", dir);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return error_errno(err, "state root %s", dir);
+	if (st.st_uid != geteuid() || (st.st_mode & 0077))
+		return error_set(err, EPERM,
+				 "state root %s: not a directory of the "
+				 "caller's alone (mode 0700)",
+				 dir);
+	return 0;
+}
+
+int rootless_state_root(char **out, struct error **err)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	char *dir = NULL;
+
+	if (xdg && xdg[0] == '/') {
+		if (asprintf(&dir, "%s/corral", xdg) < 0)
+			return error_set(err, ENOMEM, "out of memory");
+	} else {
+		if (asprintf(&dir, "/tmp/corral-%u", (unsigned)geteuid()) < 0)
+			return error_set(err, ENOMEM, "out of memory");
+		if (access(dir, F_OK) < 0)
+			fprintf(stderr,
+				"corral: XDG_RUNTIME_DIR is not set: state "
+				"goes to %s\n",
+				dir);
+	}
+	if (own_dir(dir, err) < 0) {
+		free(dir);
+		return -1;
+	}
+	*out = dir;
+	return 0;
+}
+
+char *rootless_policy_path(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	char *path = NULL;
+	int n;
+
+	if (xdg && xdg[0] == '/')
+		n = asprintf(&path, "%s/corral/policy.json", xdg);
+	else if (home && home[0] == '/')
+		n = asprintf(&path, "%s/.config/corral/policy.json", home);
+	else
+		return NULL;
+	if (n < 0)
+		return NULL;
+	if (access(path, F_OK) < 0) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+const char *rootless_mapping(void)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	if (read_file_at(AT_FDCWD, "/proc/self/setgroups", &text, &len, NULL) ==
+		0 &&
+	    strncmp(text, "deny", 4) == 0)
+		return "single";
+	return "subids";
+}
+
+/* The first range of at least SUBIDS_NEEDED ids that a subordinate-id
+ * file gives the caller (by name or by number). */
+static bool subids(const char *file, uint32_t id, const char *name,
+		   uint32_t *start)
+{
+	_cleanup_fclose_ FILE *f = fopen(file, "re");
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	char num[16];
+
+	snprintf(num, sizeof(num), "%u", id);
+	while (f && getline(&line, &cap, f) > 0) {
+		char *colon = strchr(line, ':'), *end;
+		unsigned long s, n;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (strcmp(line, num) != 0 &&
+		    (!name || strcmp(line, name) != 0))
+			continue;
+		errno = 0;
+		s = strtoul(colon + 1, &end, 10);
+		if (errno || *end != ':')
+			continue;
+		n = strtoul(end + 1, &end, 10);
+		if (errno || s == 0 || n < SUBIDS_NEEDED || s + n > UINT32_MAX)
+			continue;
+		*start = (uint32_t)s;
+		return true;
+	}
+	return false;
+}
+
+/* newuidmap PID 0 SUB IN  IN CALLER 1  IN+1 SUB+IN 65535-IN */
+static int run_idmap(const char *tool, pid_t pid, uint32_t in, uint32_t caller,
+		     uint32_t sub, struct error **err)
+{
+	char a[12][16];
+	char *argv[14];
+	int n = 0, k = 0, status;
+	pid_t child;
+
+	argv[n++] = (char *)tool;
+	snprintf(a[k], sizeof(a[k]), "%d", (int)pid);
+	argv[n++] = a[k++];
+#define ADD(v)                                                                 \
+	do {                                                                   \
+		snprintf(a[k], sizeof(a[k]), "%u", (unsigned)(v));             \
+		argv[n++] = a[k++];                                            \
+	} while (0)
+	if (in > 0) {
+		ADD(0);
+		ADD(sub);
+		ADD(in);
+	}
+	ADD(in);
+	ADD(caller);
+	ADD(1);
+	if (in < 65535) {
+		ADD(in + 1);
+		ADD(sub + in);
+		ADD(65535 - in);
+	}
+#undef ADD
+	argv[n] = NULL;
+	if (posix_spawn(&child, tool, NULL, NULL, argv, (char *[]){NULL}) != 0)
+		return error_errno(err, "%s", tool);
+	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return error_set(err, EPERM, "%s failed", tool);
+	return 0;
+}
+
+static int write_proc(pid_t pid, const char *file, const char *text,
+		      struct error **err)
+{
+	char path[64];
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(text);
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		return error_errno(err, "user namespace: write %s", file);
+	return 0;
+}
+
+/* The child's maps: with subordinate ids for both, through the setuid
+ * helpers; else the caller's own ids only, which an ordinary process may
+ * map itself once setgroups is denied. */
+static int map_ids(pid_t pid, uint32_t in_uid, uint32_t in_gid,
+		   struct error **err)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	struct passwd *pw = getpwuid(uid);
+	const char *name = pw ? pw->pw_name : NULL;
+	uint32_t subu, subg;
+	char line[64];
+
+	if (access(NEWUIDMAP, X_OK) == 0 && access(NEWGIDMAP, X_OK) == 0 &&
+	    subids("/etc/subuid", uid, name, &subu) &&
+	    subids("/etc/subgid", gid, name, &subg))
+		return run_idmap(NEWUIDMAP, pid, in_uid, uid, subu, err) < 0 ||
+			       run_idmap(NEWGIDMAP, pid, in_gid, gid, subg,
+					 err) < 0
+			   ? error_wrap(err, "user namespace")
+			   : 0;
+	snprintf(line, sizeof(line), "%u %u 1\n", in_uid, (unsigned)uid);
+	if (write_proc(pid, "uid_map", line, err) < 0 ||
+	    write_proc(pid, "setgroups", "deny", err) < 0)
+		return -1;
+	snprintf(line, sizeof(line), "%u %u 1\n", in_gid, (unsigned)gid);
+	return write_proc(pid, "gid_map", line, err);
+}
+
+static pid_t entered = -1;
+
+static void forward(int sig)
+{
+	if (entered > 0)
+		kill(entered, sig);
+}
+
+int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
+		   struct error **err)
+{
+	int up[2], go[2], ws;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe2(up, O_CLOEXEC) < 0)
+		return error_errno(err, "user namespace: pipe");
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		close(up[0]);
+		close(up[1]);
+		return error_errno(err, "user namespace: pipe");
+	}
+	pid = fork();
+	if (pid < 0) {
+		error_errno(err, "user namespace: fork");
+		goto out;
+	}
+	if (pid == 0) {
+		close(up[0]);
+		close(go[1]);
+		c = unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? '1' : '0';
+		if (write(up[1], &c, 1) != 1 || c != '1' ||
+		    read(go[0], &c, 1) != 1 || c != '1')
+			_exit(125);
+		close(up[1]);
+		close(go[0]);
+		return 0;
+	}
+	close(up[1]);
+	close(go[0]);
+	up[1] = go[0] = -1;
+	if (read(up[0], &c, 1) != 1 || c != '1')
+		error_set(err, EPERM,
+			  "user namespace: unprivileged user namespaces are "
+			  "off on this host");
+	else if (map_ids(pid, inside_uid, inside_gid, err) == 0 &&
+		 write(go[1], "1", 1) == 1)
+		c = 'g';
+	closep(&go[1]);
+	/* the terminal's signals reach the child itself; others are passed
+	 * on, so that stopping this process stops the container */
+	entered = pid;
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTERM, forward);
+	signal(SIGHUP, forward);
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	if (c != 'g')
+		goto out;
+	*status = WIFEXITED(ws)	    ? WEXITSTATUS(ws)
+		  : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws)
+				    : 1;
+	closep(&up[0]);
+	return 1;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (up[i] >= 0)
+			close(up[i]);
+		if (go[i] >= 0)
+			close(go[i]);
+	}
+	return -1;
+}

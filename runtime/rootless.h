@@ -1,0 +1,51 @@
+/* corral run by an ordinary user (not root of the host's user namespace).
+ *
+ * The sandbox is the same; what root does with the host's privileges, an
+ * ordinary user does in a user namespace of its own, which the commands
+ * that set a container up (create, run, sandbox) enter first
+ * (rootless_enter): the caller's uid is the sandbox user inside (the
+ * policy's user.uid, 65534 by default), and with subordinate ids
+ * (/etc/subuid, /etc/subgid, through the setuid newuidmap and newgidmap)
+ * the other ids 0-65535 are the caller's subordinate ones, so that root
+ * inside exists and is nobody of the host's.  Without them the caller's
+ * uid is the only id inside; the kernel then lets no one inside drop the
+ * caller's supplementary groups (setgroups is denied), which explain says.
+ *
+ * The container's namespaces are made by the entered process, so they are
+ * that user namespace's; it stays as long as the container does.  State
+ * lives under $XDG_RUNTIME_DIR/corral (else /tmp/corral-UID, made 0700),
+ * the policy is the user's ($XDG_CONFIG_HOME/corral/policy.json) narrowed
+ * by the system's (/etc/corral/policy.json, the administrator's ceiling).
+ */
+#ifndef CORRAL_ROOTLESS_H
+#define CORRAL_ROOTLESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+
+/* Whether this process runs as an ordinary user of the host. */
+bool rootless(void);
+
+/* The default state root of an ordinary user (made 0700 when missing,
+ * and refused unless a directory of the caller's alone). */
+int rootless_state_root(char **out, struct error **err);
+
+/* The user's policy file, $XDG_CONFIG_HOME/corral/policy.json (or
+ * ~/.config/corral/policy.json); NULL when there is none. */
+char *rootless_policy_path(void);
+
+/* How the entered user namespace maps ids: "subids" (newuidmap) or
+ * "single" (the caller's ids only), as rootless_enter chose. */
+const char *rootless_mapping(void);
+
+/* Fork into a new user and mount namespace where inside_uid and
+ * inside_gid are the caller's ids.  In the child it returns 0 and the
+ * command goes on there; in the caller, once the child has ended, 1 with
+ * *status the child's exit status (which the caller exits with); -1 with
+ * *err on failure. */
+int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
+		   struct error **err);
+
+#endif
