@@ -7,7 +7,9 @@
  *      /dev/null), resets the signal mask and leaves create's session
  *      (a terminal's ^C is the container's);
  *   2. joins the container's cgroup: it is counted against the limits and
- *      killed with the container;
+ *      killed with the container (it starts in the cgroup2 directory,
+ *      cloned there as the init is, and moves itself only in the v1
+ *      hierarchies);
  *   3. reads /etc/hosts and /etc/resolv.conf into memory, after which it
  *      needs no file at all, parses its rules and empties its bounding
  *      set;
@@ -72,13 +74,14 @@
 
 /* The descriptors the helper keeps from create. */
 struct helper_fds {
-	int init;   /* pidfd of the container's init */
-	int dial;   /* the network namespace it dials from */
-	int log;    /* EGRESS_LOG_FILE, O_APPEND */
-	int hosts;  /* /etc/hosts, or -1 */
-	int resolv; /* /etc/resolv.conf, or -1 */
-	int go;	    /* create's "go", a pipe */
-	int ready;  /* the pipe to create */
+	bool in_cgroup2; /* cloned into the cgroup2 directory */
+	int init;	 /* pidfd of the container's init */
+	int dial;	 /* the network namespace it dials from */
+	int log;	 /* EGRESS_LOG_FILE, O_APPEND */
+	int hosts;	 /* /etc/hosts, or -1 */
+	int resolv;	 /* /etc/resolv.conf, or -1 */
+	int go;		 /* create's "go", a pipe */
+	int ready;	 /* the pipe to create */
 };
 
 /* The namespace config.json names (a CNI or pod namespace), opened as
@@ -306,7 +309,7 @@ static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 		if (open("/dev/null", O_RDWR | O_NOCTTY) != fd)
 			return error_errno(err, "egress helper: /dev/null");
 	}
-	if (s->cgroup && cgroup_enter_self(s->cgroup, false, err) < 0)
+	if (s->cgroup && cgroup_enter_self(s->cgroup, f->in_cgroup2, err) < 0)
 		return error_wrap(err, "egress helper: cgroup");
 	if (egress_resolver_load(f->hosts, f->resolv, &res, err) < 0 ||
 	    egress_rules_parse(s->sandbox->egress, s->sandbox->n_egress,
@@ -426,8 +429,9 @@ static void helper_fds_close(struct helper_fds *f)
 int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		       struct error **err)
 {
-	struct helper_fds f = {-1, -1, -1, -1, -1, -1, -1};
+	struct helper_fds f = {false, -1, -1, -1, -1, -1, -1, -1};
 	int go[2] = {-1, -1}, ready[2] = {-1, -1};
+	_cleanup_close_ int cgroup_fd = -1;
 	int r = -1;
 
 	*h = (struct egress_helper){.pid = -1, .go = -1, .ready = -1};
@@ -454,7 +458,13 @@ int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		error_errno(err, "egress: pipe");
 		goto out;
 	}
-	h->pid = fork();
+	/* Started in the cgroup2 directory, as the init is (ns_clone): a
+	 * write of its pid to cgroup.procs would take the cgroup threadgroup
+	 * lock for writing and wait for an RCU grace period, several ms on
+	 * a busy host, all of it on the way to READY. */
+	if (s->cgroup)
+		cgroup_fd = cgroup_clone_fd(s->cgroup);
+	h->pid = ns_clone(0, cgroup_fd, &f.in_cgroup2);
 	if (h->pid < 0) {
 		error_errno(err, "egress: fork the helper");
 		goto out;
