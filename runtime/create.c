@@ -528,8 +528,7 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 			0)
 			return -1;
 	}
-	if (c->egress.pid > 0 &&
-	    egress_helper_ready(&c->egress, c->dir.dirfd, err) < 0)
+	if (c->egress.pid > 0 && egress_helper_ready(&c->egress, err) < 0)
 		return -1;
 	/* Every mount point is made by now, and no code of the container's
 	 * has run: what the upper layer holds is corral's. */

@@ -16,9 +16,10 @@
  *   4. waits for create's "go", sent once the init has made its network
  *      namespace and brought loopback up (SYNC_NETNS), or ends when
  *      create is gone;
- *   5. enters that namespace (through the init's pidfd), makes the
- *      listening socket on EGRESS_PROXY_AUTHORITY there, the stub
- *      resolver's UDP socket on 127.0.0.1:53 and the transparent
+ *   5. enters that namespace (through the init's pidfd), puts
+ *      DNS_STUB_ADDR on its lo (the init's setup goes on meanwhile),
+ *      makes the listening socket on EGRESS_PROXY_AUTHORITY there, the
+ *      stub resolver's UDP socket on 127.0.0.1:53 and the transparent
  *      listeners on DNS_STUB_ADDR (443, 80 and each port a rule names),
  *      and comes back
  *      to the namespace it dials from: a socket stays in the namespace it
@@ -35,7 +36,9 @@
  * writes move this process alone into the container's own cgroup; the
  * namespace entries use descriptors opened before the fork (the init's
  * pidfd, which cannot be recycled while create holds it unreaped, and a
- * dial namespace checked to be a network namespace); the sockets are
+ * dial namespace checked to be a network namespace); the one address
+ * added is DNS_STUB_ADDR/32 on the lo of the container's own network
+ * namespace, which corral made and nothing else uses; the sockets are
  * bound to the container's loopback only (127.0.0.1, and DNS_STUB_ADDR,
  * which is on its lo alone). */
 #include "egress_helper.h"
@@ -67,6 +70,7 @@
 #include "fsutil.h"
 #include "harden.h"
 #include "namespace.h"
+#include "netns.h"
 #include "util.h"
 
 #define READY_TIMEOUT_MS 10000
@@ -213,7 +217,9 @@ static size_t transparent_ports(const struct egress_proxy *p, uint16_t *ports)
 
 /* Every socket of the container's side, made in the init's network
  * namespace, and back: the proxy's, the stub resolver's and the
- * transparent listeners (on DNS_STUB_ADDR, which the init put on lo). */
+ * transparent listeners, on DNS_STUB_ADDR, added to lo here rather than
+ * by the init, so that its netlink round trip is not on the way to the
+ * init's READY (the init brought lo up before saying NETNS). */
 static int listen_inside(const struct helper_fds *f,
 			 const struct egress_proxy *p,
 			 struct egress_listeners *l, struct error **err)
@@ -230,6 +236,8 @@ static int listen_inside(const struct helper_fds *f,
 	if (setns(f->init, CLONE_NEWNET) < 0)
 		return error_errno(err, "enter the container's network "
 					"namespace");
+	if (netns_add_loopback_addr(DNS_STUB_ADDR, err) < 0)
+		return -1;
 	l->proxy =
 	    bind_one(SOCK_STREAM, EGRESS_PROXY_ADDR, EGRESS_PROXY_PORT, err);
 	if (l->proxy < 0)
@@ -478,7 +486,9 @@ int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 	}
 	h->go = take_fd(&go[1]);
 	h->ready = take_fd(&ready[0]);
-	r = 0;
+	/* written now, while the init sets up, rather than at READY; a
+	 * create that fails after removes the state directory with it */
+	r = write_pid(s->dirfd, h->pid, err);
 out:
 	closep(&go[0]);
 	closep(&go[1]);
@@ -498,7 +508,7 @@ void egress_helper_go(struct egress_helper *h)
 	closep(&h->go);
 }
 
-int egress_helper_ready(struct egress_helper *h, int dirfd, struct error **err)
+int egress_helper_ready(struct egress_helper *h, struct error **err)
 {
 	if (h->go >= 0)
 		return error_set(err, EPROTO,
@@ -508,7 +518,7 @@ int egress_helper_ready(struct egress_helper *h, int dirfd, struct error **err)
 	if (wait_ready(h->ready, err) < 0)
 		return -1;
 	closep(&h->ready);
-	return write_pid(dirfd, h->pid, err);
+	return 0;
 }
 
 void egress_helper_stop(struct egress_helper *h)

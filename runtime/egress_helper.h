@@ -37,21 +37,21 @@ struct egress_helper {
 };
 
 /* Fork the helper once s->init exists and its cgroup is made: it
- * prepares what it can while the init sets the container up. */
+ * prepares what it can while the init sets the container up.  Its pid
+ * goes to EGRESS_PID_FILE in the state directory. */
 int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		       struct error **err);
 
-/* The init's network namespace is up (SYNC_NETNS): the helper may
- * listen there and drop its privileges. */
+/* The init's network namespace has lo up (SYNC_NETNS): the helper may
+ * put DNS_STUB_ADDR on it, listen there and drop its privileges. */
 void egress_helper_go(struct egress_helper *h);
 
 /* Once the init is READY: wait until the helper listens on
  * EGRESS_PROXY_AUTHORITY, the stub resolver's port and DNS_STUB_ADDR's
- * in the init's network namespace and has
- * dropped every privilege (or has failed, with its message), then
- * record its pid in the state directory.  The caller stops it if create
- * fails after. */
-int egress_helper_ready(struct egress_helper *h, int dirfd, struct error **err);
+ * in the init's network namespace and has dropped every privilege (or
+ * has failed, with its message).  The caller stops it if create fails
+ * after. */
+int egress_helper_ready(struct egress_helper *h, struct error **err);
 
 /* Kill and reap the helper, if there is one. */
 void egress_helper_stop(struct egress_helper *h);
