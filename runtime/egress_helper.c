@@ -13,9 +13,10 @@
  *   3. reads /etc/hosts and /etc/resolv.conf into memory, after which it
  *      needs no file at all, parses its rules and empties its bounding
  *      set;
- *   4. waits for create's "go", sent once the init has made its network
- *      namespace and brought loopback up (SYNC_NETNS), or ends when
- *      create is gone;
+ *   4. waits for the init's byte on the lo_up pipe, written once it has
+ *      made its network namespace and brought loopback up (straight from
+ *      the init: create is not woken to pass it on), or ends when the
+ *      init is gone (its end of the pipe closed unwritten);
  *   5. enters that namespace (through the init's pidfd), puts
  *      DNS_STUB_ADDR on its lo (the init's setup goes on meanwhile),
  *      makes the listening socket on EGRESS_PROXY_AUTHORITY there, the
@@ -84,7 +85,7 @@ struct helper_fds {
 	int log;	 /* EGRESS_LOG_FILE, O_APPEND */
 	int hosts;	 /* /etc/hosts, or -1 */
 	int resolv;	 /* /etc/resolv.conf, or -1 */
-	int go;		 /* create's "go", a pipe */
+	int lo_up;	 /* the init's "lo is up", a pipe */
 	int ready;	 /* the pipe to create */
 };
 
@@ -147,8 +148,8 @@ static int cmp_int(const void *a, const void *b)
  * directory lock, the bundle ...). */
 static int close_others(const struct helper_fds *f, struct error **err)
 {
-	int keep[] = {f->init,	 f->dial, f->log,  f->hosts,
-		      f->resolv, f->go,	  f->ready};
+	int keep[] = {f->init,	 f->dial,  f->log,  f->hosts,
+		      f->resolv, f->lo_up, f->ready};
 	unsigned next = 0;
 
 	qsort(keep, ARRAY_SIZE(keep), sizeof(keep[0]), cmp_int);
@@ -219,7 +220,7 @@ static size_t transparent_ports(const struct egress_proxy *p, uint16_t *ports)
  * namespace, and back: the proxy's, the stub resolver's and the
  * transparent listeners, on DNS_STUB_ADDR, added to lo here rather than
  * by the init, so that its netlink round trip is not on the way to the
- * init's READY (the init brought lo up before saying NETNS). */
+ * init's READY (the init brought lo up before it wrote to lo_up). */
 static int listen_inside(const struct helper_fds *f,
 			 const struct egress_proxy *p,
 			 struct egress_listeners *l, struct error **err)
@@ -295,7 +296,7 @@ static int drop_privileges(struct error **err)
 }
 
 /* Steps 1 to 3: everything that needs neither the init's network
- * namespace nor create's go. */
+ * namespace nor its lo. */
 static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 			  struct egress_proxy *p, struct error **err)
 {
@@ -336,7 +337,7 @@ static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 	return 0;
 }
 
-/* Steps 5 and 6, once create has said go. */
+/* Steps 5 and 6, once the init's lo is up. */
 static int helper_enter(struct helper_fds *f, const struct egress_proxy *p,
 			struct egress_listeners *l, struct error **err)
 {
@@ -348,9 +349,10 @@ static int helper_enter(struct helper_fds *f, const struct egress_proxy *p,
 	return 0;
 }
 
-/* create's one byte, sent when the init says its network namespace is
- * up (SYNC_NETNS); anything else (create gone) ends the helper. */
-static bool wait_go(int fd)
+/* The init's one byte, written when its lo is up; anything else (the
+ * init gone, or it exec'd the stage without writing) ends the helper,
+ * and create reads at READY that it ended during setup. */
+static bool wait_lo_up(int fd)
 {
 	char c;
 	ssize_t n;
@@ -371,9 +373,9 @@ static _Noreturn void helper_main(const struct egress_start *s,
 	struct egress_listeners l = {.proxy = -1, .dns = -1};
 	int r = helper_prepare(s, f, &p, &err);
 
-	if (!wait_go(f->go))
+	if (!wait_lo_up(f->lo_up))
 		_exit(1);
-	closep(&f->go);
+	closep(&f->lo_up);
 	if (r < 0 || helper_enter(f, &p, &l, &err) < 0) {
 		ssize_t w = write(f->ready, err->msg, strlen(err->msg));
 
@@ -430,7 +432,6 @@ static void helper_fds_close(struct helper_fds *f)
 	closep(&f->log);
 	closep(&f->hosts);
 	closep(&f->resolv);
-	closep(&f->go);
 	closep(&f->ready);
 }
 
@@ -438,11 +439,11 @@ int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		       struct error **err)
 {
 	struct helper_fds f = {false, -1, -1, -1, -1, -1, -1, -1};
-	int go[2] = {-1, -1}, ready[2] = {-1, -1};
+	int ready[2] = {-1, -1};
 	_cleanup_close_ int cgroup_fd = -1;
 	int r = -1;
 
-	*h = (struct egress_helper){.pid = -1, .go = -1, .ready = -1};
+	*h = (struct egress_helper){.pid = -1, .ready = -1};
 	f.init = (int)syscall(SYS_pidfd_open, s->init, 0);
 	if (f.init < 0) {
 		error_errno(err, "egress: pidfd of the init");
@@ -462,7 +463,7 @@ int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		error_errno(err, "egress: %s", EGRESS_LOG_FILE);
 		goto out;
 	}
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) {
+	if (pipe2(ready, O_CLOEXEC) < 0) {
 		error_errno(err, "egress: pipe");
 		goto out;
 	}
@@ -478,43 +479,24 @@ int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		goto out;
 	}
 	if (h->pid == 0) {
-		close(go[1]);
 		close(ready[0]);
-		f.go = go[0];
+		f.lo_up = s->lo_up;
 		f.ready = ready[1];
 		helper_main(s, &f);
 	}
-	h->go = take_fd(&go[1]);
 	h->ready = take_fd(&ready[0]);
 	/* written now, while the init sets up, rather than at READY; a
 	 * create that fails after removes the state directory with it */
 	r = write_pid(s->dirfd, h->pid, err);
 out:
-	closep(&go[0]);
-	closep(&go[1]);
 	closep(&ready[0]);
 	closep(&ready[1]);
 	helper_fds_close(&f);
 	return r;
 }
 
-void egress_helper_go(struct egress_helper *h)
-{
-	/* A helper whose setup failed has its message in the pipe and may
-	 * be gone: EPIPE here, and egress_helper_ready reads why. */
-	ssize_t w = h->go >= 0 ? write(h->go, "g", 1) : 0;
-
-	(void)w;
-	closep(&h->go);
-}
-
 int egress_helper_ready(struct egress_helper *h, struct error **err)
 {
-	if (h->go >= 0)
-		return error_set(err, EPROTO,
-				 "egress helper: the container's "
-				 "network namespace was never "
-				 "announced");
 	if (wait_ready(h->ready, err) < 0)
 		return -1;
 	closep(&h->ready);
@@ -528,6 +510,5 @@ void egress_helper_stop(struct egress_helper *h)
 		waitpid(h->pid, NULL, 0);
 	}
 	h->pid = -1;
-	closep(&h->go);
 	closep(&h->ready);
 }

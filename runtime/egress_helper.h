@@ -23,16 +23,16 @@ struct egress_start {
 	const char *id;
 	const struct sandbox *sandbox; /* egress_on, rules, the dial netns */
 	pid_t init;		       /* the container's first process */
-	const struct cgroup *cgroup;   /* the container's; NULL: none */
-	int dirfd;		       /* the state directory */
-	const char *root;	       /* the state root, for the pod sandbox */
-	const struct spec *spec;       /* the effective spec */
+	int lo_up; /* read end of the pipe the init writes once lo is up */
+	const struct cgroup *cgroup; /* the container's; NULL: none */
+	int dirfd;		     /* the state directory */
+	const char *root;	     /* the state root, for the pod sandbox */
+	const struct spec *spec;     /* the effective spec */
 };
 
-/* A forked helper, until create has said go. */
+/* A forked helper, until it is ready. */
 struct egress_helper {
 	pid_t pid; /* -1: none */
-	int go;	   /* create's end of the go pipe */
 	int ready; /* the helper's answer: one NUL byte, or its error */
 };
 
@@ -41,10 +41,6 @@ struct egress_helper {
  * goes to EGRESS_PID_FILE in the state directory. */
 int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		       struct error **err);
-
-/* The init's network namespace has lo up (SYNC_NETNS): the helper may
- * put DNS_STUB_ADDR on it, listen there and drop its privileges. */
-void egress_helper_go(struct egress_helper *h);
 
 /* Once the init is READY: wait until the helper listens on
  * EGRESS_PROXY_AUTHORITY, the stub resolver's port and DNS_STUB_ADDR's
