@@ -18,9 +18,9 @@
  *                         ── HOOKS_DONE ──▶ createContainer hooks, pivot,
  *                                           proc_plan steps, the stage
  *   [egress] wait for the helper ◀ READY  the stage
- *     (forked after GO; it listened in
- *     the child's netns at ◀ NETNS, sent
- *     once lo is up)
+ *     (forked after GO; it listens in
+ *     the child's netns once the child,
+ *     its lo up, writes to their pipe)
  *   state.json "created", pid file
  *   COMMIT (state JSON) ─────── COMMIT ───▶ stops dying with the parent
  *   exit                   ◀ COMMITTED ─── waits on the exec fifo
@@ -87,6 +87,8 @@ struct create_ctx {
 	struct egress_helper egress; /* when the sandbox has the proxy */
 	bool slice_taken; /* policy->slice is this container's to give back */
 	int pod_userns;	  /* its pod sandbox's user namespace, or -1 */
+	/* [egress] the child says "lo is up" to the helper through it */
+	int lo_up[2];
 };
 
 /* The container's first process is in a user namespace: one made for it
@@ -438,27 +440,38 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 	proc_stat(c->pid, &st->start_time, NULL);
 }
 
+/* In its pod's network, the pod sandbox's proxy serves a container. */
+static bool egress_wanted(const struct create_ctx *c)
+{
+	return c->hardened->sandbox.enforced &&
+	       c->hardened->sandbox.egress_on &&
+	       !c->hardened->sandbox.pod_network;
+}
+
 /* The egress helper, forked once GO is sent: it prepares while the init
- * sets up, listens in the init's network namespace once SYNC_NETNS says
- * that is up (egress_helper_go), and is waited for at READY, before the
- * workload can run. */
+ * sets up, listens in the init's network namespace once the init says
+ * through lo_up that its lo is up (straight to the helper: create is
+ * not woken for it), and is waited for at READY, before the workload
+ * can run. */
 static int fork_egress(struct create_ctx *c, struct error **err)
 {
 	const struct egress_start s = {
 	    .id = c->o->id,
 	    .sandbox = &c->hardened->sandbox,
 	    .init = c->pid,
+	    .lo_up = c->lo_up[0],
 	    .cgroup = c->cgroup,
 	    .dirfd = c->dir.dirfd,
 	    .root = c->o->root,
 	    .spec = c->spec,
 	};
+	int r;
 
-	/* in its pod's network, the pod sandbox's proxy serves it */
-	if (!c->hardened->sandbox.enforced || !c->hardened->sandbox.egress_on ||
-	    c->hardened->sandbox.pod_network)
+	if (!egress_wanted(c))
 		return 0;
-	return egress_helper_fork(&s, &c->egress, err);
+	r = egress_helper_fork(&s, &c->egress, err);
+	closep(&c->lo_up[0]);
+	return r;
 }
 
 /* The parent's half of the sync protocol. */
@@ -520,10 +533,6 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 			return error_set(err, EIO, "%s", payload);
 		if (type == SYNC_READY)
 			break;
-		if (type == SYNC_NETNS) {
-			egress_helper_go(&c->egress);
-			continue;
-		}
 		if (type != SYNC_HOOKS)
 			return error_set(err, EPROTO,
 					 "sync: unexpected message");
@@ -536,8 +545,7 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 			0)
 			return -1;
 	}
-	if (c->egress.pid > 0 &&
-	    egress_helper_ready(&c->egress, c->dir.dirfd, err) < 0)
+	if (c->egress.pid > 0 && egress_helper_ready(&c->egress, err) < 0)
 		return -1;
 	/* Every mount point is made by now, and no code of the container's
 	 * has run: what the upper layer holds is corral's. */
@@ -583,6 +591,9 @@ static int spawn(struct create_ctx *c, struct error **err)
 
 	if (ns_join_pid(&c->ns, err) < 0)
 		return -1;
+	if (egress_wanted(c) && pipe2(c->lo_up, O_CLOEXEC) < 0)
+		return error_errno(err, "egress: pipe");
+	cfg.lo_up = c->lo_up[1];
 	/* a hop's first child makes no namespace: init_hop does, after
 	 * joining */
 	c->pid = ns_clone(c->ns.hop ? 0 : c->ns.clone_flags & ~by_child,
@@ -595,6 +606,7 @@ static int spawn(struct create_ctx *c, struct error **err)
 		 */
 		container_dir_close(&c->dir);
 		closep(&c->proc.sync[0]);
+		closep(&c->lo_up[0]);
 		closep(&cgroup_fd);
 		/* Host directories: an fd left open would be a way out for
 		 * a cwd of /proc/self/fd/N (CVE-2024-21626). */
@@ -605,6 +617,8 @@ static int spawn(struct create_ctx *c, struct error **err)
 		_exit(c->ns.hop ? init_hop(&cfg) : init_run(&cfg));
 	}
 	closep(&c->proc.sync[1]);
+	/* the init's alone: if it dies first, the helper reads the end */
+	closep(&c->lo_up[1]);
 	return supervise_setup(c, err);
 }
 
@@ -644,6 +658,8 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	container_dir_close(&c->dir);
 	closep(&c->fifo_fd);
 	closep(&c->outcome_fd);
+	closep(&c->lo_up[0]);
+	closep(&c->lo_up[1]);
 	closep(&c->bundle_fd);
 	mount_sources_release(&c->sources);
 	ns_plan_release(&c->ns);
@@ -667,8 +683,9 @@ int container_create(const struct create_opts *o, struct container_pids *pids,
 	    .bundle_fd = -1,
 	    .sources = {.root = -1, .scratch = -1},
 	    .proc = PROC_PLAN_INIT,
-	    .egress = {.pid = -1, .go = -1, .ready = -1},
+	    .egress = {.pid = -1, .ready = -1},
 	    .pod_userns = -1,
+	    .lo_up = {-1, -1},
 	};
 	int r;
 

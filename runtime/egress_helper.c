@@ -7,16 +7,20 @@
  *      /dev/null), resets the signal mask and leaves create's session
  *      (a terminal's ^C is the container's);
  *   2. joins the container's cgroup: it is counted against the limits and
- *      killed with the container;
+ *      killed with the container (it starts in the cgroup2 directory,
+ *      cloned there as the init is, and moves itself only in the v1
+ *      hierarchies);
  *   3. reads /etc/hosts and /etc/resolv.conf into memory, after which it
  *      needs no file at all, parses its rules and empties its bounding
  *      set;
- *   4. waits for create's "go", sent once the init has made its network
- *      namespace and brought loopback up (SYNC_NETNS), or ends when
- *      create is gone;
- *   5. enters that namespace (through the init's pidfd), makes the
- *      listening socket on EGRESS_PROXY_AUTHORITY there, the stub
- *      resolver's UDP socket on 127.0.0.1:53 and the transparent
+ *   4. waits for the init's byte on the lo_up pipe, written once it has
+ *      made its network namespace and brought loopback up (straight from
+ *      the init: create is not woken to pass it on), or ends when the
+ *      init is gone (its end of the pipe closed unwritten);
+ *   5. enters that namespace (through the init's pidfd), puts
+ *      DNS_STUB_ADDR on its lo (the init's setup goes on meanwhile),
+ *      makes the listening socket on EGRESS_PROXY_AUTHORITY there, the
+ *      stub resolver's UDP socket on 127.0.0.1:53 and the transparent
  *      listeners on DNS_STUB_ADDR (443, 80 and each port a rule names),
  *      and comes back
  *      to the namespace it dials from: a socket stays in the namespace it
@@ -33,7 +37,9 @@
  * writes move this process alone into the container's own cgroup; the
  * namespace entries use descriptors opened before the fork (the init's
  * pidfd, which cannot be recycled while create holds it unreaped, and a
- * dial namespace checked to be a network namespace); the sockets are
+ * dial namespace checked to be a network namespace); the one address
+ * added is DNS_STUB_ADDR/32 on the lo of the container's own network
+ * namespace, which corral made and nothing else uses; the sockets are
  * bound to the container's loopback only (127.0.0.1, and DNS_STUB_ADDR,
  * which is on its lo alone). */
 #include "egress_helper.h"
@@ -65,6 +71,7 @@
 #include "fsutil.h"
 #include "harden.h"
 #include "namespace.h"
+#include "netns.h"
 #include "util.h"
 
 #define READY_TIMEOUT_MS 10000
@@ -72,13 +79,14 @@
 
 /* The descriptors the helper keeps from create. */
 struct helper_fds {
-	int init;   /* pidfd of the container's init */
-	int dial;   /* the network namespace it dials from */
-	int log;    /* EGRESS_LOG_FILE, O_APPEND */
-	int hosts;  /* /etc/hosts, or -1 */
-	int resolv; /* /etc/resolv.conf, or -1 */
-	int go;	    /* create's "go", a pipe */
-	int ready;  /* the pipe to create */
+	bool in_cgroup2; /* cloned into the cgroup2 directory */
+	int init;	 /* pidfd of the container's init */
+	int dial;	 /* the network namespace it dials from */
+	int log;	 /* EGRESS_LOG_FILE, O_APPEND */
+	int hosts;	 /* /etc/hosts, or -1 */
+	int resolv;	 /* /etc/resolv.conf, or -1 */
+	int lo_up;	 /* the init's "lo is up", a pipe */
+	int ready;	 /* the pipe to create */
 };
 
 /* The namespace config.json names (a CNI or pod namespace), opened as
@@ -140,8 +148,8 @@ static int cmp_int(const void *a, const void *b)
  * directory lock, the bundle ...). */
 static int close_others(const struct helper_fds *f, struct error **err)
 {
-	int keep[] = {f->init,	 f->dial, f->log,  f->hosts,
-		      f->resolv, f->go,	  f->ready};
+	int keep[] = {f->init,	 f->dial,  f->log,  f->hosts,
+		      f->resolv, f->lo_up, f->ready};
 	unsigned next = 0;
 
 	qsort(keep, ARRAY_SIZE(keep), sizeof(keep[0]), cmp_int);
@@ -210,7 +218,9 @@ static size_t transparent_ports(const struct egress_proxy *p, uint16_t *ports)
 
 /* Every socket of the container's side, made in the init's network
  * namespace, and back: the proxy's, the stub resolver's and the
- * transparent listeners (on DNS_STUB_ADDR, which the init put on lo). */
+ * transparent listeners, on DNS_STUB_ADDR, added to lo here rather than
+ * by the init, so that its netlink round trip is not on the way to the
+ * init's READY (the init brought lo up before it wrote to lo_up). */
 static int listen_inside(const struct helper_fds *f,
 			 const struct egress_proxy *p,
 			 struct egress_listeners *l, struct error **err)
@@ -227,6 +237,8 @@ static int listen_inside(const struct helper_fds *f,
 	if (setns(f->init, CLONE_NEWNET) < 0)
 		return error_errno(err, "enter the container's network "
 					"namespace");
+	if (netns_add_loopback_addr(DNS_STUB_ADDR, err) < 0)
+		return -1;
 	l->proxy =
 	    bind_one(SOCK_STREAM, EGRESS_PROXY_ADDR, EGRESS_PROXY_PORT, err);
 	if (l->proxy < 0)
@@ -284,7 +296,7 @@ static int drop_privileges(struct error **err)
 }
 
 /* Steps 1 to 3: everything that needs neither the init's network
- * namespace nor create's go. */
+ * namespace nor its lo. */
 static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 			  struct egress_proxy *p, struct error **err)
 {
@@ -306,7 +318,7 @@ static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 		if (open("/dev/null", O_RDWR | O_NOCTTY) != fd)
 			return error_errno(err, "egress helper: /dev/null");
 	}
-	if (s->cgroup && cgroup_enter_self(s->cgroup, false, err) < 0)
+	if (s->cgroup && cgroup_enter_self(s->cgroup, f->in_cgroup2, err) < 0)
 		return error_wrap(err, "egress helper: cgroup");
 	if (egress_resolver_load(f->hosts, f->resolv, &res, err) < 0 ||
 	    egress_rules_parse(s->sandbox->egress, s->sandbox->n_egress,
@@ -325,7 +337,7 @@ static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 	return 0;
 }
 
-/* Steps 5 and 6, once create has said go. */
+/* Steps 5 and 6, once the init's lo is up. */
 static int helper_enter(struct helper_fds *f, const struct egress_proxy *p,
 			struct egress_listeners *l, struct error **err)
 {
@@ -337,9 +349,10 @@ static int helper_enter(struct helper_fds *f, const struct egress_proxy *p,
 	return 0;
 }
 
-/* create's one byte, sent when the init says its network namespace is
- * up (SYNC_NETNS); anything else (create gone) ends the helper. */
-static bool wait_go(int fd)
+/* The init's one byte, written when its lo is up; anything else (the
+ * init gone, or it exec'd the stage without writing) ends the helper,
+ * and create reads at READY that it ended during setup. */
+static bool wait_lo_up(int fd)
 {
 	char c;
 	ssize_t n;
@@ -360,9 +373,9 @@ static _Noreturn void helper_main(const struct egress_start *s,
 	struct egress_listeners l = {.proxy = -1, .dns = -1};
 	int r = helper_prepare(s, f, &p, &err);
 
-	if (!wait_go(f->go))
+	if (!wait_lo_up(f->lo_up))
 		_exit(1);
-	closep(&f->go);
+	closep(&f->lo_up);
 	if (r < 0 || helper_enter(f, &p, &l, &err) < 0) {
 		ssize_t w = write(f->ready, err->msg, strlen(err->msg));
 
@@ -419,18 +432,18 @@ static void helper_fds_close(struct helper_fds *f)
 	closep(&f->log);
 	closep(&f->hosts);
 	closep(&f->resolv);
-	closep(&f->go);
 	closep(&f->ready);
 }
 
 int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		       struct error **err)
 {
-	struct helper_fds f = {-1, -1, -1, -1, -1, -1, -1};
-	int go[2] = {-1, -1}, ready[2] = {-1, -1};
+	struct helper_fds f = {false, -1, -1, -1, -1, -1, -1, -1};
+	int ready[2] = {-1, -1};
+	_cleanup_close_ int cgroup_fd = -1;
 	int r = -1;
 
-	*h = (struct egress_helper){.pid = -1, .go = -1, .ready = -1};
+	*h = (struct egress_helper){.pid = -1, .ready = -1};
 	f.init = (int)syscall(SYS_pidfd_open, s->init, 0);
 	if (f.init < 0) {
 		error_errno(err, "egress: pidfd of the init");
@@ -450,55 +463,44 @@ int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		error_errno(err, "egress: %s", EGRESS_LOG_FILE);
 		goto out;
 	}
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) {
+	if (pipe2(ready, O_CLOEXEC) < 0) {
 		error_errno(err, "egress: pipe");
 		goto out;
 	}
-	h->pid = fork();
+	/* Started in the cgroup2 directory, as the init is (ns_clone): a
+	 * write of its pid to cgroup.procs would take the cgroup threadgroup
+	 * lock for writing and wait for an RCU grace period, several ms on
+	 * a busy host, all of it on the way to READY. */
+	if (s->cgroup)
+		cgroup_fd = cgroup_clone_fd(s->cgroup);
+	h->pid = ns_clone(0, cgroup_fd, &f.in_cgroup2);
 	if (h->pid < 0) {
 		error_errno(err, "egress: fork the helper");
 		goto out;
 	}
 	if (h->pid == 0) {
-		close(go[1]);
 		close(ready[0]);
-		f.go = go[0];
+		f.lo_up = s->lo_up;
 		f.ready = ready[1];
 		helper_main(s, &f);
 	}
-	h->go = take_fd(&go[1]);
 	h->ready = take_fd(&ready[0]);
-	r = 0;
+	/* written now, while the init sets up, rather than at READY; a
+	 * create that fails after removes the state directory with it */
+	r = write_pid(s->dirfd, h->pid, err);
 out:
-	closep(&go[0]);
-	closep(&go[1]);
 	closep(&ready[0]);
 	closep(&ready[1]);
 	helper_fds_close(&f);
 	return r;
 }
 
-void egress_helper_go(struct egress_helper *h)
+int egress_helper_ready(struct egress_helper *h, struct error **err)
 {
-	/* A helper whose setup failed has its message in the pipe and may
-	 * be gone: EPIPE here, and egress_helper_ready reads why. */
-	ssize_t w = h->go >= 0 ? write(h->go, "g", 1) : 0;
-
-	(void)w;
-	closep(&h->go);
-}
-
-int egress_helper_ready(struct egress_helper *h, int dirfd, struct error **err)
-{
-	if (h->go >= 0)
-		return error_set(err, EPROTO,
-				 "egress helper: the container's "
-				 "network namespace was never "
-				 "announced");
 	if (wait_ready(h->ready, err) < 0)
 		return -1;
 	closep(&h->ready);
-	return write_pid(dirfd, h->pid, err);
+	return 0;
 }
 
 void egress_helper_stop(struct egress_helper *h)
@@ -508,6 +510,5 @@ void egress_helper_stop(struct egress_helper *h)
 		waitpid(h->pid, NULL, 0);
 	}
 	h->pid = -1;
-	closep(&h->go);
 	closep(&h->ready);
 }

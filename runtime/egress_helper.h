@@ -23,35 +23,31 @@ struct egress_start {
 	const char *id;
 	const struct sandbox *sandbox; /* egress_on, rules, the dial netns */
 	pid_t init;		       /* the container's first process */
-	const struct cgroup *cgroup;   /* the container's; NULL: none */
-	int dirfd;		       /* the state directory */
-	const char *root;	       /* the state root, for the pod sandbox */
-	const struct spec *spec;       /* the effective spec */
+	int lo_up; /* read end of the pipe the init writes once lo is up */
+	const struct cgroup *cgroup; /* the container's; NULL: none */
+	int dirfd;		     /* the state directory */
+	const char *root;	     /* the state root, for the pod sandbox */
+	const struct spec *spec;     /* the effective spec */
 };
 
-/* A forked helper, until create has said go. */
+/* A forked helper, until it is ready. */
 struct egress_helper {
 	pid_t pid; /* -1: none */
-	int go;	   /* create's end of the go pipe */
 	int ready; /* the helper's answer: one NUL byte, or its error */
 };
 
 /* Fork the helper once s->init exists and its cgroup is made: it
- * prepares what it can while the init sets the container up. */
+ * prepares what it can while the init sets the container up.  Its pid
+ * goes to EGRESS_PID_FILE in the state directory. */
 int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		       struct error **err);
 
-/* The init's network namespace is up (SYNC_NETNS): the helper may
- * listen there and drop its privileges. */
-void egress_helper_go(struct egress_helper *h);
-
 /* Once the init is READY: wait until the helper listens on
  * EGRESS_PROXY_AUTHORITY, the stub resolver's port and DNS_STUB_ADDR's
- * in the init's network namespace and has
- * dropped every privilege (or has failed, with its message), then
- * record its pid in the state directory.  The caller stops it if create
- * fails after. */
-int egress_helper_ready(struct egress_helper *h, int dirfd, struct error **err);
+ * in the init's network namespace and has dropped every privilege (or
+ * has failed, with its message).  The caller stops it if create fails
+ * after. */
+int egress_helper_ready(struct egress_helper *h, struct error **err);
 
 /* Kill and reap the helper, if there is one. */
 void egress_helper_stop(struct egress_helper *h);

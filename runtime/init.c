@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "caps.h"
-#include "dns.h"
 #include "fsutil.h"
 #include "hooks.h"
 #include "mount.h"
@@ -91,16 +90,18 @@ static int setup(const struct init_config *c, char **state_json,
 		return -1;
 	if (c->sandbox->loopback_only && netns_loopback_up(err) < 0)
 		return -1;
-	/* where the stub resolver's names lead (runtime/egress_helper.c);
-	 * a pod's network has it from its pod sandbox */
-	if (c->sandbox->loopback_only && c->sandbox->enforced &&
-	    c->sandbox->egress_on && !c->sandbox->pod_network &&
-	    netns_add_loopback_addr(DNS_STUB_ADDR, err) < 0)
-		return -1;
-	/* The egress helper may listen there now, while the rest is set up */
-	if (c->sandbox->enforced && c->sandbox->egress_on &&
-	    sync_send(c->proc->sync[1], SYNC_NETNS, NULL, 0, err) < 0)
-		return -1;
+	/* The egress helper may listen there now, while the rest is set up;
+	 * it puts DNS_STUB_ADDR, where the stub resolver's names lead, on
+	 * lo itself (runtime/egress_helper.c; a pod's network has it from
+	 * its pod sandbox's).  The byte goes straight to the helper, create
+	 * is not woken to pass it on; a helper gone already (EPIPE, SIGPIPE
+	 * being ignored) is create's to report at READY. */
+	if (c->lo_up >= 0) {
+		ssize_t w = write(c->lo_up, "", 1);
+
+		(void)w;
+		close(c->lo_up);
+	}
 	sysfd = process_open_sysctls(spec->linux_, err);
 	if (sysfd == -1)
 		return -1;

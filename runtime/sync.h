@@ -19,7 +19,6 @@ enum sync_msg {
 	SYNC_COMMIT,	 /* P->C: state saved; stop dying with the parent */
 	SYNC_COMMITTED,	 /* C->P: done; the parent may exit now */
 	SYNC_ERROR,	 /* C->P: payload: the error message */
-	SYNC_NETNS,	 /* C->P: [egress] its network namespace is up */
 	SYNC_PID,	 /* C->P: [hop] payload: the container's first pid */
 };
 

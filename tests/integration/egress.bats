@@ -374,6 +374,12 @@ for fam, a in ((socket.AF_INET, sys.argv[1]), (socket.AF_INET6, sys.argv[2])):
 	assert_line --regexp '^CapBnd:\s+0+$'
 	assert_line --regexp '^NoNewPrivs:\s+1$'
 	assert_line --regexp '^Seccomp:\s+2$'
+	# in the container's cgroup in every hierarchy, cgroup2 included
+	# (it is cloned into that one)
+	local cg
+	cg="$(cat "/proc/$pid/cgroup")"
+	[ "$cg" = "$(cat "/proc/$(container_pid "$ID")/cgroup")" ]
+	[[ "$cg" == *"/$ID"* ]]
 	corral start "$ID"
 	for _ in $(seq 50); do
 		[ "$(wc -l <"$dir/egress.log")" -ge 2 ] && break

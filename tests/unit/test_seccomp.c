@@ -1,5 +1,5 @@
-/* Unit tests of corral's own seccomp filters: the baseline and the
- * supervisor's.  Each case forks a child that sets no_new_privs, loads the
+/* Unit tests of corral's own seccomp filters: the baseline, the
+ * supervisor's and the egress helper's.  Each case forks a child that sets no_new_privs, loads the
  * compiled filter and makes one raw system call; its exit status carries
  * the errno back (0 for success) unless the filter killed it.  No root
  * needed.  The arguments are chosen so that a call the filter wrongly let
@@ -571,6 +571,44 @@ TEST(supervisor_allows_waiting_and_signalling_only)
 	printf("# skip: the supervisor filter under AddressSanitizer\n");
 #else
 	check_cases(&p, supervisor_cases, ARRAY_SIZE(supervisor_cases));
+#endif
+	seccomp_program_free(&p);
+}
+
+/* ---- the egress helper ------------------------------------------------ */
+
+CALL(call_execve, SYS_execve, "/nonexistent", NULL, NULL)
+CALL(call_splice, SYS_splice, -1, NULL, -1, NULL, 1, 0)
+
+/* What the proxy's connections make (IPv4 and IPv6 sockets, forks) and
+ * nothing that reaches a file, another namespace or another process. */
+static const struct call_case egress_cases[] __attribute__((unused)) = {
+	{ "getpid", call_getpid, 0 },
+	{ "socket(AF_INET)", call_inet_socket, 0 },
+	{ "socket(AF_UNIX)", call_unix_socket, EPERM },
+	{ "socket(AF_NETLINK)", call_netlink_route, EPERM },
+	{ "fork", call_fork, 0 },
+	{ "clone(CLONE_NEWNS)", call_clone_newns, EPERM },
+	{ "thread", call_thread, EPERM },
+	{ "openat", call_openat, EPERM },
+	{ "execve", call_execve, EPERM },
+	{ "splice", call_splice, EPERM },
+	{ "setns", call_setns, EPERM },
+	{ "ptrace", call_ptrace, EPERM },
+	{ "mount", call_mount, EPERM },
+};
+
+TEST(egress_allows_inet_sockets_and_fork_only)
+{
+	struct seccomp_program p;
+	_cleanup_error_ struct error *e = NULL;
+
+	CHECK(seccomp_egress_compile(&p, &e) == 0);
+#if defined(__SANITIZE_ADDRESS__)
+	/* as the supervisor's: the sanitizer's calls are not on the list */
+	printf("# skip: the egress filter under AddressSanitizer\n");
+#else
+	check_cases(&p, egress_cases, ARRAY_SIZE(egress_cases));
 #endif
 	seccomp_program_free(&p);
 }
