@@ -59,8 +59,7 @@ void caps_resolve(const struct spec_caps *caps, struct caps_masks *out)
 
 int caps_keep_for_stage(struct error **err)
 {
-	static const cap_value_t kept[] = {CAP_SETPCAP, CAP_SETUID,
-					   CAP_SETGID};
+	static const cap_value_t kept[] = {CAP_SETPCAP, CAP_SETUID, CAP_SETGID};
 	cap_t caps;
 	int r;
 

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "cgroup.h"
 #include "container_dir.h"
 #include "forward.h"
@@ -35,6 +36,7 @@
 #include "namespace.h"
 #include "policy_file.h"
 #include "proc_plan.h"
+#include "rootless.h"
 #include "stage.h"
 #include "sync.h"
 #include "util.h"
@@ -388,7 +390,7 @@ static int exec_child(struct exec_ctx *c)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		error_errno(&err, "set parent death signal");
-	else if (child_setup(c, &err) == 0)
+	else if (child_setup(c, &err) == 0 && caps_keep_for_stage(&err) == 0)
 		become_stage(c, &err);
 	if (err)
 		sync_send(c->proc.sync[1], SYNC_ERROR, err->msg,
@@ -431,6 +433,17 @@ static int wait_for_exec(struct exec_ctx *c, struct error **err)
 
 static int spawn(struct exec_ctx *c, struct error **err)
 {
+	bool joined;
+
+	/* An ordinary user has no privilege over the container's other
+	 * namespaces but as the owner of its user namespace (the one its
+	 * create made, runtime/rootless.h): that one first, here, so the
+	 * child is in it already. */
+	if (rootless()) {
+		if (ns_join_user(&c->ns, &joined, err) < 0)
+			return -1;
+		closep(&c->ns.join_fds[NS_USER]);
+	}
 	if (ns_join_pid(&c->ns, err) < 0)
 		return -1;
 	/* CVE-2019-5736: until it execs, the child is the corral binary in

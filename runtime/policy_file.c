@@ -120,40 +120,25 @@ int policy_load_text(const char *json, size_t len, struct policy **out,
 	return 0;
 }
 
-static int load(const char *path, struct policy **out, struct error **err);
-
 /* What the runtime knows of the caller, for harden() (policy.h). */
 static void host_facts(struct policy *p)
 {
 	p->rootless = rootless();
 	p->rootless_single =
 	    p->rootless && strcmp(rootless_mapping(), "single") == 0;
+	p->rootless_groups = p->rootless_single && rootless_has_groups();
 }
 
-int policy_load(const char *path, struct policy **out, struct error **err)
-{
-	int r = load(path, out, err);
-
-	if (r == 0)
-		host_facts(*out);
-	return r;
-}
-
-static int load(const char *path, struct policy **out, struct error **err)
+/* One file: `path` (missing: the built-in defaults, unless `named`). */
+static int load_file(const char *path, bool named, struct policy **out,
+		     struct error **err)
 {
 	_cleanup_error_ struct error *read_err = NULL;
-	_cleanup_free_ char *json = NULL, *user = NULL;
-	const char *file = path;
+	_cleanup_free_ char *json = NULL;
 	size_t len;
 
-	/* an ordinary user's own policy, when it has one */
-	if (!file && rootless())
-		file = user = rootless_policy_path();
-	if (!file)
-		file = POLICY_PATH;
-
-	if (read_file_at(AT_FDCWD, file, &json, &len, &read_err) < 0) {
-		if (path || read_err->code != ENOENT)
+	if (read_file_at(AT_FDCWD, path, &json, &len, &read_err) < 0) {
+		if (named || read_err->code != ENOENT)
 			return error_set(err, read_err->code, "policy: %s",
 					 read_err->msg);
 		if (policy_default(out, err) < 0)
@@ -163,12 +148,53 @@ static int load(const char *path, struct policy **out, struct error **err)
 			*out = NULL;
 			return -1;
 		}
-		pool_from_subid(*out);
 		return 0;
 	}
 	if (policy_load_text(json, len, out, err) < 0)
-		return error_wrap(err, "policy %s", file);
+		return error_wrap(err, "policy %s", path);
+	return 0;
+}
+
+/* An ordinary user's: its own file under the system's, which is the
+ * ceiling (policy_narrow); either alone when the other is missing. */
+static int load_rootless(struct policy **out, struct error **err)
+{
+	_cleanup_free_ char *user_path = rootless_policy_path();
+	struct policy *sys = NULL, *user = NULL;
+	int r;
+
+	if (!user_path)
+		return load_file(POLICY_PATH, false, out, err);
+	if (access(POLICY_PATH, F_OK) < 0)
+		return load_file(user_path, true, out, err);
+	if (load_file(POLICY_PATH, true, &sys, err) < 0)
+		return -1;
+	r = load_file(user_path, true, &user, err);
+	if (r == 0 && (r = policy_narrow(sys, user, err)) == 0)
+		r = policy_resolve_groups(sys, group_from_file, err);
+	policy_free(user);
+	if (r < 0) {
+		policy_free(sys);
+		return -1;
+	}
+	*out = sys;
+	return 0;
+}
+
+int policy_load(const char *path, struct policy **out, struct error **err)
+{
+	int r;
+
+	if (path)
+		r = load_file(path, true, out, err);
+	else if (rootless())
+		r = load_rootless(out, err);
+	else
+		r = load_file(POLICY_PATH, false, out, err);
+	if (r < 0)
+		return -1;
 	pool_from_subid(*out);
+	host_facts(*out);
 	return 0;
 }
 

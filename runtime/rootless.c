@@ -95,16 +95,46 @@ char *rootless_policy_path(void)
 	return path;
 }
 
+static bool subids(const char *file, uint32_t id, const char *name,
+		   uint32_t *start);
+
+/* Whether the caller can map subordinate ids: the setuid helpers and a
+ * range of each kind for it. */
+static bool have_subids(uint32_t *subu, uint32_t *subg)
+{
+	struct passwd *pw = getpwuid(getuid());
+	const char *name = pw ? pw->pw_name : NULL;
+
+	return access(NEWUIDMAP, X_OK) == 0 && access(NEWGIDMAP, X_OK) == 0 &&
+	       subids("/etc/subuid", getuid(), name, subu) &&
+	       subids("/etc/subgid", getgid(), name, subg);
+}
+
+/* In the host's own user namespace (not entered yet: explain), what
+ * rootless_enter would choose; in the entered one, what it chose. */
 const char *rootless_mapping(void)
 {
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *map = NULL, *groups = NULL;
+	uint32_t u, g;
 	size_t len;
 
-	if (read_file_at(AT_FDCWD, "/proc/self/setgroups", &text, &len, NULL) ==
+	if (read_file_at(AT_FDCWD, "/proc/self/uid_map", &map, &len, NULL) ==
 		0 &&
-	    strncmp(text, "deny", 4) == 0)
+	    strstr(map, "4294967295"))
+		return have_subids(&u, &g) ? "subids" : "single";
+	if (read_file_at(AT_FDCWD, "/proc/self/setgroups", &groups, &len,
+			 NULL) == 0 &&
+	    strncmp(groups, "deny", 4) == 0)
 		return "single";
 	return "subids";
+}
+
+bool rootless_has_groups(void)
+{
+	gid_t g[2];
+	int n = getgroups(2, g);
+
+	return n < 0 || n > 1 || (n == 1 && g[0] != getgid());
 }
 
 /* The first range of at least SUBIDS_NEEDED ids that a subordinate-id
@@ -203,14 +233,10 @@ static int map_ids(pid_t pid, uint32_t in_uid, uint32_t in_gid,
 {
 	uid_t uid = getuid();
 	gid_t gid = getgid();
-	struct passwd *pw = getpwuid(uid);
-	const char *name = pw ? pw->pw_name : NULL;
 	uint32_t subu, subg;
 	char line[64];
 
-	if (access(NEWUIDMAP, X_OK) == 0 && access(NEWGIDMAP, X_OK) == 0 &&
-	    subids("/etc/subuid", uid, name, &subu) &&
-	    subids("/etc/subgid", gid, name, &subg))
+	if (have_subids(&subu, &subg))
 		return run_idmap(NEWUIDMAP, pid, in_uid, uid, subu, err) < 0 ||
 			       run_idmap(NEWGIDMAP, pid, in_gid, gid, subg,
 					 err) < 0

@@ -40,6 +40,10 @@ char *rootless_policy_path(void);
  * "single" (the caller's ids only), as rootless_enter chose. */
 const char *rootless_mapping(void);
 
+/* Whether the caller has supplementary groups (beyond its primary one),
+ * which a "single" mapping cannot drop. */
+bool rootless_has_groups(void);
+
 /* Fork into a new user and mount namespace where inside_uid and
  * inside_gid are the caller's ids.  In the child it returns 0 and the
  * command goes on there; in the caller, once the child has ended, 1 with

@@ -338,6 +338,15 @@ static void view_id_maps(struct view *v)
 	    {"gid", lx ? lx->gid_mappings : NULL, lx ? lx->n_gid_mappings : 0},
 	};
 
+	if (v->h->sandbox.rootless)
+		push(v, &v->id_maps, &v->n_id_maps,
+		     printf_str(v,
+				"the caller's own: its uid and gid are the "
+				"sandbox user's%s",
+				v->h->sandbox.rootless_single
+				    ? "; no other id is mapped, and its "
+				      "supplementary groups stay"
+				    : ", its subordinate ids the others"));
 	for (size_t k = 0; k < ARRAY_SIZE(maps); k++)
 		for (size_t i = 0; i < maps[k].n; i++) {
 			const struct spec_id_mapping *m = &maps[k].m[i];

@@ -251,6 +251,9 @@ void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s)
 		json_key_bool(g, "podNetwork", true);
 	if (s->no_cgroup)
 		json_key_bool(g, "noCgroup", true);
+	if (s->rootless)
+		json_key_str(g, "rootless",
+			     s->rootless_single ? "single" : "subids");
 	if (s->userns_auto) {
 		json_str(g, "userNamespace");
 		yajl_gen_map_open(g);
@@ -317,6 +320,7 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 {
 	int role = 0, rootfs = 0;
 	int64_t wall = 0, scratch = 0, uid = 0, gid = 0;
+	_cleanup_free_ char *rootless = NULL;
 	yajl_val eg, un;
 
 	if (json_field_bool(o, p, "enforced", &s->enforced, NULL, err) < 0 ||
@@ -347,8 +351,13 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 	    json_field_bool(o, p, "podNetwork", &s->pod_network, NULL, err) <
 		0 ||
 	    json_field_object(o, p, "userNamespace", &un, err) < 0 ||
-	    json_field_bool(o, p, "noCgroup", &s->no_cgroup, NULL, err) < 0)
+	    json_field_bool(o, p, "noCgroup", &s->no_cgroup, NULL, err) < 0 ||
+	    json_field_string(o, p, "rootless", false, &rootless, err) < 0)
 		return -1;
+	if (rootless) {
+		s->rootless = true;
+		s->rootless_single = strcmp(rootless, "single") == 0;
+	}
 	if (un) {
 		struct jpath up = JKEY(p, "userNamespace");
 

@@ -78,6 +78,10 @@ struct sandbox {
 	 * pids and cpu are not limited (policy: limits.bestEffort) and the
 	 * runtime makes no cgroup */
 	bool no_cgroup;
+	/* an ordinary user's corral (runtime/rootless.h): the container is
+	 * in the caller's own user namespace, which maps the caller's ids
+	 * alone (single) or its subordinate ids too */
+	bool rootless, rootless_single;
 };
 
 /* One change to config.json: the field (a JSON path in config.json, or a

@@ -226,9 +226,21 @@ static int no_cgroup(struct harden_ctx *c, struct error **err)
 		      "policy: limits.bestEffort");
 	if (c->h->n_changes && !c->oom)
 		c->h->changes[c->h->n_changes - 1].warn = true;
+	/* every limit goes; the device rules stay (harden_devices keeps
+	 * them as the list of what the container's /dev holds) */
 	if (lx && lx->resources) {
-		spec_resources_free(lx->resources);
-		lx->resources = NULL;
+		struct spec_resources *r = lx->resources;
+		struct spec_resources *kept = calloc(1, sizeof(*kept));
+
+		if (!kept) {
+			c->oom = true;
+			return 0;
+		}
+		kept->devices = steal_pointer(&r->devices);
+		kept->n_devices = r->n_devices;
+		r->n_devices = 0;
+		spec_resources_free(r);
+		lx->resources = kept;
 	}
 	if (lx && lx->cgroups_path) {
 		free(lx->cgroups_path);

@@ -171,6 +171,8 @@ int harden_namespaces(struct harden_ctx *c, struct error **err)
 		c->oom = true;
 		return 0;
 	}
+	c->h->sandbox.rootless = c->policy->rootless;
+	c->h->sandbox.rootless_single = c->policy->rootless_single;
 	if (wants_own_userns(c, lx)) {
 		const struct policy *p = c->policy;
 
@@ -387,9 +389,8 @@ int harden_user(struct harden_ctx *c, struct error **err)
 	 * setgroups is denied there, so no process can set or drop groups */
 	if (p->rootless && p->rootless_single &&
 	    (p->rootless_groups || pr->user.n_additional_gids)) {
-		_cleanup_free_ char *gids =
-		    gids_string(c, pr->user.additional_gids,
-				pr->user.n_additional_gids);
+		_cleanup_free_ char *gids = gids_string(
+		    c, pr->user.additional_gids, pr->user.n_additional_gids);
 
 		free(pr->user.additional_gids);
 		pr->user.additional_gids = NULL;

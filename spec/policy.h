@@ -203,6 +203,16 @@ bool policy_system_dir(const char *path);
  * names through `lookup` (the runtime's reader of the host's group
  * database; a name it does not know is skipped, as the host has no such
  * group).  Group 0 is always added. */
+/* Narrow `system` (the administrator's policy) by `user` (an ordinary
+ * user's own, runtime/rootless.h), in place: every key becomes the
+ * narrower of the two (lists their common entries, limits the smaller,
+ * a mounts or engineDirs entry the deeper directory where one holds the
+ * other, booleans that allow only if both do), so the result is never
+ * wider than either.  The privileged groups are both's: resolve them
+ * again afterwards. */
+int policy_narrow(struct policy *system, const struct policy *user,
+		  struct error **err);
+
 /* 0 when a pool of these host ids is valid (struct policy_pool), -1
  * when not. */
 int policy_pool_check(int64_t uid, int64_t gid, int64_t size);

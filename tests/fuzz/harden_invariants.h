@@ -531,6 +531,19 @@ static inline const char *hinv_limits(const struct hinv_case *k)
 	uint64_t timeout = hinv_amount(k->config, ANNOTATION_TIMEOUT, false);
 	int64_t pp = p->cpu_period ? (int64_t)p->cpu_period : 100000;
 
+	/* an ordinary user's corral with no cgroup of its own limits nothing
+	 * but the wall clock, and only where the policy allows that */
+	if (k->h->sandbox.no_cgroup) {
+		if (!p->rootless || p->cgroup_delegated ||
+		    !p->limits_best_effort)
+			return "limits off without rootless best effort";
+		if (e && (e->memory || e->pids_limit.set || e->cpu))
+			return "limits off, limits kept";
+		if ((p->wall_clock && (!wall || wall > p->wall_clock)) ||
+		    (timeout && (!wall || wall > timeout)))
+			return "wall clock wider than policy or annotation";
+		return NULL;
+	}
 	if (!e)
 		return "no resources in the effective spec";
 	if (!hinv_within(em->limit, cm->limit.set ? cm->limit.v : 0, p->memory,
@@ -791,7 +804,11 @@ static inline bool hinv_same_sandbox(const struct sandbox *a,
 	    a->scratch_size != b->scratch_size ||
 	    a->wall_clock != b->wall_clock ||
 	    a->limits_best_effort != b->limits_best_effort ||
-	    a->n_syscalls_allow != b->n_syscalls_allow)
+	    a->n_syscalls_allow != b->n_syscalls_allow ||
+	    a->userns_auto != b->userns_auto ||
+	    a->userns_uid != b->userns_uid || a->userns_gid != b->userns_gid ||
+	    a->no_cgroup != b->no_cgroup || a->rootless != b->rootless ||
+	    a->rootless_single != b->rootless_single)
 		return false;
 	for (size_t i = 0; i < a->n_syscalls_allow; i++)
 		if (strcmp(a->syscalls_allow[i], b->syscalls_allow[i]) != 0)

@@ -1,0 +1,221 @@
+#!/usr/bin/env bats
+# corral run by an ordinary user (runtime/rootless.h): `corral sandbox`,
+# run, exec, kill and delete as two users this file makes and removes,
+# one with subordinate ids (newuidmap/newgidmap map 0-65535) and one
+# without (its own ids alone).  The sandbox is checked from inside and on
+# the host; the users' state is in their own runtime directories.  No
+# cgroup is delegated to them here: the default policy refuses with the
+# key that runs without limits, and the tests' policy names it.
+
+load helpers
+
+setup_file() {
+	[ -x "$CORRAL" ] || fail "corral binary $CORRAL not found: run make"
+	command -v newuidmap >/dev/null || fail "newuidmap (Debian's uidmap) is missing"
+	export RL_SUB="corral-rls-$$" RL_ONE="corral-rl1-$$"
+	# the binary and a rootfs where ordinary users can reach them
+	RL_DIR="$(mktemp -d /tmp/corral-rootless.XXXXXX)"
+	export RL_DIR
+	chmod 0755 "$RL_DIR"
+	cp "$CORRAL" "$RL_DIR/corral"
+	cp "$SYSPROBE_BIN" "$RL_DIR/sysprobe"
+	printf '{"limits": {"bestEffort": true}}\n' >"$RL_DIR/best-effort.json"
+	chmod 0644 "$RL_DIR/best-effort.json"
+	useradd -M -N -s /bin/sh -d /nonexistent -K SUB_UID_COUNT=0 \
+		-K SUB_GID_COUNT=0 "$RL_ONE" || fail "useradd $RL_ONE"
+	useradd -M -N -s /bin/sh -d /nonexistent -K SUB_UID_COUNT=0 \
+		-K SUB_GID_COUNT=0 "$RL_SUB" || fail "useradd $RL_SUB"
+	# a range no user of this host has: from 3000000000, by the pid
+	local sub=$((3000000000 + ($$ % 1000) * 65536))
+	usermod --add-subuids "$sub-$((sub + 65535))" \
+		--add-subgids "$sub-$((sub + 65535))" "$RL_SUB" ||
+		fail "usermod --add-subuids"
+	export RL_SUB_BASE="$sub"
+}
+
+teardown_file() {
+	local u
+	for u in "$RL_SUB" "$RL_ONE"; do
+		[ -n "$u" ] || continue
+		# processes a failed test left to the user
+		pkill_user "$u"
+		userdel "$u" 2>/dev/null
+		sed -i "/^$u:/d" /etc/subuid /etc/subgid
+		rm -rf "/tmp/corral-$(id -u "$u" 2>/dev/null || echo none)"
+	done
+	[ -z "${RL_DIR:-}" ] || rm -rf "$RL_DIR"
+}
+
+SYSPROBE_BIN="$REPO_ROOT/build/helpers/static/sysprobe"
+
+setup() {
+	TRACKED_PIDS=()
+	# this test's files, where the users can reach them (bats's own
+	# directories are root's alone)
+	T="$RL_DIR/t$BATS_TEST_NUMBER"
+	mkdir -m 0755 "$T"
+	# each user's runtime directory, as a login would give it
+	for u in "$RL_SUB" "$RL_ONE"; do
+		mkdir -m 0700 "$T/run-$u"
+		chown "$u:" "$T/run-$u"
+	done
+}
+
+teardown() {
+	local u dir id
+	for u in "$RL_SUB" "$RL_ONE"; do
+		dir="$T/run-$u/corral"
+		[ -d "$dir" ] || continue
+		for id in $(ls "$dir"); do
+			as "$u" corral delete --force "$id" >/dev/null 2>&1
+		done
+		[ -z "$(ls -A "$dir")" ] || fail "state left in $dir: $(ls -A "$dir")"
+	done
+}
+
+# pkill_user USER: kill what USER still runs (by pid, from /proc).
+pkill_user() {
+	local uid pid
+	uid="$(id -u "$1" 2>/dev/null)" || return 0
+	for pid in $(ps -o pid= -u "$uid" 2>/dev/null); do
+		kill -KILL "$pid" 2>/dev/null
+	done
+}
+
+# as USER CMD...: CMD as USER, with a login's environment (its runtime
+# directory) and the test's binary as `corral`.
+as() {
+	local u="$1"
+	shift
+	setpriv --reuid "$u" --regid "$(id -g "$u")" --init-groups --reset-env \
+		env XDG_RUNTIME_DIR="$T/run-$u" HOME=/nonexistent \
+		PATH="$RL_DIR:/usr/bin:/bin" SECRET=host-secret "$@" 3>&-
+}
+
+# status_as USER ID: the container's status, as USER sees it.
+status_as() {
+	as "$1" corral state "$2" | jq -r .status
+}
+
+@test "rootless: without a cgroup of its own, the default policy refuses, naming limits.bestEffort; nothing is left" {
+	run --separate-stderr as "$RL_ONE" corral sandbox -- true
+	assert_failure
+	[[ "$stderr" == *"rootless: no cgroup of the caller's own"*"limits.bestEffort"* ]] ||
+		fail "stderr: $stderr"
+	[ -z "$(ls -A "$T/run-$RL_ONE/corral" 2>/dev/null)" ] ||
+		fail "state left"
+}
+
+# The sandbox from inside, as each user: the same rows as root's.
+sandbox_rows() {
+	local u="$1"
+	run --separate-stderr as "$u" corral --policy "$RL_DIR/best-effort.json" \
+		sandbox -- sh -c 'id -u; id -g; id -G
+			grep -E "^(CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):" /proc/self/status
+			ls /sys/class/net; echo "secret=${SECRET:-}"
+			echo x >/tmp/f && echo scratch-ok; touch /usr/x 2>/dev/null || echo usr-ro
+			cat /proc/self/uid_map'
+	assert_success
+	assert_line --index 0 65534
+	assert_line --index 1 65534
+	assert_line "CapPrm:	0000000000000000"
+	assert_line "CapEff:	0000000000000000"
+	assert_line "CapBnd:	0000000000000000"
+	assert_line "CapAmb:	0000000000000000"
+	assert_line "NoNewPrivs:	1"
+	assert_line "Seccomp:	2"
+	assert_line lo
+	assert_line "secret="
+	assert_line scratch-ok
+	assert_line usr-ro
+	[[ "$stderr" == *"limits: memory, pids, cpu -> off"* ]] || fail "stderr: $stderr"
+}
+
+@test "rootless with its own ids alone: uid 65534 inside is the caller, no capability, seccomp, only lo, an empty environment" {
+	sandbox_rows "$RL_ONE"
+	assert_line --regexp "^ +65534 +$(id -u "$RL_ONE") +1$"
+}
+
+@test "rootless with subordinate ids: 0-65535 mapped, 65534 the caller, its groups dropped" {
+	sandbox_rows "$RL_SUB"
+	assert_line --index 2 65534
+	assert_line --regexp "^ +0 +$RL_SUB_BASE +65534$"
+	assert_line --regexp "^ +65534 +$(id -u "$RL_SUB") +1$"
+}
+
+@test "rootless: the wall clock, and calls the baseline refuses" {
+	# a root filesystem of the user's own (sandbox --rootfs)
+	make_bundle "$T/b"
+	cp "$RL_DIR/sysprobe" "$T/b/rootfs/bin/sysprobe"
+	chown -R "$RL_SUB:" "$T/b"
+	run --separate-stderr as "$RL_SUB" corral --policy "$RL_DIR/best-effort.json" \
+		sandbox --rootfs "$T/b/rootfs" --timeout 2 -- \
+		sh -c "/bin/sysprobe mount unshare setns ptrace_attach bpf; exec sleep 30"
+	assert_equal "$status" 137
+	assert_output "mount EPERM
+unshare EPERM
+setns EPERM
+ptrace_attach EPERM
+bpf EPERM"
+}
+
+@test "rootless run -d, state, exec, kill, delete with a bundle of the user's: state in its runtime directory" {
+	local bundle="$T/bundle" pid
+	make_bundle "$bundle"
+	(BUNDLE="$bundle"; update_config '.process.args = ["sleep", "100"]')
+	chown -R "$RL_ONE:" "$bundle"
+	as "$RL_ONE" corral --policy "$RL_DIR/best-effort.json" run -d \
+		--bundle "$bundle" c1 </dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/run.err" ||
+		fail "run -d: $(cat "$BATS_TEST_TMPDIR/run.err")"
+	[ -d "$T/run-$RL_ONE/corral/c1" ] || fail "no state in the runtime directory"
+	run as "$RL_ONE" corral state c1
+	assert_success
+	pid="$(jq -r .pid <<<"$output")"
+	assert_equal "$(jq -r .status <<<"$output")" running
+	# on the host the container's processes are the user's own
+	assert_equal "$(stat -c %u "/proc/$pid")" "$(id -u "$RL_ONE")"
+	run as "$RL_ONE" corral --policy "$RL_DIR/best-effort.json" exec c1 sh -c \
+		'id -u; grep -E "^(CapEff|NoNewPrivs):" /proc/self/status'
+	assert_success
+	assert_output "65534
+CapEff:	0000000000000000
+NoNewPrivs:	1"
+	run as "$RL_ONE" corral kill c1 KILL
+	assert_success
+	poll_equal "status" stopped 50 status_as "$RL_ONE" c1
+	run as "$RL_ONE" corral delete c1
+	assert_success
+	[ ! -e "$T/run-$RL_ONE/corral/c1" ] || fail "state left"
+	# dead: gone, or a zombie the host's PID 1 has yet to reap
+	[ ! -e "/proc/$pid" ] || [ "$(awk '$1 == "State:" { print $2 }' "/proc/$pid/status" 2>/dev/null)" = Z ] ||
+		[ ! -e "/proc/$pid" ] || fail "the container's process $pid is left"
+}
+
+@test "rootless without XDG_RUNTIME_DIR: state in a private /tmp/corral-UID, said once" {
+	local uid dir
+	uid="$(id -u "$RL_ONE")"
+	dir="/tmp/corral-$uid"
+	rm -rf "$dir"
+	run --separate-stderr setpriv --reuid "$RL_ONE" --regid "$(id -g "$RL_ONE")" \
+		--init-groups --reset-env env PATH="$RL_DIR:/usr/bin:/bin" \
+		corral --policy "$RL_DIR/best-effort.json" sandbox -- true
+	assert_success
+	[[ "$stderr" == *"XDG_RUNTIME_DIR is not set: state goes to $dir"* ]] || fail "stderr: $stderr"
+	assert_equal "$(stat -c '%u %a' "$dir")" "$uid 700"
+	rm -rf "$dir"
+}
+
+@test "rootless: the user's own policy file is read (XDG_CONFIG_HOME/corral/policy.json)" {
+	local cfg="$T/config-$RL_ONE"
+	mkdir -p "$cfg/corral"
+	printf '{"limits": {"bestEffort": true, "wallClock": 7}}\n' >"$cfg/corral/policy.json"
+	chown -R "$RL_ONE:" "$cfg"
+	run --separate-stderr as "$RL_ONE" env XDG_CONFIG_HOME="$cfg" corral sandbox -- true
+	assert_success
+	make_bundle "$T/b"
+	chown -R "$RL_ONE:" "$T/b"
+	run --separate-stderr as "$RL_ONE" env XDG_CONFIG_HOME="$cfg" corral explain --bundle "$T/b"
+	assert_success
+	assert_line --regexp '^time +wall clock +7s'
+	assert_line --partial "/sys/fs/cgroup (default: rootless, no cgroup filesystem of the host's)"
+}
