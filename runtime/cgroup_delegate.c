@@ -26,25 +26,28 @@
 #include "fsutil.h"
 #include "util.h"
 
-/* DIR's owner (and, on cgroup2, the owner of the files that move
- * processes and give controllers) is the caller's effective uid: in its
- * own user namespace, the caller's host uid shows as that namespace's. */
+/* DIR is the caller's: it may make directories in it and, on cgroup2,
+ * write the files that move processes and give controllers.  Asked of
+ * the kernel (access(2) with the effective ids and capabilities), not
+ * read from the owner: in the caller's own user namespace a directory of
+ * the host's root shows as the overflow uid, which may well be the
+ * caller's own uid there (65534), and no capability of that namespace
+ * reaches an inode whose owner it does not map. */
 static bool owned(const char *root, const char *dir, bool cgroup2)
 {
 	static const char *const files[] = {"cgroup.procs",
 					    "cgroup.subtree_control"};
 	_cleanup_free_ char *path = cg_join(root, dir);
 	_cleanup_close_ int fd = -1;
-	struct stat st;
 
 	if (!path)
 		return false;
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid())
+	if (fd < 0 || faccessat(fd, ".", W_OK, AT_EACCESS) < 0)
 		return false;
 	for (size_t i = 0; cgroup2 && i < ARRAY_SIZE(files); i++)
-		if (fstatat(fd, files[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    st.st_uid != geteuid())
+		if (faccessat(fd, files[i], W_OK,
+			      AT_EACCESS | AT_SYMLINK_NOFOLLOW) < 0)
 			return false;
 	return true;
 }

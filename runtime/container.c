@@ -50,8 +50,8 @@ int container_open(const char *root, const char *id, struct container *c,
 		return -1;
 	}
 	if (c->state->cgroup)
-		cgroup_new(CGROUP_MOUNT, c->state->cgroup, &c->cgroup,
-			   &c->cgroup_error);
+		container_dir_cgroup(&c->dir, c->state->cgroup, &c->cgroup,
+				     &c->cgroup_error);
 	c->status = container_dir_status(&c->dir, c->state);
 	return 0;
 }
@@ -330,10 +330,17 @@ static int remove_leftover_cgroup(const struct container_dir *dir,
 
 	if (container_dir_load_config(dir, &spec, &none) < 0)
 		return 0;
+	/* a delegated cgroup's record is written before the cgroup is
+	 * made; without one the path is config.json's */
 	r = cgroup_path_for(spec->linux_ ? spec->linux_->cgroups_path : NULL,
 			    id, &path, err);
 	spec_free(spec);
-	if (r < 0 || cgroup_new(CGROUP_MOUNT, path, &cg, err) < 0)
+	if (r == 0 && container_dir_cgroup(dir, NULL, &cg, &none) < 0 &&
+	    none->code == ENOENT)
+		r = cgroup_new(CGROUP_MOUNT, path, &cg, err);
+	else if (r == 0 && !cg)
+		r = error_set(err, none->code, "%s", none->msg);
+	if (r < 0)
 		return error_wrap(err, "delete %s", id);
 	r = cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0 ? -1 : 0;
 	cgroup_free(cg);

@@ -15,7 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
+#include "cgroup_limits.h"
 #include "fsutil.h"
+#include "log.h"
 #include "util.h"
 
 #define NEWUIDMAP "/usr/bin/newuidmap"
@@ -323,4 +326,32 @@ out:
 			close(go[i]);
 	}
 	return -1;
+}
+
+void rootless_cgroup(struct policy *p, struct cgroup_bases *bases)
+{
+	static const struct {
+		enum cg_controller controller;
+		unsigned limit;
+	} limits[] = {
+	    {CG_MEMORY, POLICY_LIMIT_MEMORY},
+	    {CG_PIDS, POLICY_LIMIT_PIDS},
+	    {CG_CPU, POLICY_LIMIT_CPU},
+	};
+	_cleanup_error_ struct error *err = NULL;
+	unsigned have = 0;
+
+	*bases = (struct cgroup_bases){0};
+	p->cgroup_delegated = false;
+	p->cgroup_controllers = 0;
+	if (!p->rootless)
+		return;
+	if (cgroup_find_delegated(CGROUP_MOUNT, bases, &have, &err) < 0) {
+		log_debug("no delegated cgroup: %s", err->msg);
+		return;
+	}
+	p->cgroup_delegated = bases->n > 0;
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++)
+		if (have & (1u << limits[i].controller))
+			p->cgroup_controllers |= limits[i].limit;
 }

@@ -23,7 +23,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cgroup_path.h"
 #include "error.h"
+#include "policy.h"
 
 /* Whether this process runs as an ordinary user of the host. */
 bool rootless(void);
@@ -43,6 +45,13 @@ const char *rootless_mapping(void);
 /* Whether the caller has supplementary groups (beyond its primary one),
  * which a "single" mapping cannot drop. */
 bool rootless_has_groups(void);
+
+/* What an ordinary user's corral finds of a cgroup of its own, for
+ * harden() (policy.h: cgroup_delegated, cgroup_controllers), and where
+ * the container's cgroup goes (cgroup.h: cgroup_find_delegated).  Not
+ * rootless, or nothing found (no cgroup mounted, none the caller's): no
+ * base, and harden() refuses unless limits are best-effort. */
+void rootless_cgroup(struct policy *p, struct cgroup_bases *bases);
 
 /* Fork into a new user and mount namespace where inside_uid and
  * inside_gid are the caller's ids.  In the child it returns 0 and the

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgroup_backend.h"
@@ -90,27 +92,44 @@ TEST(v1_bases_are_the_callers_own_cgroups)
 	tree_free();
 }
 
-TEST(v1_a_cgroup_of_someone_elses_is_not_a_base)
+/* As uid 12345, who may write its pids cgroup and not the memory one
+ * (root's): only pids is a base.  Run in a child that drops to that uid;
+ * it exits 0 when the bases are right. */
+TEST(v1_a_cgroup_the_caller_may_not_write_is_not_a_base)
 {
-	_cleanup_error_ struct error *e = NULL;
-	struct cgroup_bases b = {0};
 	char path[512];
-	unsigned have = 0;
+	int status = -1;
+	pid_t pid;
 
 	if (geteuid() != 0) {
-		printf("# skipped: chown needs root\n");
+		printf("# skipped: chown and setresuid need root\n");
 		return;
 	}
 	tree_new(false, NULL);
 	made("memory/box/u/sh");
 	made("pids/u/sh");
-	snprintf(path, sizeof(path), "%s/memory/box/u/sh", tree);
+	CHECK(chmod(tree, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/pids/u/sh", tree);
 	CHECK(chown(path, 12345, 12345) == 0);
-	CHECK(cg_find_delegated(tree, v1_self, &b, &have, &e) == 0);
-	CHECK(!cg_bases_find(&b, "memory"));
-	CHECK(cg_bases_find(&b, "pids") != NULL);
-	CHECK(have == (1u << CG_PIDS));
-	cg_bases_clear(&b);
+	pid = fork();
+	if (pid == 0) {
+		struct error *e = NULL;
+		struct cgroup_bases b = {0};
+		unsigned have = 0;
+
+		if (setgroups(0, NULL) < 0 || setresgid(12345, 12345, 12345) ||
+		    setresuid(12345, 12345, 12345) < 0)
+			_exit(2);
+		if (cg_find_delegated(tree, v1_self, &b, &have, &e) < 0)
+			_exit(3);
+		_exit(!cg_bases_find(&b, "memory") &&
+			      cg_bases_find(&b, "pids") &&
+			      have == (1u << CG_PIDS)
+			  ? 0
+			  : 4);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	tree_free();
 }
 
