@@ -91,7 +91,7 @@ static void pool_from_subid(struct policy *p)
 {
 	uint32_t uid, uids, gid, gids, size;
 
-	if (p->pool.set || p->mode == POLICY_PERMISSIVE || rootless() ||
+	if (p->pool.set || p->mode == POLICY_PERMISSIVE || p->rootless ||
 	    !subid_range("/etc/subuid", SUBID_USER, &uid, &uids) ||
 	    !subid_range("/etc/subgid", SUBID_USER, &gid, &gids))
 		return;
@@ -123,7 +123,8 @@ int policy_load_text(const char *json, size_t len, struct policy **out,
 /* What the runtime knows of the caller, for harden() (policy.h). */
 static void host_facts(struct policy *p)
 {
-	p->rootless = rootless();
+	p->rootless = rootless() || rootless_outside_host();
+	p->rootless_nested = p->rootless && !rootless();
 	p->rootless_single =
 	    p->rootless && strcmp(rootless_mapping(), "single") == 0;
 	p->rootless_groups = p->rootless_single && rootless_has_groups();
@@ -187,14 +188,14 @@ int policy_load(const char *path, struct policy **out, struct error **err)
 
 	if (path)
 		r = load_file(path, true, out, err);
-	else if (rootless())
+	else if (rootless() || rootless_outside_host())
 		r = load_rootless(out, err);
 	else
 		r = load_file(POLICY_PATH, false, out, err);
 	if (r < 0)
 		return -1;
-	pool_from_subid(*out);
 	host_facts(*out);
+	pool_from_subid(*out);
 	return 0;
 }
 

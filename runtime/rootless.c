@@ -31,6 +31,20 @@ bool rootless(void)
 	return geteuid() != 0;
 }
 
+bool rootless_outside_host(void)
+{
+	_cleanup_free_ char *map = NULL;
+	unsigned long in, out, count;
+	size_t len;
+
+	/* unreadable, or not the one line mapping every id to itself */
+	return !(read_file_at(AT_FDCWD, "/proc/self/uid_map", &map, &len,
+			      NULL) == 0 &&
+		 sscanf(map, " %lu %lu %lu", &in, &out, &count) == 3 &&
+		 in == 0 && out == 0 && count == 4294967295UL &&
+		 strchr(map, '\n') == map + len - 1);
+}
+
 /* DIR, which must be a directory of the caller's that no one else can
  * enter, made so when missing. */
 static int own_dir(const char *dir, struct error **err)
@@ -51,6 +65,21 @@ static int own_dir(const char *dir, struct error **err)
 	return 0;
 }
 
+/* The caller's effective uid on the host: itself in the host's user
+ * namespace, else what /proc/self/uid_map maps it to (root of rootless
+ * podman's namespace is the user who runs podman). */
+static uid_t host_uid(void)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/uid_map", "re");
+	unsigned long in, out, count;
+	uid_t me = geteuid();
+
+	while (f && fscanf(f, " %lu %lu %lu", &in, &out, &count) == 3)
+		if (me >= in && me - in < count)
+			return (uid_t)(out + (me - in));
+	return me;
+}
+
 int rootless_state_root(char **out, struct error **err)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -60,7 +89,7 @@ int rootless_state_root(char **out, struct error **err)
 		if (asprintf(&dir, "%s/corral", xdg) < 0)
 			return error_set(err, ENOMEM, "out of memory");
 	} else {
-		if (asprintf(&dir, "/tmp/corral-%u", (unsigned)geteuid()) < 0)
+		if (asprintf(&dir, "/tmp/corral-%u", (unsigned)host_uid()) < 0)
 			return error_set(err, ENOMEM, "out of memory");
 		if (access(dir, F_OK) < 0)
 			fprintf(stderr,

@@ -30,6 +30,16 @@
 /* Whether this process runs as an ordinary user of the host. */
 bool rootless(void);
 
+/* Whether this process is outside the host's user namespace: root of a
+ * user namespace of an ordinary user's (rootless podman calls corral so,
+ * in its own), or an ordinary user's corral in the namespace it entered.
+ * Either way it holds no privilege over the host: it cannot idmap a
+ * mount, mount a v1 cgroup hierarchy, write the host's cgroup files or
+ * make a device node, and the sandbox is set up as rootless_enter's
+ * (policy.h: rootless).  From /proc/self/uid_map, which in the host's
+ * namespace maps every id to itself, as runc and crun tell it. */
+bool rootless_outside_host(void);
+
 /* The default state root of an ordinary user (made 0700 when missing,
  * and refused unless a directory of the caller's alone). */
 int rootless_state_root(char **out, struct error **err);

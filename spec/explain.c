@@ -338,7 +338,13 @@ static void view_id_maps(struct view *v)
 	    {"gid", lx ? lx->gid_mappings : NULL, lx ? lx->n_gid_mappings : 0},
 	};
 
-	if (v->h->sandbox.rootless)
+	if (v->h->sandbox.rootless_nested)
+		push(v, &v->id_maps, &v->n_id_maps,
+		     printf_str(v, "the caller's: it is root of a user "
+				   "namespace of an ordinary user's (an "
+				   "engine's, as rootless podman's), whose ids "
+				   "the container's are"));
+	else if (v->h->sandbox.rootless)
 		push(v, &v->id_maps, &v->n_id_maps,
 		     printf_str(v,
 				"the caller's own: its uid and gid are the "

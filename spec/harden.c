@@ -268,7 +268,9 @@ void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s)
 		json_key_bool(g, "noDeviceCgroup", true);
 	if (s->rootless)
 		json_key_str(g, "rootless",
-			     s->rootless_single ? "single" : "subids");
+			     s->rootless_nested	  ? "namespace"
+			     : s->rootless_single ? "single"
+						  : "subids");
 	if (s->userns_auto) {
 		json_str(g, "userNamespace");
 		yajl_gen_map_open(g);
@@ -392,6 +394,7 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 	if (rootless) {
 		s->rootless = true;
 		s->rootless_single = strcmp(rootless, "single") == 0;
+		s->rootless_nested = strcmp(rootless, "namespace") == 0;
 	}
 	if (un) {
 		struct jpath up = JKEY(p, "userNamespace");

@@ -93,8 +93,10 @@ struct sandbox {
 	bool no_device_cgroup;
 	/* an ordinary user's corral (runtime/rootless.h): the container is
 	 * in the caller's own user namespace, which maps the caller's ids
-	 * alone (single) or its subordinate ids too */
-	bool rootless, rootless_single;
+	 * alone (single) or its subordinate ids too; or (nested) in the user
+	 * namespace the caller is root of already, an engine's (rootless
+	 * podman's) */
+	bool rootless, rootless_single, rootless_nested;
 };
 
 /* One change to config.json: the field (a JSON path in config.json, or a

@@ -173,6 +173,8 @@ int harden_namespaces(struct harden_ctx *c, struct error **err)
 	}
 	c->h->sandbox.rootless = c->policy->rootless;
 	c->h->sandbox.rootless_single = c->policy->rootless_single;
+	c->h->sandbox.rootless_nested =
+	    c->policy->rootless && c->policy->rootless_nested;
 	if (wants_own_userns(c, lx)) {
 		const struct policy *p = c->policy;
 

@@ -137,6 +137,9 @@ struct policy {
 	 * cgroup of its own to put limits in. */
 	bool rootless;
 	bool rootless_single;
+	/* root of a user namespace of an ordinary user's already (rootless
+	 * podman calls corral so): none is entered, the ids are that one's */
+	bool rootless_nested;
 	bool rootless_groups; /* single, and the caller has groups it keeps */
 	/* a delegated cgroup of the caller's own (runtime/cgroup.h), and
 	 * which of the limits its controllers can enforce (POLICY_LIMIT_*) */

@@ -830,6 +830,7 @@ static inline bool hinv_same_sandbox(const struct sandbox *a,
 	    a->userns_uid != b->userns_uid || a->userns_gid != b->userns_gid ||
 	    a->no_cgroup != b->no_cgroup || a->rootless != b->rootless ||
 	    a->rootless_single != b->rootless_single ||
+	    a->rootless_nested != b->rootless_nested ||
 	    a->cgroup_delegated != b->cgroup_delegated ||
 	    a->limits_off != b->limits_off ||
 	    a->no_device_cgroup != b->no_device_cgroup)

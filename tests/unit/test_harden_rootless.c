@@ -201,6 +201,47 @@ out:
 	spec_free(s);
 }
 
+/* Root of rootless podman's user namespace: no namespace of corral's,
+ * config.json's dropped, and explain says whose ids they are. */
+TEST(nested_in_an_engines_user_namespace)
+{
+	struct spec *s = spec_of(
+	    "{\"ociVersion\": \"1.2.0\","
+	    " \"process\": {\"user\": {\"uid\": 0, \"gid\": 0},"
+	    "  \"args\": [\"sh\"], \"cwd\": \"/\"},"
+	    " \"root\": {\"path\": \"rootfs\"},"
+	    " \"linux\": {\"namespaces\": [{\"type\": \"user\"}],"
+	    "  \"uidMappings\": [{\"containerID\": 0, \"hostID\": 1,"
+	    "   \"size\": 65536}],"
+	    "  \"gidMappings\": [{\"containerID\": 0, \"hostID\": 1,"
+	    "   \"size\": 65536}]}}");
+	struct policy *p = rootless_policy("{}", true, POLICY_LIMITS_ALL);
+	struct hardened *h = NULL;
+	_cleanup_free_ char *text = NULL, *json = NULL;
+	_cleanup_error_ struct error *err = NULL;
+	struct sandbox back = {0};
+
+	if (p)
+		p->rootless_nested = true;
+	h = harden_ok(s, p);
+	text = text_of(h);
+	CHECK(h && h->sandbox.rootless && h->sandbox.rootless_nested);
+	CHECK(h && !h->sandbox.userns_auto);
+	CHECK_CHANGE(h, ".linux.namespaces[user]", NULL, "dropped", NULL);
+	CHECK(h && h->spec->linux_->n_uid_mappings == 0);
+	CHECK(text && strstr(text, "the caller's: it is root of a user "
+				   "namespace of an ordinary user's"));
+	CHECK(h && hardened_emit_sandbox(h, &json, &err) == 0 &&
+	      strstr(json, "\"rootless\": \"namespace\""));
+	CHECK(json && hardened_parse_sandbox(json, strlen(json), &back, &err) ==
+			  0 &&
+	      back.rootless && back.rootless_nested && !back.rootless_single);
+	sandbox_release(&back);
+	hardened_free(h);
+	policy_free(p);
+	spec_free(s);
+}
+
 TEST(sandbox_parse_refuses_an_unknown_limit)
 {
 	_cleanup_error_ struct error *err = NULL;
