@@ -77,6 +77,7 @@ teardown() {
 	done
 	# the delegated cgroups: the containers' must be gone by now
 	for dir in "${DELEGATED[@]}"; do
+		rmdir "$dir/sh" 2>/dev/null
 		for id in "$dir"/*/; do
 			[ -d "$id" ] || continue
 			left+=" cgroup ${id%/}"
@@ -98,13 +99,17 @@ cgroup_v1_only() {
 # delegate USER CONTROLLER...: a cgroup of USER's in each hierarchy named,
 # below this test's own cgroup there (so whatever limits the test's own
 # still applies), chowned to USER as a delegation gives it; their paths
-# in DELEGATED.
+# in DELEGATED.  "unified", a hybrid host's cgroup2, is delegated as
+# cgroup2 wants it: the user's directory holds the cgroup its processes
+# are in ("sh"), and the container's goes beside that one.
 delegate() {
 	local u="$1" c own dir
 	shift
 	cgroup_v1_only
 	for c in "$@"; do
 		own="$(awk -F: -v c="$c" '$2 == c { print $3 }' /proc/self/cgroup)"
+		[ "$c" != unified ] ||
+			own="$(awk -F: '$1 == 0 { print $3 }' /proc/self/cgroup)"
 		dir="/sys/fs/cgroup/$c${own%/}/corral-rl-$$-$BATS_TEST_NUMBER"
 		mkdir "$dir" || fail "mkdir $dir"
 		DELEGATED+=("$dir")
@@ -112,6 +117,7 @@ delegate() {
 			cp "${dir%/*}/cpuset.cpus" "$dir/cpuset.cpus"
 			cp "${dir%/*}/cpuset.mems" "$dir/cpuset.mems"
 		fi
+		[ "$c" != unified ] || mkdir "$dir/sh"
 		chown -R "$u:" "$dir" || fail "chown $dir"
 	done
 }
@@ -122,6 +128,7 @@ in_delegated() {
 	(
 		local dir
 		for dir in "${DELEGATED[@]}"; do
+			[ ! -d "$dir/sh" ] || dir="$dir/sh"
 			echo "$BASHPID" >"$dir/cgroup.procs" || exit 99
 		done
 		as "$@"
@@ -150,6 +157,11 @@ as() {
 	setpriv --reuid "$u" --regid "$(id -g "$u")" --init-groups --reset-env \
 		env XDG_RUNTIME_DIR="$T/run-$u" HOME=/nonexistent \
 		PATH="$RL_DIR:/usr/bin:/bin" SECRET=host-secret "$@" 3>&-
+}
+
+# status_pid USER ID: the container's init, as USER sees it.
+status_pid() {
+	as "$1" corral state "$2" | jq -r .pid
 }
 
 # status_as USER ID: the container's status, as USER sees it.
@@ -294,7 +306,7 @@ NoNewPrivs:	1"
 
 @test "rootless with a delegated cgroup (v1): the limits are written there, a fork bomb is stopped, exec, ps, pause, events and delete work; nothing is left" {
 	local pol="$T/limits.json" mem pids
-	delegate "$RL_SUB" memory pids cpu cpuacct cpuset freezer
+	delegate "$RL_SUB" memory pids cpu cpuacct cpuset freezer unified
 	printf '{"limits": {"memory": "64MiB", "pids": 16, "cpus": 0.5}}\n' >"$pol"
 	chmod 0644 "$pol"
 	make_bundle "$T/b"
@@ -315,10 +327,18 @@ NoNewPrivs:	1"
 	assert_equal "$(cat "$pids/pids.max")" 16
 	assert_equal "$(cat "$(cgroup_of 2 c1)/cpu.cfs_quota_us")" 50000
 	assert_equal "$(wc -l <"$pids/cgroup.procs")" 2
+	# in the cgroup2 beside the caller's own, where clone3 started it
+	grep -qx "$(status_pid "$RL_SUB" c1)" "$(cgroup_of 6 c1)/cgroup.procs" ||
+		fail "the init is not in $(cgroup_of 6 c1)"
 	run as "$RL_SUB" corral ps c1
 	assert_success
 	assert_line --partial "sleep 100"
+	# from inside the delegated cgroups: the kernel moves a process into a
+	# cgroup2 only for a writer of the common ancestor's cgroup.procs
 	run as "$RL_SUB" corral --policy "$pol" exec c1 id -u
+	assert_failure
+	assert_output --partial "corral-c1: write cgroup.procs: Permission denied"
+	run in_delegated "$RL_SUB" corral --policy "$pol" exec c1 id -u
 	assert_success
 	assert_output 65534
 	run as "$RL_SUB" corral pause c1
