@@ -268,9 +268,9 @@ void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s)
 		json_key_bool(g, "noDeviceCgroup", true);
 	if (s->rootless)
 		json_key_str(g, "rootless",
-			     s->rootless_nested	  ? "namespace"
-			     : s->rootless_single ? "single"
-						  : "subids");
+			     s->rootless_single ? "single" : "subids");
+	if (s->rootless_nested)
+		json_key_bool(g, "rootlessNested", true);
 	if (s->userns_auto) {
 		json_str(g, "userNamespace");
 		yajl_gen_map_open(g);
@@ -376,7 +376,9 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 	    json_field_strv(o, p, "limitsOff", false, &off, &n_off, err) < 0 ||
 	    json_field_bool(o, p, "noDeviceCgroup", &s->no_device_cgroup, NULL,
 			    err) < 0 ||
-	    json_field_string(o, p, "rootless", false, &rootless, err) < 0)
+	    json_field_string(o, p, "rootless", false, &rootless, err) < 0 ||
+	    json_field_bool(o, p, "rootlessNested", &s->rootless_nested, NULL,
+			    err) < 0)
 		return -1;
 	for (size_t i = 0; i < n_off; i++) {
 		size_t k = 0;
@@ -394,7 +396,6 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 	if (rootless) {
 		s->rootless = true;
 		s->rootless_single = strcmp(rootless, "single") == 0;
-		s->rootless_nested = strcmp(rootless, "namespace") == 0;
 	}
 	if (un) {
 		struct jpath up = JKEY(p, "userNamespace");

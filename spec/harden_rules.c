@@ -394,16 +394,21 @@ int harden_user(struct harden_ctx *c, struct error **err)
 		_cleanup_free_ char *gids = gids_string(
 		    c, pr->user.additional_gids, pr->user.n_additional_gids);
 
-		free(pr->user.additional_gids);
-		pr->user.additional_gids = NULL;
-		pr->user.n_additional_gids = 0;
-		harden_record(c, ".process.user.additionalGids",
+		/* config.json's field when it asked for groups; else a note
+		 * of the sandbox's, which hardening again says again */
+		harden_record(c,
+			      pr->user.n_additional_gids
+				  ? ".process.user.additionalGids"
+				  : "sandbox.groups",
 			      gids ? gids : "?",
 			      "none set; the caller's own groups stay "
 			      "(nobody inside)",
 			      "default: rootless without subordinate ids "
 			      "(newgidmap), the kernel lets no process "
 			      "change its groups");
+		free(pr->user.additional_gids);
+		pr->user.additional_gids = NULL;
+		pr->user.n_additional_gids = 0;
 		if (c->h->n_changes && !c->oom)
 			c->h->changes[c->h->n_changes - 1].warn = true;
 	}

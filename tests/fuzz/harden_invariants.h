@@ -541,6 +541,8 @@ static inline const char *hinv_limits(const struct hinv_case *k)
 			return "limits off without rootless best effort";
 		if (e && (e->memory || e->pids_limit.set || e->cpu))
 			return "limits off, limits kept";
+		if (k->h->sandbox.role == ROLE_POD_SANDBOX)
+			return wall ? "a wall clock on a pod sandbox" : NULL;
 		if ((p->wall_clock && (!wall || wall > p->wall_clock)) ||
 		    (timeout && (!wall || wall > timeout)))
 			return "wall clock wider than policy or annotation";

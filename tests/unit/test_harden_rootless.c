@@ -232,7 +232,7 @@ TEST(nested_in_an_engines_user_namespace)
 	CHECK(text && strstr(text, "the caller's: it is root of a user "
 				   "namespace of an ordinary user's"));
 	CHECK(h && hardened_emit_sandbox(h, &json, &err) == 0 &&
-	      strstr(json, "\"rootless\": \"namespace\""));
+	      strstr(json, "\"rootlessNested\": true"));
 	CHECK(json && hardened_parse_sandbox(json, strlen(json), &back, &err) ==
 			  0 &&
 	      back.rootless && back.rootless_nested && !back.rootless_single);
