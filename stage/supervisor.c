@@ -48,6 +48,23 @@ static __attribute__((noreturn)) void die(const char *what)
 	_exit(127);
 }
 
+/* Poll fds (fds[1] the seccomp listener) for up to ms, serving the
+ * listener when a notification waits and closing it when it is gone;
+ * false when interrupted, so that the caller polls again. */
+static bool poll_serving(struct pollfd fds[2], int ms)
+{
+	if (poll(fds, 2, ms) < 0) {
+		if (errno != EINTR)
+			die("poll");
+		return false;
+	}
+	if (fds[1].revents & POLLIN)
+		notify_serve(&listener);
+	else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
+		notify_close(&listener);
+	return true;
+}
+
 static __attribute__((noreturn)) void
 start_workload(const struct supervisor_config *c, int (*workload)(void *),
 	       void *arg, const sigset_t *old)
@@ -232,15 +249,8 @@ supervise(const struct supervisor_config *c, pid_t child, int sfd)
 			finish(c, 137, true);
 		}
 		ms = wait_ms(c, &deadline);
-		if (poll(fds, 2, ms) < 0) {
-			if (errno != EINTR)
-				die("poll");
+		if (!poll_serving(fds, ms))
 			continue;
-		}
-		if (fds[1].revents & POLLIN)
-			notify_serve(&listener);
-		else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-			notify_close(&listener);
 		notify_flush(&listener, false);
 		while (read(sfd, &si, sizeof(si)) == sizeof(si))
 			on_signal(c, child, &si);
@@ -283,15 +293,8 @@ static void wait_exec(int chan)
 					{listener.listener, POLLIN, 0}};
 		char byte;
 
-		if (poll(fds, 2, -1) < 0) {
-			if (errno != EINTR)
-				die("poll");
+		if (!poll_serving(fds, -1))
 			continue;
-		}
-		if (fds[1].revents & POLLIN)
-			notify_serve(&listener);
-		else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-			notify_close(&listener);
 		if ((fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) ||
 		    ((fds[0].revents & POLLIN) && read(chan, &byte, 1) <= 0))
 			return;
