@@ -7,7 +7,8 @@
 # hosts file (up.test is 127.0.0.1, so it needs an address rule too) and
 # the test's resolv.conf, both bound in a private mount namespace that
 # corral runs in.  That resolv.conf names the test's own UDP listener
-# (127.53.0.1:53): it records every query that reaches a name server.
+# (127.53.X.Y:53, an address of this run's): it records every query that
+# reaches a name server.
 
 load helpers
 load upstreams
@@ -18,17 +19,19 @@ setup_file() {
 	HTTP_PORT=$((30000 + RANDOM % 10000))
 	HTTPS_PORT=$((HTTP_PORT + 1))
 	upstreams_start "$UP" "$HTTP_PORT"
-	# the helper's name server: records each query, answers none
+	# the helper's name server: records each query, answers none; at an
+	# address no other run of this file on the machine has
+	DNS_ADDR="127.53.$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))"
 	python3 -c 'import socket, sys
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-u.bind(("127.53.0.1", 53))
+u.bind((sys.argv[2], 53))
 while True:
     d, a = u.recvfrom(2000)
-    open(sys.argv[1], "ab").write(d + b"\n")' "$UP/dns.got" \
+    open(sys.argv[1], "ab").write(d + b"\n")' "$UP/dns.got" "$DNS_ADDR" \
 		>"$UP/dns.log" 2>&1 3>&- &
 	echo $! >"$UP/dns.pid"
 	{ cat /etc/hosts; echo "127.0.0.1 up.test other.test"; } >"$UP/hosts"
-	echo "nameserver 127.53.0.1" >"$UP/resolv.conf"
+	echo "nameserver $DNS_ADDR" >"$UP/resolv.conf"
 	export UP HTTP_PORT HTTPS_PORT
 }
 
