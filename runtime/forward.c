@@ -49,18 +49,18 @@ bool forward_reap(pid_t pid, const sigset_t *set, int timeout_ms)
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (waitpid(pid, NULL, WNOHANG) != pid) {
-		long long spent;
+		long long spent, remaining;
 
 		if (sigtimedwait(set, NULL, &left) < 0 && errno == EAGAIN)
 			return false;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		spent = (now.tv_sec - start.tv_sec) * 1000000000LL +
 			(now.tv_nsec - start.tv_nsec);
-		spent = (long long)timeout_ms * 1000000 - spent;
-		if (spent <= 0)
+		remaining = (long long)timeout_ms * 1000000 - spent;
+		if (remaining <= 0)
 			return waitpid(pid, NULL, WNOHANG) == pid;
-		left =
-		    (struct timespec){spent / 1000000000, spent % 1000000000};
+		left = (struct timespec){remaining / 1000000000,
+					 remaining % 1000000000};
 	}
 	return true;
 }

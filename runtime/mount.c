@@ -244,14 +244,44 @@ static int v1_hierarchies(char ***names, char ***opts, size_t *n,
 	return 0;
 }
 
+/* One hierarchy on its directory NAME in the tmpfs BASE. */
+static int mount_hierarchy(int base, const char *dst, const char *name,
+			   const char *opts, unsigned long flags,
+			   struct error **err)
+{
+	_cleanup_close_ int dir = -1;
+	char p[FD_PATH_MAX];
+
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return error_set(err, EINVAL,
+				 "cgroup mounts: a hierarchy "
+				 "named \"%s\"",
+				 name);
+	if (mkdirat(base, name, 0755) < 0 && errno != EEXIST)
+		return error_errno(err, "mkdir %s/%s", dst, name);
+	dir = openat(base, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0)
+		return error_errno(err, "open %s/%s", dst, name);
+	fd_path(dir, p);
+	if (mount("cgroup", p, opts ? "cgroup" : "cgroup2", flags, opts) < 0)
+		return error_errno(err, "mount %s on %s/%s",
+				   opts ? "cgroup" : "cgroup2", dst, name);
+	return 0;
+}
+
 /* type "cgroup": on a cgroup2 host a cgroup2 mount; on v1 and hybrid hosts
  * a tmpfs holding one mount per hierarchy.  The child is in a new cgroup
- * namespace, so each shows only the container's own subtree. */
+ * namespace, so each shows only the container's own subtree.  The tmpfs
+ * is this process's, mounted just now in a mount namespace no other
+ * process is in yet: the hierarchies' directories are made and opened
+ * from its descriptor, not resolved from the root again one by one. */
 static int mount_cgroup(int rootfd, const struct spec_mount *m,
 			const struct spec_mount_flags *f, struct error **err)
 {
 	_cleanup_strv_ char **names = NULL, **opts = NULL;
 	unsigned long flags = f->flags & ~(MS_BIND | MS_REC | MS_REMOUNT);
+	_cleanup_close_ int base = -1;
+	char p[FD_PATH_MAX];
 	struct statfs sfs;
 	size_t n = 0;
 
@@ -262,32 +292,28 @@ static int mount_cgroup(int rootfd, const struct spec_mount *m,
 	if (mount_fs(rootfd, m->destination, "tmpfs", "tmpfs",
 		     flags & ~MS_RDONLY, "mode=755", err) < 0)
 		return -1;
+	base = open_in_root_nolinks(rootfd, m->destination,
+				    O_PATH | O_DIRECTORY, err);
+	if (base < 0)
+		return error_wrap(err, "mount cgroup");
+	if (fstatfs(base, &sfs) < 0 || sfs.f_type != TMPFS_MAGIC)
+		return error_set(err, EINVAL,
+				 "mount cgroup: %s is not the tmpfs just "
+				 "mounted",
+				 m->destination);
 	if (v1_hierarchies(&names, &opts, &n, err) < 0) {
 		strv_free(opts);
 		opts = NULL;
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		char dst[4096];
-		bool v2 = opts[i] == NULL;
-
-		snprintf(dst, sizeof(dst), "%s/%s", m->destination, names[i]);
-		if (mount_fs(rootfd, dst, "cgroup", v2 ? "cgroup2" : "cgroup",
-			     flags, opts[i], err) < 0)
+	for (size_t i = 0; i < n; i++)
+		if (mount_hierarchy(base, m->destination, names[i], opts[i],
+				    flags, err) < 0)
 			return -1;
-	}
-	if (flags & MS_RDONLY) {
-		_cleanup_close_ int fd =
-		    open_in_root(rootfd, m->destination, O_PATH, err);
-		char p[FD_PATH_MAX];
-
-		if (fd < 0)
-			return -1;
-		fd_path(fd, p);
-		if (mount(NULL, p, NULL, MS_REMOUNT | flags, "mode=755") < 0)
-			return error_errno(err, "remount %s read-only",
-					   m->destination);
-	}
+	fd_path(base, p);
+	if ((flags & MS_RDONLY) &&
+	    mount(NULL, p, NULL, MS_REMOUNT | flags, "mode=755") < 0)
+		return error_errno(err, "remount %s read-only", m->destination);
 	return 0;
 }
 

@@ -243,9 +243,9 @@ static const char *const supervisor_allowed[] = {
 	"pread64", "openat", "pidfd_open", "pidfd_send_signal",
 	/* itself */
 	"getpid", "getppid", "brk", "mmap", "munmap", "exit", "exit_group",
-	/* the listener of the workload's refused calls (stage/notify.c): the
-	 * fd comes over a socket; ioctl is allowed below by request only */
-	"recvmsg",
+	/* the listener of the workload's refused calls (stage/notify.c) is
+	 * its own from before the fork: ioctl is allowed below by request
+	 * only */
 };
 
 /* The listener's three requests; ioctl with any other request kills the

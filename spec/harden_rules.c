@@ -325,6 +325,37 @@ static bool privileged_gid(const struct harden_ctx *c, uint32_t gid)
 	return false;
 }
 
+static bool in_slice(const struct harden_ctx *c, uint32_t gid)
+{
+	return gid < POLICY_SLICE;
+}
+
+static bool unprivileged(const struct harden_ctx *c, uint32_t gid)
+{
+	return !privileged_gid(c, gid);
+}
+
+/* Keep the supplementary gids `keep` allows; a change is recorded with
+ * `reason` (asked: the list as config.json had it). */
+static void filter_gids(struct harden_ctx *c, struct spec_user *u,
+			const char *asked,
+			bool (*keep)(const struct harden_ctx *, uint32_t),
+			const char *reason)
+{
+	_cleanup_free_ char *applied = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < u->n_additional_gids; i++)
+		if (keep(c, u->additional_gids[i]))
+			u->additional_gids[n++] = u->additional_gids[i];
+	if (n == u->n_additional_gids)
+		return;
+	u->n_additional_gids = n;
+	applied = gids_string(c, u->additional_gids, n);
+	harden_record(c, ".process.user.additionalGids", asked, applied,
+		      reason);
+}
+
 /* Supplementary groups go, unless the policy keeps them; even then the
  * privileged ones go.  In corral's own user namespace they are the
  * container's ids, mapped into its slice: kept (a pod's supplemental
@@ -333,24 +364,15 @@ static bool privileged_gid(const struct harden_ctx *c, uint32_t gid)
 static void harden_groups(struct harden_ctx *c, struct spec_user *u)
 {
 	const struct policy *p = c->policy;
-	_cleanup_free_ char *asked = NULL, *applied = NULL;
-	bool own = c->h->sandbox.userns_auto;
-	size_t n = 0;
+	_cleanup_free_ char *asked = NULL;
 
 	if (u->n_additional_gids == 0)
 		return;
 	asked = gids_string(c, u->additional_gids, u->n_additional_gids);
-	if (own) {
-		for (size_t i = 0; i < u->n_additional_gids; i++)
-			if (u->additional_gids[i] < POLICY_SLICE)
-				u->additional_gids[n++] = u->additional_gids[i];
-		if (n == u->n_additional_gids)
-			return;
-		u->n_additional_gids = n;
-		applied = gids_string(c, u->additional_gids, n);
-		harden_record(c, ".process.user.additionalGids", asked, applied,
-			      "default: ids beyond 65535 are not mapped in "
-			      "the container's user namespace");
+	if (c->h->sandbox.userns_auto) {
+		filter_gids(c, u, asked, in_slice,
+			    "default: ids beyond 65535 are not mapped in the "
+			    "container's user namespace");
 		return;
 	}
 	if (!p->keep_groups) {
@@ -363,16 +385,9 @@ static void harden_groups(struct harden_ctx *c, struct spec_user *u)
 			       "user.keepGroups"));
 		return;
 	}
-	for (size_t i = 0; i < u->n_additional_gids; i++)
-		if (!privileged_gid(c, u->additional_gids[i]))
-			u->additional_gids[n++] = u->additional_gids[i];
-	if (n == u->n_additional_gids)
-		return;
-	u->n_additional_gids = n;
-	applied = gids_string(c, u->additional_gids, n);
-	harden_record(c, ".process.user.additionalGids", asked, applied,
-		      "default: privileged host groups "
-		      "(policy: user.privilegedGroups)");
+	filter_gids(c, u, asked, unprivileged,
+		    "default: privileged host groups "
+		    "(policy: user.privilegedGroups)");
 }
 
 /* uid 0 becomes the policy's, and so does a privileged primary gid; a

@@ -106,24 +106,33 @@ static int report_ready(struct stage_params *p, char **state_json,
  * hooks, and tell `start` how that went: "0", or "1" and the error, which
  * start reports as its own.  The fifo was opened O_PATH before pivot_root;
  * it is reopened for writing through /proc/self/fd, as the host path is
- * out of reach. */
-static int wait_for_start(const struct stage_params *p, const char *state_json,
-			  struct error **err)
+ * out of reach.  The workload's baseline is loaded here too
+ * (workload_preload_baseline): before the wait when there are no
+ * startContainer hooks, which is always so under the sandbox (harden()
+ * drops them), so that it costs `start` nothing; after them otherwise, so
+ * that no hook runs under it. */
+static int wait_for_start(struct stage_params *p, const char *state_json,
+			  int *listener, struct error **err)
 {
 	struct spec_hook_list hooks = {p->start_hooks, p->n_start_hooks};
 	_cleanup_close_ int fd = -1;
 	char path[FD_PATH_MAX];
+	int r =
+	    p->n_start_hooks ? 0 : workload_preload_baseline(p, listener, err);
 
 	fd_path(p->fifo_fd, path);
 	do
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0)
-		return error_errno(err, "open exec fifo");
+		return r < 0 ? -1 : error_errno(err, "open exec fifo");
 	close(p->fifo_fd);
-	/* (under the sandbox there are none: harden() drops them) */
-	if (hooks_run(&hooks, HOOK_START_CONTAINER, state_json, !p->enforced,
-		      err) < 0) {
+	if (r == 0)
+		r = hooks_run(&hooks, HOOK_START_CONTAINER, state_json,
+			      !p->enforced, err);
+	if (r == 0 && p->n_start_hooks)
+		r = workload_preload_baseline(p, listener, err);
+	if (r < 0) {
 		write_all(fd, "1", 1);
 		write_all(fd, (*err)->msg, strlen((*err)->msg));
 		return -1;
@@ -158,6 +167,7 @@ static int init_main(struct stage_params *p)
 	    .reaper = p->cgroup_procs_fd >= 0 ? &reaper : NULL,
 	    .exec_fd = &p->sync_fd,
 	    .outcome_fd = p->outcome_fd,
+	    .listener = -1,
 	};
 
 	/* In a user namespace /proc/self of a non-dumpable process belongs
@@ -173,7 +183,7 @@ static int init_main(struct stage_params *p)
 	 * until the supervisor forwards it: as PID 1 of its namespace it
 	 * would drop one with no handler that arrived unblocked. */
 	supervisor_block_signals();
-	if (wait_for_start(p, state_json, &err) < 0) {
+	if (wait_for_start(p, state_json, &sc.listener, &err) < 0) {
 		say_error(err);
 		return 127;
 	}

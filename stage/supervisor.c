@@ -48,10 +48,30 @@ static __attribute__((noreturn)) void die(const char *what)
 	_exit(127);
 }
 
+/* Poll fds (fds[1] the seccomp listener) for up to ms, serving the
+ * listener when a notification waits and closing it when it is gone;
+ * false when interrupted, so that the caller polls again. */
+static bool poll_serving(struct pollfd fds[2], int ms)
+{
+	if (poll(fds, 2, ms) < 0) {
+		if (errno != EINTR)
+			die("poll");
+		return false;
+	}
+	if (fds[1].revents & POLLIN)
+		notify_serve(&listener);
+	else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
+		notify_close(&listener);
+	return true;
+}
+
 static __attribute__((noreturn)) void
 start_workload(const struct supervisor_config *c, int (*workload)(void *),
 	       void *arg, const sigset_t *old)
 {
+	/* the supervisor's to serve, never the workload's to hold */
+	if (c->listener >= 0)
+		close(c->listener);
 	/* Its own process group, in the terminal's foreground, so a ^C from
 	 * the terminal reaches the workload and not PID 1 (SIGTTOU is still
 	 * blocked here, which tcsetpgrp needs from a background group). */
@@ -232,46 +252,12 @@ supervise(const struct supervisor_config *c, pid_t child, int sfd)
 			finish(c, 137, true);
 		}
 		ms = wait_ms(c, &deadline);
-		if (poll(fds, 2, ms) < 0) {
-			if (errno != EINTR)
-				die("poll");
+		if (!poll_serving(fds, ms))
 			continue;
-		}
-		if (fds[1].revents & POLLIN)
-			notify_serve(&listener);
-		else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-			notify_close(&listener);
 		notify_flush(&listener, false);
 		while (read(sfd, &si, sizeof(si)) == sizeof(si))
 			on_signal(c, child, &si);
 	}
-}
-
-/* The listener fd the workload sends right after loading its baseline
- * (stage/workload.c), or -1 when the channel closes first: the workload
- * exec'd or died without one (no sandbox: no baseline). */
-static int receive_listener(int chan)
-{
-	char byte, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = {&byte, 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf)};
-	struct cmsghdr *cm;
-	ssize_t n;
-	int fd;
-
-	do
-		n = recvmsg(chan, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (!cm || cm->cmsg_level != SOL_SOCKET ||
-	    cm->cmsg_type != SCM_RIGHTS ||
-	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
 }
 
 /* Until the workload's exec closes the channel (or it dies), serve its
@@ -283,15 +269,8 @@ static void wait_exec(int chan)
 					{listener.listener, POLLIN, 0}};
 		char byte;
 
-		if (poll(fds, 2, -1) < 0) {
-			if (errno != EINTR)
-				die("poll");
+		if (!poll_serving(fds, -1))
 			continue;
-		}
-		if (fds[1].revents & POLLIN)
-			notify_serve(&listener);
-		else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-			notify_close(&listener);
 		if ((fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) ||
 		    ((fds[0].revents & POLLIN) && read(chan, &byte, 1) <= 0))
 			return;
@@ -347,11 +326,9 @@ void supervisor_run(const struct supervisor_config *c, int (*workload)(void *),
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		die("signalfd");
-	notify_init(&listener, -1, c->outcome_fd);
-	if (c->exec_fd) {
+	notify_init(&listener, c->listener, c->outcome_fd);
+	if (c->exec_fd)
 		close(chan[1]);
-		listener.listener = receive_listener(chan[0]);
-	}
 	/* From here on the supervisor reads what the workload's calls
 	 * carry: it does so without privileges, under its own filter. */
 	drop_privileges(c);

@@ -27,6 +27,10 @@ struct supervisor_config {
 	/* Append-only record (ROOT/ID/outcome on the host): "start" when the
 	 * workload is forked, "end" with how it ended; -1: none. */
 	int outcome_fd;
+	/* The seccomp listener of the baseline loaded before the fork
+	 * (workload_preload_baseline), served from the fork on; the
+	 * workload closes its copy first; -1: none. */
+	int listener;
 };
 
 /* Block the signals the supervisor forwards (all but the synchronous

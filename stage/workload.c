@@ -16,9 +16,9 @@
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -268,75 +268,63 @@ static int load_filter(const struct stage_filter *f, int *listener,
 	return 0;
 }
 
-/* The listener goes to the supervisor over the channel it made before the
- * fork (its exec channel, p->sync_fd in init mode), and is closed here:
- * the workload must never hold it, or it could answer its own
- * notifications and allow a denied call.  Only calls the baseline allows
- * are made between the filter and the execve, so nothing waits on the
- * supervisor meanwhile, and the supervisor serves from the moment the fd
- * arrives all the same. */
-static int hand_over_listener(const struct stage_params *p, int listener,
-			      struct error **err)
-{
-	char byte = 'L', cbuf[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec iov = {&byte, 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf)};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-	int flags = fcntl(listener, F_GETFD);
-	ssize_t n;
-
-	if (p->mode != STAGE_INIT || p->sync_fd < 0) {
-		close(listener);
-		return error_set(err, EINVAL,
-				 "seccomp listener: no supervisor to serve it");
-	}
-	if (flags < 0 || !(flags & FD_CLOEXEC)) {
-		close(listener);
-		return error_set(err, EINVAL,
-				 "seccomp listener: not close-on-exec");
-	}
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &listener, sizeof(int));
-	do
-		n = sendmsg(p->sync_fd, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		error_errno(err, "seccomp listener: send to the supervisor");
-		close(listener);
-		return -1;
-	}
-	if (close(listener) < 0)
-		return error_errno(err, "seccomp listener: close");
-	return 0;
-}
-
-/* corral's baseline first, then config.json's: the kernel runs both and
- * the stricter answer wins.  The baseline allows seccomp(2), so it never
- * keeps config.json's from loading; config.json's comes last so that,
- * with no_new_privs, only the execve runs under it.  The baseline's
- * listener is handed over in between (sendmsg, close), before
- * config.json's filter, which need not allow either. */
+/* What is left to load in the process itself, right before its execve:
+ * the baseline where the supervisor did not load it already (a process
+ * of `corral exec`, whose baseline has no listener), then config.json's.
+ * The kernel runs both and the stricter answer wins; the baseline allows
+ * seccomp(2), so it never keeps config.json's from loading, and
+ * config.json's comes last so that, with no_new_privs, only the execve
+ * runs under it.  A listener here would be one the process could answer
+ * itself, allowing a denied call: refused. */
 static int load_filters(const struct stage_params *p, struct error **err)
 {
 	int listener = -1;
 
 	if (load_filter(&p->baseline, &listener, err) < 0)
 		return error_wrap(err, "corral baseline");
-	if (listener >= 0 && hand_over_listener(p, listener, err) < 0)
-		return -1;
-	listener = -1;
-	if (load_filter(&p->seccomp, &listener, err) < 0)
+	if (listener < 0 && load_filter(&p->seccomp, &listener, err) < 0)
 		return -1;
 	if (listener >= 0) {
 		close(listener);
 		return error_set(err, EINVAL,
-				 "config.json's seccomp filter: a listener "
+				 "seccomp: a listener in the process itself "
 				 "is not supported");
+	}
+	return 0;
+}
+
+int workload_preload_baseline(struct stage_params *p, int *listener,
+			      struct error **err)
+{
+	int flags, fd;
+
+	*listener = -1;
+	if (!p->baseline.insns || !p->baseline.len)
+		return 0;
+	/* The kernel loads a filter for a process with no_new_privs or
+	 * CAP_SYS_ADMIN in its namespace; the workload sets it anyway. */
+	if (p->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return error_errno(err, "set no_new_privs");
+	if (load_filter(&p->baseline, listener, err) < 0)
+		return error_wrap(err, "corral baseline");
+	free(p->baseline.insns);
+	p->baseline = (struct stage_filter){0};
+	if (*listener < 0)
+		return 0;
+	flags = fcntl(*listener, F_GETFD);
+	if (flags < 0 || !(flags & FD_CLOEXEC)) {
+		close(*listener);
+		*listener = -1;
+		return error_set(err, EINVAL,
+				 "seccomp listener: not close-on-exec");
+	}
+	/* above the fds the workload keeps (pass_fds closes all others) */
+	if (*listener < 3 + p->keep_fds) {
+		fd = fcntl(*listener, F_DUPFD_CLOEXEC, 3 + p->keep_fds);
+		close(*listener);
+		*listener = fd;
+		if (fd < 0)
+			return error_errno(err, "seccomp listener: move it");
 	}
 	return 0;
 }

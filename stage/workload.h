@@ -13,7 +13,8 @@
  * (inside the container), umask, drop the bounding set, pass the kept fds
  * and close the rest on exec, the LSM labels, lock the securebits, switch
  * user, set capabilities, no_new_privs, find args[0] on PATH (as the
- * user); then corral's baseline filter and config.json's, the last thing
+ * user); then corral's baseline filter (unless the supervisor loaded it
+ * already: workload_preload_baseline) and config.json's, the last thing
  * before the execve, so that no call of the stage's own needs config.json
  * to allow it.  Without no_new_privs the filters can only be loaded while
  * still privileged: then both go before the securebits, after every step
@@ -21,6 +22,18 @@
  * capabilities and the PATH lookup (stat, access), as runc documents.
  * Returns only on failure. */
 int workload_exec(const struct stage_params *p, struct error **err);
+
+/* The container's workload (STAGE_INIT): its supervisor loads corral's
+ * baseline before it forks it, after the startContainer hooks (no_new_privs
+ * set first when the workload gets it, which the kernel wants of a process
+ * without CAP_SYS_ADMIN), and the workload inherits the filter at the
+ * fork; p->baseline is emptied so that workload_exec() loads only
+ * config.json's.  *listener gets the filter's seccomp listener, or -1:
+ * close-on-exec, above the fds the workload keeps, the supervisor's to
+ * serve; the workload closes its copy as its first step, so it never
+ * holds it when its program runs. */
+int workload_preload_baseline(struct stage_params *p, int *listener,
+			      struct error **err);
 
 /* In a user namespace that maps its creator's ids alone (an ordinary
  * user's corral without subordinate ids), setgroups is denied to every

@@ -7,6 +7,7 @@ measures."""
 
 import json
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -290,6 +291,124 @@ def kill_strays(tmp):
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+
+
+# -------------------------------------------------------------------- users
+
+class BenchUser:
+    """An ordinary user the bench made (no home, no login shell, group
+    users): its name, uid, gid, and the subordinate range it was given
+    (first id, or None).  remove_user() undoes make_user()."""
+
+    def __init__(self, name, subids):
+        self.name, self.sub, self.uid, self.gid = name, None, None, None
+        self.want_subids = subids
+
+
+SUBID_COUNT = 65536
+
+
+def subid_ranges():
+    """The (first, count) ranges /etc/subuid and /etc/subgid give anyone."""
+    found = []
+    for path in ("/etc/subuid", "/etc/subgid"):
+        try:
+            with open(path) as f:
+                for line in f:
+                    parts = line.strip().split(":")
+                    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+                        found.append((int(parts[1]), int(parts[2])))
+        except OSError:
+            pass
+    return found
+
+
+def free_subid_base():
+    """A range of 65536 ids from 3.5e9 up, by this process's pid, that no
+    line of /etc/subuid or /etc/subgid overlaps."""
+    taken = subid_ranges()
+    for k in range(64):
+        base = 3500000000 + ((os.getpid() + k) % 1000) * SUBID_COUNT
+        if all(base + SUBID_COUNT <= a or a + n <= base for a, n in taken):
+            return base
+    sys.exit("bench: no free subordinate id range from 3500000000")
+
+
+def make_user(u):
+    """useradd U (and, when asked, subordinate uids and gids through
+    usermod, which locks the files as any other tool editing them does).
+    Raises on failure; remove_user() cleans up whatever was made."""
+    subprocess.run(["useradd", "-M", "-N", "-s", "/usr/sbin/nologin", "-d", "/nonexistent",
+                    "-K", "SUB_UID_COUNT=0", "-K", "SUB_GID_COUNT=0", u.name],
+                   check=True, stdin=subprocess.DEVNULL)
+    pw = pwd.getpwnam(u.name)
+    u.uid, u.gid = pw.pw_uid, pw.pw_gid
+    if u.want_subids:
+        base = free_subid_base()
+        rng = f"{base}-{base + SUBID_COUNT - 1}"
+        subprocess.run(["usermod", "--add-subuids", rng, "--add-subgids", rng, u.name],
+                       check=True, stdin=subprocess.DEVNULL)
+        u.sub = base
+
+
+def pids_of_uid(uid):
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/status") as f:
+                for line in f:
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) == uid:
+                            found.append(int(d))
+                        break
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def remove_user(u):
+    """Kill what U still runs (by pid), remove its subordinate ranges and
+    U itself, and its /tmp/corral-UID if corral made one.  Returns what
+    could not be removed (an empty list when all is gone)."""
+    left = []
+    if u.uid is not None:
+        for pid in pids_of_uid(u.uid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        shutil.rmtree(f"/tmp/corral-{u.uid}", ignore_errors=True)
+    if u.sub is not None:
+        rng = f"{u.sub}-{u.sub + SUBID_COUNT - 1}"
+        subprocess.call(["usermod", "--del-subuids", rng, "--del-subgids", rng, u.name],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
+    if u.uid is not None or user_exists(u.name):
+        for _ in range(50):     # userdel refuses while a killed process lingers
+            if subprocess.call(["userdel", u.name], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) in (0, 6):
+                break
+            time.sleep(0.1)
+    if user_exists(u.name):
+        left.append(f"user {u.name}")
+    for path in ("/etc/subuid", "/etc/subgid"):
+        try:
+            with open(path) as f:
+                if any(line.startswith(u.name + ":") for line in f):
+                    left.append(f"{path} line of {u.name}")
+        except OSError:
+            pass
+    return left
+
+
+def user_exists(name):
+    try:
+        pwd.getpwnam(name)
+        return True
+    except KeyError:
+        return False
 
 
 # ------------------------------------------------------------------- report

@@ -71,6 +71,7 @@ class Runtime:
         self.logpath = os.path.join(tmp, "log-" + tag)
         self.log = open(self.logpath, "ab")
         self.errors = []            # first few error messages
+        self.spawn_kw = {}          # spawn()'s creds and env, when not the bench's
 
     def argv(self, *args):
         return [self.binary, "--root", self.root] + self.extra + list(args)
@@ -106,12 +107,18 @@ class Runtime:
                     shutil.rmtree(p, ignore_errors=True)
 
 
-def spawn(argv, out_f):
+def spawn(argv, out_f, creds=None, env=None):
     """Start a runtime command in its own session: Ctrl-C reaches only the
     bench, which lets a command it started finish (see finish) instead of
-    leaving a half-made container behind."""
+    leaving a half-made container behind.  CREDS (uid, gid): the child
+    takes those ids and no supplementary group before its exec (Python
+    then forks instead of using vfork, so compare such commands with each
+    other); ENV: its environment instead of the bench's."""
+    kw = {}
+    if creds is not None:
+        kw = {"user": creds[0], "group": creds[1], "extra_groups": []}
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_f, stderr=out_f,
-                            start_new_session=True)
+                            start_new_session=True, env=env, **kw)
 
 
 def finish(procs):
@@ -137,7 +144,7 @@ def timed_call(rt, argv):
     rt.log.flush()
     off = rt.log.tell()
     t0 = time.perf_counter_ns()
-    p = spawn(argv, rt.log)
+    p = spawn(argv, rt.log, **getattr(rt, "spawn_kw", {}))
     rc = finish([p])[0]
     t1 = time.perf_counter_ns()
     if rc != 0:

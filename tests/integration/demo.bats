@@ -17,16 +17,19 @@ teardown() {
 	[ "$after" = "$BEFORE" ] || fail "the demo left behind: $after"
 }
 
-# What a run of the demo could leave: its work dirs, the scratch file of
-# attempt 1 on the host, a listener still bound to the host's loopback.
+# What a run of the demo could leave: its work dirs (in the test's own
+# TMPDIR, so that another demo running on the machine is not counted),
+# the scratch file of attempt 1 on the host.
 demo_leftovers() {
-	ls -d /tmp/corral-demo.* /tmp/scratch-*.txt 2>/dev/null || true
+	ls -d "$BATS_TEST_TMPDIR"/tmp/corral-demo.* /tmp/scratch-*.txt \
+		2>/dev/null || true
 }
 
 # demo [POLICY]: run tests/demo into $output; fd 3 (bats' own) closed so
 # that nothing the demo starts can hold it.
 demo() {
-	POLICY="${1:-}" "$DEMO" 3>&-
+	mkdir -p "$BATS_TEST_TMPDIR/tmp"
+	POLICY="${1:-}" TMPDIR="$BATS_TEST_TMPDIR/tmp" "$DEMO" 3>&-
 }
 
 # The table's rows: "attempt | outcome | why".

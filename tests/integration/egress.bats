@@ -8,6 +8,7 @@
 # it: that is the refused-range rule the tests rely on.
 
 load helpers
+load upstreams
 
 # tcp_open ADDR PORT: something listens there (bash's /dev/tcp).
 tcp_open() {
@@ -17,8 +18,9 @@ tcp_open() {
 setup_file() {
 	corral_setup_file
 	UP="$BATS_FILE_TMPDIR/up"
-	mkdir -p "$UP/www"
-	echo hello-from-upstream >"$UP/www/index.html"
+	HTTP_PORT=$((20000 + RANDOM % 10000))
+	HTTPS_PORT=$((HTTP_PORT + 1))
+	upstreams_start "$UP" "$HTTP_PORT"
 	# a repository served the "dumb" way, as static files
 	git init -q "$UP/src" && echo cloned-through-the-proxy >"$UP/src/README" &&
 		git -C "$UP/src" add README &&
@@ -27,27 +29,6 @@ setup_file() {
 		git clone -q --bare "$UP/src" "$UP/www/repo.git" &&
 		git -C "$UP/www/repo.git" update-server-info ||
 		fail "make the test repository"
-	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=up.test \
-		-addext subjectAltName=DNS:up.test,DNS:other.test \
-		-keyout "$UP/key.pem" -out "$UP/cert.pem" 2>/dev/null ||
-		fail "openssl req"
-	HTTP_PORT=$((20000 + RANDOM % 10000))
-	HTTPS_PORT=$((HTTP_PORT + 1))
-	python3 -m http.server "$HTTP_PORT" --bind 127.0.0.1 \
-		--directory "$UP/www" >"$UP/http.log" 2>&1 3>&- &
-	echo $! >"$UP/http.pid"
-	python3 - "$HTTPS_PORT" "$UP" >"$UP/https.log" 2>&1 3>&- <<-'PY' &
-		import functools, http.server, ssl, sys
-		port, up = int(sys.argv[1]), sys.argv[2]
-		h = functools.partial(http.server.SimpleHTTPRequestHandler,
-				      directory=up + "/www")
-		s = http.server.ThreadingHTTPServer(("127.0.0.1", port), h)
-		ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-		ctx.load_cert_chain(up + "/cert.pem", up + "/key.pem")
-		s.socket = ctx.wrap_socket(s.socket, server_side=True)
-		s.serve_forever()
-	PY
-	echo $! >"$UP/https.pid"
 	UDP_PORT=$((HTTP_PORT + 2))
 	python3 -c 'import socket, sys
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -59,21 +40,11 @@ while True:
 	echo $! >"$UP/udp.pid"
 	{ cat /etc/hosts; echo "127.0.0.1 up.test other.test";
 	  echo "169.254.169.254 metadata.test"; } >"$UP/hosts"
-	for port in "$HTTP_PORT" "$HTTPS_PORT"; do
-		for _ in $(seq 50); do
-			tcp_open 127.0.0.1 "$port" && break
-			sleep 0.1
-		done
-	done
 	export UP HTTP_PORT HTTPS_PORT UDP_PORT
 }
 
 teardown_file() {
-	local f
-	for f in "$UP/http.pid" "$UP/https.pid" "$UP/udp.pid"; do
-		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
-	done
-	return 0
+	upstreams_stop "$UP" http.pid https.pid udp.pid
 }
 
 setup() {

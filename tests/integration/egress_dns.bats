@@ -7,62 +7,36 @@
 # hosts file (up.test is 127.0.0.1, so it needs an address rule too) and
 # the test's resolv.conf, both bound in a private mount namespace that
 # corral runs in.  That resolv.conf names the test's own UDP listener
-# (127.53.0.1:53): it records every query that reaches a name server.
+# (127.53.X.Y:53, an address of this run's): it records every query that
+# reaches a name server.
 
 load helpers
+load upstreams
 
 setup_file() {
 	corral_setup_file
 	UP="$BATS_FILE_TMPDIR/up"
-	mkdir -p "$UP/www" "$UP/ca"
-	echo hello-from-upstream >"$UP/www/index.html"
-	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=up.test \
-		-addext subjectAltName=DNS:up.test,DNS:other.test \
-		-keyout "$UP/key.pem" -out "$UP/ca/cert.pem" 2>/dev/null ||
-		fail "openssl req"
 	HTTP_PORT=$((30000 + RANDOM % 10000))
 	HTTPS_PORT=$((HTTP_PORT + 1))
-	python3 -m http.server "$HTTP_PORT" --bind 127.0.0.1 \
-		--directory "$UP/www" >"$UP/http.log" 2>&1 3>&- &
-	echo $! >"$UP/http.pid"
-	python3 - "$HTTPS_PORT" "$UP" >"$UP/https.log" 2>&1 3>&- <<-'PY' &
-		import functools, http.server, ssl, sys
-		port, up = int(sys.argv[1]), sys.argv[2]
-		h = functools.partial(http.server.SimpleHTTPRequestHandler,
-				      directory=up + "/www")
-		s = http.server.ThreadingHTTPServer(("127.0.0.1", port), h)
-		ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-		ctx.load_cert_chain(up + "/ca/cert.pem", up + "/key.pem")
-		s.socket = ctx.wrap_socket(s.socket, server_side=True)
-		s.serve_forever()
-	PY
-	echo $! >"$UP/https.pid"
-	# the helper's name server: records each query, answers none
+	upstreams_start "$UP" "$HTTP_PORT"
+	# the helper's name server: records each query, answers none; at an
+	# address no other run of this file on the machine has
+	DNS_ADDR="127.53.$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))"
 	python3 -c 'import socket, sys
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-u.bind(("127.53.0.1", 53))
+u.bind((sys.argv[2], 53))
 while True:
     d, a = u.recvfrom(2000)
-    open(sys.argv[1], "ab").write(d + b"\n")' "$UP/dns.got" \
+    open(sys.argv[1], "ab").write(d + b"\n")' "$UP/dns.got" "$DNS_ADDR" \
 		>"$UP/dns.log" 2>&1 3>&- &
 	echo $! >"$UP/dns.pid"
 	{ cat /etc/hosts; echo "127.0.0.1 up.test other.test"; } >"$UP/hosts"
-	echo "nameserver 127.53.0.1" >"$UP/resolv.conf"
-	for port in "$HTTP_PORT" "$HTTPS_PORT"; do
-		for _ in $(seq 50); do
-			nc -z 127.0.0.1 "$port" 2>/dev/null && break
-			sleep 0.1
-		done
-	done
+	echo "nameserver $DNS_ADDR" >"$UP/resolv.conf"
 	export UP HTTP_PORT HTTPS_PORT
 }
 
 teardown_file() {
-	local f
-	for f in "$UP/http.pid" "$UP/https.pid" "$UP/dns.pid"; do
-		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
-	done
-	return 0
+	upstreams_stop "$UP" http.pid https.pid dns.pid
 }
 
 setup() {

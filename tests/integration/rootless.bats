@@ -150,13 +150,16 @@ pkill_user() {
 }
 
 # as USER CMD...: CMD as USER, with a login's environment (its runtime
-# directory) and the test's binary as `corral`.
+# directory) and the test's binary as `corral`; ASAN_OPTIONS passes
+# through (tests/run turns LeakSanitizer off: it hangs in a process that
+# joined another pid namespace, as exec does).
 as() {
 	local u="$1"
 	shift
 	setpriv --reuid "$u" --regid "$(id -g "$u")" --init-groups --reset-env \
 		env XDG_RUNTIME_DIR="$T/run-$u" HOME=/nonexistent \
-		PATH="$RL_DIR:/usr/bin:/bin" SECRET=host-secret "$@" 3>&-
+		PATH="$RL_DIR:/usr/bin:/bin" SECRET=host-secret \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}" "$@" 3>&-
 }
 
 # status_pid USER ID: the container's init, as USER sees it.
@@ -270,6 +273,7 @@ NoNewPrivs:	1"
 	rm -rf "$dir"
 	run --separate-stderr setpriv --reuid "$RL_ONE" --regid "$(id -g "$RL_ONE")" \
 		--init-groups --reset-env env PATH="$RL_DIR:/usr/bin:/bin" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
 		corral --policy "$RL_DIR/best-effort.json" sandbox -- true
 	assert_success
 	[[ "$stderr" == *"XDG_RUNTIME_DIR is not set: state goes to $dir"* ]] || fail "stderr: $stderr"
