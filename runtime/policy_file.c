@@ -156,11 +156,15 @@ static int load_file(const char *path, bool named, struct policy **out,
 	return 0;
 }
 
-/* An ordinary user's: its own file under the system's, which is the
- * ceiling (policy_narrow); either alone when the other is missing. */
-static int load_rootless(struct policy **out, struct error **err)
+/* An ordinary user's: its own file (given is --policy's, else the one
+ * under XDG_CONFIG_HOME) under the system's, which is the ceiling
+ * (policy_narrow); either alone when the other is missing.  A --policy
+ * file is no way around the administrator's. */
+static int load_rootless(const char *given, struct policy **out,
+			 struct error **err)
 {
-	_cleanup_free_ char *user_path = rootless_policy_path();
+	_cleanup_free_ char *found = given ? NULL : rootless_policy_path();
+	const char *user_path = given ? given : found;
 	struct policy *sys = NULL, *user = NULL;
 	int r;
 
@@ -186,10 +190,10 @@ int policy_load(const char *path, struct policy **out, struct error **err)
 {
 	int r;
 
-	if (path)
+	if (rootless() || rootless_outside_host())
+		r = load_rootless(path, out, err);
+	else if (path)
 		r = load_file(path, true, out, err);
-	else if (rootless() || rootless_outside_host())
-		r = load_rootless(out, err);
 	else
 		r = load_file(POLICY_PATH, false, out, err);
 	if (r < 0)

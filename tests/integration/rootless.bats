@@ -67,6 +67,10 @@ setup() {
 
 teardown() {
 	local u dir id left=""
+	if [ -n "${SYSTEM_POLICY_MADE:-}" ]; then
+		rm -f /etc/corral/policy.json
+		rmdir /etc/corral
+	fi
 	for u in "$RL_SUB" "$RL_ONE"; do
 		dir="$T/run-$u/corral"
 		[ -d "$dir" ] || continue
@@ -294,6 +298,33 @@ NoNewPrivs:	1"
 	assert_success
 	assert_line --regexp '^time +wall clock +7s'
 	assert_line --partial "/sys/fs/cgroup (default: rootless, no cgroup filesystem of the host's)"
+}
+
+@test "rootless: the system policy is the ceiling of a --policy file too" {
+	[ ! -e /etc/corral ] || skip "this host has an /etc/corral of its own"
+	SYSTEM_POLICY_MADE=1
+	mkdir -m 0755 /etc/corral
+	printf '{"limits": {"wallClock": 5}}\n' >/etc/corral/policy.json
+	chmod 0644 /etc/corral/policy.json
+	printf '{"limits": {"bestEffort": true, "wallClock": 60}}\n' >"$T/wide.json"
+	make_bundle "$T/b"
+	chown -R "$RL_ONE:" "$T/b"
+	# the user's file may not turn the limits off, nor lengthen the clock
+	run --separate-stderr as "$RL_ONE" corral --policy "$T/wide.json" sandbox -- true
+	assert_failure
+	[[ "$stderr" == *"rootless: no cgroup of the caller's own"*"limits.bestEffort"* ]] ||
+		fail "stderr: $stderr"
+	run --separate-stderr as "$RL_ONE" corral --policy "$T/wide.json" explain --bundle "$T/b"
+	assert_line --regexp '^time +wall clock +5s'
+	# where the system allows bestEffort, the user's shorter clock counts
+	printf '{"limits": {"bestEffort": true, "wallClock": 5}}\n' >/etc/corral/policy.json
+	printf '{"limits": {"bestEffort": true, "wallClock": 3}}\n' >"$T/narrow.json"
+	run --separate-stderr as "$RL_ONE" corral --policy "$T/narrow.json" explain --bundle "$T/b"
+	assert_success
+	assert_line --regexp '^time +wall clock +3s'
+	run --separate-stderr as "$RL_ONE" corral --policy "$T/missing.json" explain --bundle "$T/b"
+	assert_failure
+	[[ "$stderr" == *missing.json* ]] || fail "stderr: $stderr"
 }
 
 @test "rootless without a cgroup under limits.bestEffort: explain says every limit is off and why" {
