@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -390,9 +391,11 @@ static int own_fifo(const struct create_ctx *c, struct error **err)
  * mounts over the root hides it (tests/security/faults.bats). */
 static bool report_wanted(const struct create_ctx *c)
 {
-	/* an ordinary user's mounts are in its own namespace, which ends
-	 * with create: no view of the scratch would outlive it */
-	return (c->o->report || c->policy->report_dir) && !c->policy->rootless;
+	/* An ordinary user's mounts are in its own namespace, which ends
+	 * with the command: the view lasts for a --report, which the same
+	 * command writes at its delete, not for the policy's report.dir,
+	 * which a later delete writes. */
+	return c->o->report || (c->policy->report_dir && !c->policy->rootless);
 }
 
 static int prepare(struct create_ctx *c, struct error **err)
@@ -630,8 +633,9 @@ static int spawn(struct create_ctx *c, struct error **err)
 
 	if (ns_join_pid(&c->ns, err) < 0)
 		return -1;
-	if (egress_wanted(c) && pipe2(c->lo_up, O_CLOEXEC) < 0)
-		return error_errno(err, "egress: pipe");
+	if (egress_wanted(c) &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->lo_up) < 0)
+		return error_errno(err, "egress: socketpair");
 	cfg.lo_up = c->lo_up[1];
 	/* a hop's first child makes no namespace: init_hop does, after
 	 * joining */

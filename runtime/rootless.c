@@ -144,9 +144,19 @@ static bool have_subids(uint32_t *subu, uint32_t *subg)
 
 /* In the host's own user namespace (not entered yet: explain), what
  * rootless_enter would choose; in the entered one, what it chose. */
+bool rootless_setgroups_denied(void)
+{
+	_cleanup_free_ char *groups = NULL;
+	size_t len;
+
+	return read_file_at(AT_FDCWD, "/proc/self/setgroups", &groups, &len,
+			    NULL) == 0 &&
+	       strncmp(groups, "deny", 4) == 0;
+}
+
 const char *rootless_mapping(void)
 {
-	_cleanup_free_ char *map = NULL, *groups = NULL;
+	_cleanup_free_ char *map = NULL;
 	uint32_t u, g;
 	size_t len;
 
@@ -154,11 +164,7 @@ const char *rootless_mapping(void)
 		0 &&
 	    strstr(map, "4294967295"))
 		return have_subids(&u, &g) ? "subids" : "single";
-	if (read_file_at(AT_FDCWD, "/proc/self/setgroups", &groups, &len,
-			 NULL) == 0 &&
-	    strncmp(groups, "deny", 4) == 0)
-		return "single";
-	return "subids";
+	return rootless_setgroups_denied() ? "single" : "subids";
 }
 
 bool rootless_has_groups(void)

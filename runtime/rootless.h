@@ -52,6 +52,10 @@ char *rootless_policy_path(void);
  * "single" (the caller's ids only), as rootless_enter chose. */
 const char *rootless_mapping(void);
 
+/* Whether this user namespace denies setgroups (a "single" mapping):
+ * the groups a process has then stay. */
+bool rootless_setgroups_denied(void);
+
 /* Whether the caller has supplementary groups (beyond its primary one),
  * which a "single" mapping cannot drop. */
 bool rootless_has_groups(void);

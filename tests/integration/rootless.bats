@@ -300,6 +300,47 @@ NoNewPrivs:	1"
 	assert_line --partial "/sys/fs/cgroup (default: rootless, no cgroup filesystem of the host's)"
 }
 
+@test "rootless: run --report and sandbox --report list the files the workload changed" {
+	local u
+	make_bundle "$T/b"
+	BUNDLE="$T/b" update_config '.root.readonly = false |
+		.process.args = ["sh", "-c", "echo data >/made-here; rm /etc/victim; exit 3"]'
+	echo v >"$T/b/rootfs/etc/victim"
+	for u in "$RL_SUB" "$RL_ONE"; do
+		mkdir -m 0700 "$T/out-$u"
+		chown -R "$u:" "$T/b" "$T/out-$u"
+		run --separate-stderr as "$u" corral --policy "$RL_DIR/best-effort.json" \
+			run --report "$T/out-$u/run.json" --bundle "$T/b" c1 </dev/null
+		assert_failure 3
+		run python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["outcome"]["exit_code"], sorted((c["change"], c["path"]) for c in r["files"]["changes"]))' "$T/out-$u/run.json"
+		assert_output "3 [('created', '/made-here'), ('deleted', '/etc/victim')]"
+		run --separate-stderr as "$u" corral --policy "$RL_DIR/best-effort.json" \
+			sandbox --report "$T/out-$u/sb.json" -- sh -c 'echo data >/tmp/f'
+		assert_success
+		run python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print([(c["change"], c["path"]) for c in r["files"]["changes"]])' "$T/out-$u/sb.json"
+		assert_output "[('created', '/tmp/f')]"
+	done
+}
+
+@test "rootless: make demo as an ordinary user without a cgroup: limits said off, nothing leaked" {
+	mkdir -p "$T/demo/tests"
+	cp "$REPO_ROOT/tests/demo" "$T/demo/tests/demo"
+	cp "$RL_DIR/corral" "$T/demo/corral"
+	mkdir -m 0700 "$T/tmp"
+	chown "$RL_ONE:" "$T/tmp"
+	run as "$RL_ONE" env TMPDIR="$T/tmp" "$T/demo/tests/demo"
+	assert_success
+	assert_line --partial "without a cgroup of your own: memory, pids and cpu limits off"
+	assert_line --regexp '^fetch from the allowed index +\| ran '
+	refute_line --regexp '\| leaked '
+	assert_line "nothing leaked"
+	[ -z "$(ls -A "$T/tmp")" ] || fail "the demo left: $(ls -A "$T/tmp")"
+}
+
 @test "rootless: the system policy is the ceiling of a --policy file too" {
 	[ ! -e /etc/corral ] || skip "this host has an /etc/corral of its own"
 	SYSTEM_POLICY_MADE=1
@@ -309,15 +350,16 @@ NoNewPrivs:	1"
 	printf '{"limits": {"bestEffort": true, "wallClock": 60}}\n' >"$T/wide.json"
 	make_bundle "$T/b"
 	chown -R "$RL_ONE:" "$T/b"
-	# the user's file may not turn the limits off, nor lengthen the clock
+	# the user's file may not turn the limits off
 	run --separate-stderr as "$RL_ONE" corral --policy "$T/wide.json" sandbox -- true
 	assert_failure
 	[[ "$stderr" == *"rootless: no cgroup of the caller's own"*"limits.bestEffort"* ]] ||
 		fail "stderr: $stderr"
-	run --separate-stderr as "$RL_ONE" corral --policy "$T/wide.json" explain --bundle "$T/b"
-	assert_line --regexp '^time +wall clock +5s'
-	# where the system allows bestEffort, the user's shorter clock counts
+	# nor lengthen the clock; a shorter one counts
 	printf '{"limits": {"bestEffort": true, "wallClock": 5}}\n' >/etc/corral/policy.json
+	run --separate-stderr as "$RL_ONE" corral --policy "$T/wide.json" explain --bundle "$T/b"
+	assert_success
+	assert_line --regexp '^time +wall clock +5s'
 	printf '{"limits": {"bestEffort": true, "wallClock": 3}}\n' >"$T/narrow.json"
 	run --separate-stderr as "$RL_ONE" corral --policy "$T/narrow.json" explain --bundle "$T/b"
 	assert_success
