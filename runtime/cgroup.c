@@ -82,6 +82,29 @@ int cgroup_new(const char *mount_root, const char *path, struct cgroup **out,
 	return 0;
 }
 
+int cgroup_new_delegated(const char *mount_root,
+			 const struct cgroup_bases *bases, const char *path,
+			 struct cgroup **out, struct error **err)
+{
+	_cleanup_(cgroup_freep) struct cgroup *cg = NULL;
+
+	*out = NULL;
+	if (cgroup_new(mount_root, path, &cg, err) < 0)
+		return -1;
+	for (size_t i = 0; i < bases->n; i++) {
+		_cleanup_free_ char *dir = NULL;
+
+		if (cg_path_normalize(bases->v[i].dir, &dir, err) < 0)
+			return error_wrap(err, "cgroup");
+		if (cg_bases_add(&cg->bases, bases->v[i].hier, dir) < 0)
+			return error_set(err, ENOMEM, "cgroup: out of memory");
+	}
+	if (!cg->bases.n)
+		return error_set(err, EINVAL, "cgroup: no delegated hierarchy");
+	*out = steal_pointer(&cg);
+	return 0;
+}
+
 int cgroup_make(const struct cgroup *cg, const struct spec_resources *r,
 		bool best_effort, char ***skipped, struct error **err)
 {
@@ -129,8 +152,7 @@ bool cgroup_has_cgroup2(const struct cgroup *cg)
 {
 	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
 
-	return cg->backend->hierarchies(cg->mount_root, NULL, &h, NULL) == 0 &&
-	       cgroup2_of(&h);
+	return cg_hierarchies(cg, false, &h, NULL) == 0 && cgroup2_of(&h);
 }
 
 int cgroup_clone_fd(const struct cgroup *cg)
@@ -138,8 +160,7 @@ int cgroup_clone_fd(const struct cgroup *cg)
 	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
 	const struct cg_hier *v2;
 
-	if (cg->backend->hierarchies(cg->mount_root, cg->path, &h, NULL) < 0 ||
-	    !(v2 = cgroup2_of(&h)))
+	if (cg_hierarchies(cg, true, &h, NULL) < 0 || !(v2 = cgroup2_of(&h)))
 		return -1;
 	return open(v2->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
@@ -151,7 +172,7 @@ int cgroup_enter_self(const struct cgroup *cg, bool in_cgroup2,
 	char pid[24];
 
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (cg->backend->hierarchies(cg->mount_root, cg->path, &h, err) < 0)
+	if (cg_hierarchies(cg, true, &h, err) < 0)
 		return -1;
 	for (size_t i = 0; i < h.n; i++) {
 		struct cg_hier *x = &h.v[i];
@@ -178,7 +199,7 @@ int cgroup_enter(const struct cgroup *cg, pid_t pid, struct error **err)
 
 	if (pid <= 0)
 		return error_set(err, EINVAL, "cgroup: enter pid %d", (int)pid);
-	if (cg->backend->hierarchies(cg->mount_root, cg->path, &h, err) < 0)
+	if (cg_hierarchies(cg, true, &h, err) < 0)
 		return -1;
 	snprintf(buf, sizeof(buf), "%d", (int)pid);
 	for (size_t i = 0; i < h.n; i++) {
@@ -234,7 +255,7 @@ int cgroup_destroy(const struct cgroup *cg, struct error **err)
 	struct timespec start;
 	int rc = 0;
 
-	if (cg->backend->hierarchies(cg->mount_root, cg->path, &h, err) < 0)
+	if (cg_hierarchies(cg, true, &h, err) < 0)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (size_t i = 0; i < h.n; i++) {
@@ -253,6 +274,7 @@ void cgroup_free(struct cgroup *cg)
 {
 	if (!cg)
 		return;
+	cg_bases_clear(&cg->bases);
 	free(cg->mount_root);
 	free(cg->path);
 	free(cg);

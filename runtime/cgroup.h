@@ -33,6 +33,12 @@ struct cgroup {
 	const struct cgroup_backend *backend; /* the layout's operations */
 	char *mount_root; /* "/sys/fs/cgroup" (a temp dir in unit tests) */
 	char *path;	  /* below each hierarchy root: "corral/ID", "/a/b" */
+	/* None: the host's layout, every hierarchy, the cgroup at
+	 * ROOT/PATH.  Else a delegated one (cgroup_find_delegated): only the
+	 * hierarchies named here, the cgroup at ROOT/BASE/PATH, BASE being
+	 * the caller's own; the backends take the bases through
+	 * cg_hierarchies(), and no caller asks which layout it is. */
+	struct cgroup_bases bases;
 };
 
 /* The backend of the layout mounted at mount_root: cgroup_v2_backend for
@@ -54,6 +60,26 @@ int cgroup_prepare(const char *mount_root, const char *path,
  * delete, pause, ...; or one to make with cgroup_make). */
 int cgroup_new(const char *mount_root, const char *path, struct cgroup **out,
 	       struct error **err);
+
+/* The caller's delegated cgroup, for an ordinary user's corral (and root's
+ * of a user namespace not the host's): on a v2 tree, the directory
+ * holding the caller's own cgroup when the caller owns it and its
+ * cgroup.procs and cgroup.subtree_control (the container's cgroup is
+ * then a leaf beside the caller's process, never above it: a cgroup with
+ * processes gives its children no controller); on v1, each hierarchy
+ * where the caller's own cgroup is a directory it owns (the container's
+ * cgroup is made below it), a cgroup2 beside them ("unified") as on v2.
+ * The root cgroup is never the caller's.  *controllers: which of memory,
+ * pids and cpu the container's cgroup can have (bits 1 << CG_MEMORY,
+ * CG_PIDS, CG_CPU of cgroup_limits.h).  Nothing delegated: out->n == 0. */
+int cgroup_find_delegated(const char *mount_root, struct cgroup_bases *out,
+			  unsigned *controllers, struct error **err);
+
+/* A cgroup `path` below the bases (copied) of a delegated layout; like
+ * cgroup_new, nothing is made. */
+int cgroup_new_delegated(const char *mount_root,
+			 const struct cgroup_bases *bases, const char *path,
+			 struct cgroup **out, struct error **err);
 
 /* cgroup_prepare for a cgroup named by cgroup_new. */
 int cgroup_make(const struct cgroup *cg, const struct spec_resources *r,

@@ -80,6 +80,14 @@ int cg_update_write(struct cg_update *u, const struct cg_limit *rows, size_t n,
 				  struct error **err),
 		    const struct spec_resources *r, struct error **err);
 
+/* ---- delegated cgroups (cgroup_delegate.c) ------------------------------ */
+
+/* cgroup_find_delegated with /proc/self/cgroup's text given: the unit
+ * tests' way in, on their fake trees. */
+int cg_find_delegated(const char *mount_root, const char *proc_self_cgroup,
+		      struct cgroup_bases *out, unsigned *controllers,
+		      struct error **err);
+
 /* ---- each backend's statistics (cgroup_stats.c) ------------------------- */
 
 int cg_v1_stats(const struct cgroup *cg, struct cgroup_stats *out,

@@ -123,10 +123,53 @@ void cg_hiers_clear(struct cg_hiers *h)
 	*h = (struct cg_hiers){0};
 }
 
+int cg_hierarchies(const struct cgroup *cg, bool with_path,
+		   struct cg_hiers *out, struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers all = {0};
+
+	*out = (struct cg_hiers){0};
+	if (!cg->bases.n)
+		return cg->backend->hierarchies(
+		    cg->mount_root, with_path ? cg->path : NULL, out, err);
+	if (cg->backend->hierarchies(cg->mount_root, NULL, &all, err) < 0)
+		return -1;
+	out->v = calloc(all.n ? all.n : 1, sizeof(*out->v));
+	for (size_t i = 0; out->v && i < all.n; i++) {
+		const char *base = cg_bases_find(&cg->bases, all.v[i].name);
+		struct cg_hier *h;
+
+		if (!base)
+			continue;
+		h = &out->v[out->n++];
+		*h = (struct cg_hier){all.v[i].name, all.v[i].cgroup2,
+				      cg_join(all.v[i].root, base), NULL, -1};
+		if (!h->root ||
+		    (with_path && !(h->dir = cg_join(h->root, cg->path)))) {
+			cg_hiers_clear(out);
+			break;
+		}
+	}
+	if (!out->v)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	return 0;
+}
+
+char *cg_hier_root(const struct cgroup *cg, const char *name)
+{
+	_cleanup_free_ char *root = cg_join(cg->mount_root, name);
+	const char *base;
+
+	if (!cg->bases.n || !root)
+		return steal_pointer(&root);
+	base = cg_bases_find(&cg->bases, name);
+	return base ? cg_join(root, base) : NULL;
+}
+
 int cg_hiers_open(const struct cgroup *cg, struct cg_hiers *out,
 		  struct error **err)
 {
-	if (cg->backend->hierarchies(cg->mount_root, cg->path, out, err) < 0)
+	if (cg_hierarchies(cg, true, out, err) < 0)
 		return -1;
 	for (size_t i = 0; i < out->n; i++)
 		out->v[i].fd = open(out->v[i].dir, O_RDONLY | O_DIRECTORY |

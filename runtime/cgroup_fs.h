@@ -58,7 +58,19 @@ struct cg_hiers {
 	size_t n;
 };
 
-/* The hierarchies of cg (its backend's list) with its path appended, each
+/* The hierarchies cg is in: its backend's list, and in a delegated layout
+ * only those with a base, each root then ROOT/BASE (cgroup.h); with_path,
+ * each dir is ROOT/PATH.  The one place the bases are applied. */
+int cg_hierarchies(const struct cgroup *cg, bool with_path,
+		   struct cg_hiers *out, struct error **err);
+
+/* The directory of hierarchy `name` that holds cg's cgroup, whether the
+ * backend lists it or not (a co-mounted controller's link, "cpuacct"):
+ * MOUNT_ROOT/NAME, and /BASE in a delegated layout.  NULL when out of
+ * memory or, in a delegated layout, when it has no base there. */
+char *cg_hier_root(const struct cgroup *cg, const char *name);
+
+/* The hierarchies of cg (cg_hierarchies) with its path appended, each
  * opened (O_NOFOLLOW) when its directory exists. */
 int cg_hiers_open(const struct cgroup *cg, struct cg_hiers *out,
 		  struct error **err);

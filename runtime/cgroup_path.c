@@ -187,3 +187,196 @@ int cg_path_normalize(const char *path, char **out, struct error **err)
 	*out = steal_pointer(&buf);
 	return 0;
 }
+
+/* ---- delegated cgroups ------------------------------------------------- */
+
+int cg_delegated_path(const char *id, char **out, struct error **err)
+{
+	*out = NULL;
+	if (!id || !file_name_ok(id))
+		return error_set(err, EINVAL,
+				 "cgroup path: container ID \"%s\" is not a "
+				 "file name",
+				 id ? shown(id) : "");
+	if (asprintf(out, CG_PARENT "-%s", id) < 0) {
+		*out = NULL;
+		return error_set(err, ENOMEM, "cgroup path: out of memory");
+	}
+	return 0;
+}
+
+void cg_bases_clear(struct cgroup_bases *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->v[i].hier);
+		free(b->v[i].dir);
+	}
+	free(b->v);
+	*b = (struct cgroup_bases){0};
+}
+
+int cg_bases_add(struct cgroup_bases *b, const char *hier, const char *dir)
+{
+	struct cgroup_base *v = realloc(b->v, (b->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	b->v = v;
+	v[b->n] = (struct cgroup_base){strdup(hier), strdup(dir)};
+	if (!v[b->n].hier || !v[b->n].dir) {
+		free(v[b->n].hier);
+		free(v[b->n].dir);
+		return -1;
+	}
+	b->n++;
+	return 0;
+}
+
+const char *cg_bases_find(const struct cgroup_bases *b, const char *hier)
+{
+	for (size_t i = 0; b && i < b->n; i++)
+		if (strcmp(b->v[i].hier, hier) == 0)
+			return b->v[i].dir;
+	return NULL;
+}
+
+void cg_self_clear(struct cg_self *s)
+{
+	cg_bases_clear(&s->paths);
+	free(s->line);
+	s->line = NULL;
+}
+
+/* One controller list's names ("cpu,cpuacct", "name=systemd", ""). */
+static int self_names(struct cg_self *s, const char *names, size_t len,
+		      const char *path, size_t line)
+{
+	const char *p = names, *end = names + len;
+
+	do {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		size_t n = (size_t)((comma ? comma : end) - p);
+		_cleanup_free_ char *name = NULL;
+		size_t *grown;
+
+		if (n > 5 && strncmp(p, "name=", 5) == 0) {
+			p += 5;
+			n -= 5;
+		}
+		grown = realloc(s->line, (s->paths.n + 1) * sizeof(*grown));
+		if (!grown)
+			return -1;
+		s->line = grown;
+		name = strndup(p, n);
+		if (!name || cg_bases_add(&s->paths, name, path) < 0)
+			return -1;
+		s->line[s->paths.n - 1] = line;
+		p = comma ? comma + 1 : end;
+	} while (p < end);
+	return 0;
+}
+
+int cg_self_parse(const char *text, struct cg_self *out, struct error **err)
+{
+	size_t line = 0;
+
+	*out = (struct cg_self){0};
+	for (const char *p = text; p && *p; line++) {
+		size_t n = strcspn(p, "\n");
+		const char *c1 = memchr(p, ':', n);
+		const char *c2 =
+		    c1 ? memchr(c1 + 1, ':', n - (size_t)(c1 + 1 - p)) : NULL;
+		_cleanup_free_ char *path = NULL;
+
+		if (!c1 || !c2 || c2[1] != '/')
+			goto bad;
+		path = strndup(c2 + 1, n - (size_t)(c2 + 1 - p));
+		if (!path || self_names(out, c1 + 1, (size_t)(c2 - c1 - 1),
+					path, line) < 0) {
+			cg_self_clear(out);
+			return error_set(err, ENOMEM,
+					 "/proc/self/cgroup: out of memory");
+		}
+		p += n + (p[n] == '\n');
+	}
+	return 0;
+bad:
+	cg_self_clear(out);
+	return error_set(err, EINVAL,
+			 "/proc/self/cgroup: line %zu: expected "
+			 "ID:CONTROLLERS:/PATH",
+			 line + 1);
+}
+
+int cg_record_format(const char *path, const struct cgroup_bases *b, char **out,
+		     struct error **err)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	*out = NULL;
+	if (!f)
+		return error_set(err, ENOMEM, "cgroup record: out of memory");
+	fprintf(f, "%s\n", path);
+	for (size_t i = 0; i < b->n; i++)
+		fprintf(f, "%s %s\n", b->v[i].hier, b->v[i].dir);
+	if (fclose(f) != 0) {
+		free(buf);
+		return error_set(err, ENOMEM, "cgroup record: out of memory");
+	}
+	*out = buf;
+	return 0;
+}
+
+/* A hierarchy's name: a controller's or a named hierarchy's, never a
+ * path. */
+static bool hier_name_ok(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '_' || s[i] == '-' ||
+		      (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return n < 64;
+}
+
+int cg_record_parse(const char *text, char **path, struct cgroup_bases *b,
+		    struct error **err)
+{
+	_cleanup_free_ char *first = NULL;
+	size_t n = strcspn(text, "\n");
+
+	*path = NULL;
+	*b = (struct cgroup_bases){0};
+	if (!text[n] || !(first = strndup(text, n)))
+		return error_set(err, EINVAL, "cgroup record: no path line");
+	if (cg_path_normalize(first, path, err) < 0)
+		return error_wrap(err, "cgroup record");
+	for (const char *p = text + n + 1; *p;) {
+		size_t len = strcspn(p, "\n");
+		const char *sp = memchr(p, ' ', len);
+		_cleanup_free_ char *hier = NULL, *dir = NULL, *norm = NULL;
+
+		if (!sp || !p[len] || !hier_name_ok(p, (size_t)(sp - p)) ||
+		    sp[1] != '/')
+			goto bad;
+		hier = strndup(p, (size_t)(sp - p));
+		dir = strndup(sp + 1, len - (size_t)(sp + 1 - p));
+		if (!hier || !dir || cg_path_normalize(dir, &norm, err) < 0 ||
+		    cg_bases_find(b, hier) || cg_bases_add(b, hier, norm) < 0)
+			goto bad;
+		p += len + 1;
+	}
+	if (b->n == 0)
+		goto bad;
+	return 0;
+bad:
+	free(*path);
+	*path = NULL;
+	cg_bases_clear(b);
+	if (err && *err)
+		return error_wrap(err, "cgroup record");
+	return error_set(err, EINVAL,
+			 "cgroup record: expected \"HIERARCHY /BASE\" lines");
+}

@@ -32,7 +32,7 @@ int cgroup_open_reaper(const struct cgroup *cg, struct cgroup_reaper_fds *out,
 	const struct cg_hier *use = NULL;
 
 	*out = (struct cgroup_reaper_fds){-1, -1, false};
-	if (cg->backend->hierarchies(cg->mount_root, cg->path, &h, err) < 0)
+	if (cg_hierarchies(cg, true, &h, err) < 0)
 		return -1;
 	for (size_t i = 0; i < h.n && !use; i++)
 		if (h.v[i].cgroup2)

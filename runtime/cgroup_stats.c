@@ -52,8 +52,10 @@ static int open_below(const char *root, const char *path, struct error **err)
 static int open_v1_controller(const struct cgroup *cg, const char *controller,
 			      struct error **err)
 {
-	_cleanup_free_ char *root = cg_join(cg->mount_root, controller);
+	_cleanup_free_ char *root = cg_hier_root(cg, controller);
 
+	if (!root && cg->bases.n) /* not delegated: as if absent */
+		return NO_HIERARCHY;
 	if (root && access(root, F_OK) < 0)
 		return NO_HIERARCHY;
 	return open_below(root, cg->path, err);
@@ -62,7 +64,9 @@ static int open_v1_controller(const struct cgroup *cg, const char *controller,
 /* The container's directory on v2, the leaf every controller is in. */
 static int open_v2_leaf(const struct cgroup *cg, struct error **err)
 {
-	return open_below(cg->mount_root, cg->path, err);
+	_cleanup_free_ char *root = cg_hier_root(cg, "");
+
+	return open_below(root, cg->path, err);
 }
 
 /* A file's text, or NULL when the file is absent (a kernel without

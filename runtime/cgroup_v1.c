@@ -431,6 +431,11 @@ static int v1_target(struct cg_writer *w, enum cg_controller c,
 			return x->h.v[i].fd;
 		return error_errno(err, "cgroup %s: open", x->h.v[i].dir);
 	}
+	if (x->cg->bases.n)
+		return error_set(err, EOPNOTSUPP,
+				 "cgroup: the %s hierarchy is not delegated "
+				 "(the caller's cgroup there is not its own)",
+				 name);
 	return error_set(err, EOPNOTSUPP,
 			 "cgroup: no %s hierarchy is mounted at %s/%s", name,
 			 x->cg->mount_root, name);
@@ -470,7 +475,7 @@ static int v1_prepare(const struct cgroup *cg, const struct spec_resources *r,
 
 	if (cg_write_limits(&w, v1_limits, ARRAY_SIZE(v1_limits), r,
 			    best_effort, NULL, err) < 0 ||
-	    v1_hierarchies(cg->mount_root, cg->path, &x.h, err) < 0)
+	    cg_hierarchies(cg, true, &x.h, err) < 0)
 		goto out;
 	for (size_t i = 0; i < x.h.n; i++) {
 		struct cg_walk walk = {0};

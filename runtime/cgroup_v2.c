@@ -409,7 +409,8 @@ static int v2_prepare(const struct cgroup *cg, const struct spec_resources *r,
 	struct v2_ctx x = {.best_effort = best_effort, .leaf_fd = -1};
 	struct cg_writer w = {.mode = CG_COLLECT, .ctx = &x};
 	struct cg_walk walk = {.descend = enable_controllers, .ctx = &x};
-	_cleanup_free_ char *leaf = cg_join(cg->mount_root, cg->path);
+	_cleanup_free_ char *root = cg_hier_root(cg, "");
+	_cleanup_free_ char *leaf = root ? cg_join(root, cg->path) : NULL;
 	struct cg_names made = {0};
 	int rc = -1;
 
@@ -420,8 +421,7 @@ static int v2_prepare(const struct cgroup *cg, const struct spec_resources *r,
 		goto out;
 	x.needed = w.wanted;
 	x.leaf = leaf;
-	if (cg_make_path(cg->mount_root, cg->path, &walk, &made, &x.leaf_fd,
-			 err) < 0 ||
+	if (cg_make_path(root, cg->path, &walk, &made, &x.leaf_fd, err) < 0 ||
 	    cg_read(x.leaf_fd, leaf, "cgroup.controllers", &x.controllers,
 		    err) < 0)
 		goto out;
@@ -481,7 +481,7 @@ static int enable_wanted(struct cg_update *x, unsigned wanted,
 			 struct error **err)
 {
 	_cleanup_free_ char *copy = strdup(x->cg->path);
-	_cleanup_free_ char *dir = strdup(x->cg->mount_root);
+	_cleanup_free_ char *dir = strdup(x->h.v[0].root);
 	_cleanup_close_ int fd = -1;
 	char *save = NULL, *comp, *next;
 

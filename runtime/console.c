@@ -51,27 +51,9 @@ int console_connect(const char *path, struct error **err)
 
 static int send_fd(int sock, int fd, struct error **err)
 {
-	char name[] = "/dev/ptmx";
-	struct iovec iov = {.iov_base = name, .iov_len = sizeof(name) - 1};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = {
-	    .msg_iov = &iov,
-	    .msg_iovlen = 1,
-	    .msg_control = u.buf,
-	    .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
+	static const char name[] = "/dev/ptmx";
 
-	memset(&u, 0, sizeof(u));
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
+	if (send_with_fd(sock, name, sizeof(name) - 1, fd) < 0)
 		return error_errno(err,
 				   "send the console to the console socket");
 	return 0;

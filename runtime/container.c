@@ -50,8 +50,8 @@ int container_open(const char *root, const char *id, struct container *c,
 		return -1;
 	}
 	if (c->state->cgroup)
-		cgroup_new(CGROUP_MOUNT, c->state->cgroup, &c->cgroup,
-			   &c->cgroup_error);
+		container_dir_cgroup(&c->dir, c->state->cgroup, &c->cgroup,
+				     &c->cgroup_error);
 	c->status = container_dir_status(&c->dir, c->state);
 	return 0;
 }
@@ -315,25 +315,38 @@ static int remove_cgroup(const struct container *c, struct error **err)
 }
 
 /* The cgroup of a create that was killed before it wrote state.json.  Its
- * path comes from the effective config.json, which create stores before it
- * makes the cgroup: without that file there is no cgroup yet.  Whatever
- * runs in it dies first (the half-made init may not have seen its parent
- * die yet). */
+ * place comes from the record of a delegated cgroup, else from the
+ * effective config.json; create stores both before it makes the cgroup:
+ * without config.json there is no cgroup yet.  Whatever runs in it dies
+ * first (the half-made init may not have seen its parent die yet). */
+static int config_cgroup(const struct spec *spec, const char *id,
+			 struct cgroup **cg, struct error **err)
+{
+	_cleanup_free_ char *path = NULL;
+
+	if (cgroup_path_for(spec->linux_ ? spec->linux_->cgroups_path : NULL,
+			    id, &path, err) < 0)
+		return -1;
+	return cgroup_new(CGROUP_MOUNT, path, cg, err);
+}
+
 static int remove_leftover_cgroup(const struct container_dir *dir,
 				  const char *id, struct error **err)
 {
-	_cleanup_error_ struct error *none = NULL;
-	_cleanup_free_ char *path = NULL;
+	_cleanup_error_ struct error *none = NULL, *no_record = NULL;
 	struct spec *spec = NULL;
 	struct cgroup *cg = NULL;
 	int r;
 
 	if (container_dir_load_config(dir, &spec, &none) < 0)
 		return 0;
-	r = cgroup_path_for(spec->linux_ ? spec->linux_->cgroups_path : NULL,
-			    id, &path, err);
+	r = container_dir_cgroup(dir, NULL, &cg, &no_record);
+	if (r < 0 && no_record->code == ENOENT)
+		r = config_cgroup(spec, id, &cg, err);
+	else if (r < 0)
+		error_set(err, no_record->code, "%s", no_record->msg);
 	spec_free(spec);
-	if (r < 0 || cgroup_new(CGROUP_MOUNT, path, &cg, err) < 0)
+	if (r < 0)
 		return error_wrap(err, "delete %s", id);
 	r = cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0 ? -1 : 0;
 	cgroup_free(cg);

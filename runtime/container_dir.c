@@ -290,15 +290,47 @@ int container_dir_load_config(const struct container_dir *dir,
 	return 0;
 }
 
+int container_dir_cgroup(const struct container_dir *dir, const char *path,
+			 struct cgroup **out, struct error **err)
+{
+	_cleanup_error_ struct error *missing = NULL;
+	_cleanup_free_ char *text = NULL, *recorded = NULL;
+	struct cgroup_bases bases = {0};
+	int r;
+
+	*out = NULL;
+	if (read_file_at(dir->dirfd, CGROUP_RECORD_FILE, &text, NULL,
+			 &missing) < 0) {
+		if (missing->code != ENOENT)
+			return error_set(err, missing->code, "cgroup: %s",
+					 missing->msg);
+		if (!path)
+			return error_set(err, ENOENT, "cgroup: no record");
+		return cgroup_new(CGROUP_MOUNT, path, out, err);
+	}
+	if (cg_record_parse(text, &recorded, &bases, err) < 0)
+		return error_wrap(err, "cgroup");
+	if (path && strcmp(path, recorded) != 0)
+		r = error_set(err, EINVAL,
+			      "cgroup: state.json's %s is not the record's",
+			      path);
+	else
+		r = cgroup_new_delegated(CGROUP_MOUNT, &bases, recorded, out,
+					 err);
+	cg_bases_clear(&bases);
+	return r;
+}
+
 /* Whether the container's cgroup is frozen (by `pause`); a cgroup that
  * cannot be read is not. */
-static bool cgroup_frozen(const struct spec_state *s)
+static bool cgroup_frozen(const struct container_dir *dir,
+			  const struct spec_state *s)
 {
 	_cleanup_error_ struct error *err = NULL;
 	struct cgroup *cg = NULL;
 	bool frozen = false;
 
-	if (!s->cgroup || cgroup_new(CGROUP_MOUNT, s->cgroup, &cg, &err) < 0)
+	if (!s->cgroup || container_dir_cgroup(dir, s->cgroup, &cg, &err) < 0)
 		return false;
 	if (cgroup_is_frozen(cg, &frozen, &err) < 0)
 		frozen = false;
@@ -330,5 +362,5 @@ enum container_status container_dir_status(const struct container_dir *dir,
 		return CONTAINER_STOPPED;
 	if (fstatat(dir->dirfd, FIFO_FILE, &sb, AT_SYMLINK_NOFOLLOW) == 0)
 		return CONTAINER_CREATED;
-	return cgroup_frozen(s) ? CONTAINER_PAUSED : CONTAINER_RUNNING;
+	return cgroup_frozen(dir, s) ? CONTAINER_PAUSED : CONTAINER_RUNNING;
 }

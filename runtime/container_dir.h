@@ -10,6 +10,7 @@
 #ifndef CORRAL_CONTAINER_DIR_H
 #define CORRAL_CONTAINER_DIR_H
 
+#include "cgroup.h"
 #include "error.h"
 #include "spec.h"
 #include "state.h"
@@ -23,6 +24,9 @@
 #define POLICY_FILE                                                            \
 	"policy.json" /* the policy create applied; exec reuses it */
 #define LOCK_FILE "lock"
+/* a delegated cgroup's place (cgroup_path.h: cg_record_format), written
+ * before the cgroup is made */
+#define CGROUP_RECORD_FILE "cgroup"
 
 struct container_dir {
 	int dirfd;
@@ -52,6 +56,13 @@ int container_dir_load_state(const struct container_dir *dir,
 			     struct spec_state **out, struct error **err);
 int container_dir_save_state(const struct container_dir *dir,
 			     const struct spec_state *s, struct error **err);
+
+/* The container's cgroup `path` (state.json's; NULL: the record's, for
+ * what a killed create left): in the caller's delegated cgroup when the
+ * directory holds its record (CGROUP_RECORD_FILE), else the host's.
+ * Nothing is opened in the cgroup tree. */
+int container_dir_cgroup(const struct container_dir *dir, const char *path,
+			 struct cgroup **out, struct error **err);
 
 /* The effective spec stored at create. */
 int container_dir_load_config(const struct container_dir *dir,

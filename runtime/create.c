@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,6 +54,7 @@
 #include "report_files.h"
 #include "userns_pool.h"
 #include "report_gather.h"
+#include "rootless.h"
 #include "scratch.h"
 #include "stub_resolv.h"
 #include "namespace.h"
@@ -78,6 +80,9 @@ struct create_ctx {
 	struct ns_plan ns;
 	struct proc_plan proc; /* the workload's; the sync socket */
 	struct container_dir dir;
+	/* an ordinary user's delegated cgroup (rootless_cgroup), which the
+	 * container's is made in */
+	struct cgroup_bases cgroup_bases;
 	struct cgroup *cgroup; /* named in prepare, made by make_cgroup */
 	bool cgroup_made;
 	bool in_cgroup; /* made there by clone3 */
@@ -210,6 +215,7 @@ static int harden_config(struct create_ctx *c, struct error **err)
 	if (c->o->own_rootfs &&
 	    policy_allow_root(c->policy, c->o->own_rootfs, err) < 0)
 		return -1;
+	rootless_cgroup(c->policy, &c->cgroup_bases);
 	/* A slice of the pool for corral's own user namespace, which
 	 * harden() maps the container's ids to; given back at once when it
 	 * decides on none (config.json's own namespace under user.idMap). */
@@ -287,11 +293,35 @@ static int name_cgroup(struct create_ctx *c, struct error **err)
 	 * best-effort policy (harden_limits.c): none */
 	if (c->hardened->sandbox.no_cgroup)
 		return 0;
+	/* with one: "corral-ID" in it, beside the caller's own */
+	if (c->hardened->sandbox.cgroup_delegated) {
+		if (cg_delegated_path(c->o->id, &path, err) < 0 ||
+		    cgroup_new_delegated(CGROUP_MOUNT, &c->cgroup_bases, path,
+					 &c->cgroup, err) < 0)
+			return error_wrap(err, "cgroup");
+		return 0;
+	}
 	if (cgroup_path_for(l ? l->cgroups_path : NULL, c->o->id, &path, err) <
 		0 ||
 	    cgroup_new(CGROUP_MOUNT, path, &c->cgroup, err) < 0)
 		return error_wrap(err, "cgroup");
 	return 0;
+}
+
+/* A delegated cgroup's place, which later commands (and a delete after a
+ * create killed before state.json) read: saved before the cgroup is
+ * made. */
+static int save_cgroup_record(struct create_ctx *c, struct error **err)
+{
+	_cleanup_free_ char *text = NULL;
+
+	if (!c->cgroup || !c->cgroup->bases.n)
+		return 0;
+	if (cg_record_format(c->cgroup->path, &c->cgroup->bases, &text, err) <
+	    0)
+		return -1;
+	return write_file_atomic_at(c->dir.dirfd, CGROUP_RECORD_FILE, text,
+				    strlen(text), 0600, err);
 }
 
 /* The container's cgroup, with every limit written, before the container
@@ -300,9 +330,19 @@ static int name_cgroup(struct create_ctx *c, struct error **err)
 static int make_cgroup(struct create_ctx *c, struct error **err)
 {
 	const struct spec_linux *l = c->spec->linux_;
+	struct spec_resources r = {0};
 	char **skipped = NULL;
 
-	if (cgroup_make(c->cgroup, l ? l->resources : NULL,
+	if (l && l->resources)
+		r = *l->resources;
+	/* an ordinary user's corral writes no device rules (harden_kernel.c
+	 * rootless_device_rules says why none is needed); config.json keeps
+	 * them as what /dev allows */
+	if (c->hardened->sandbox.no_device_cgroup) {
+		r.devices = NULL;
+		r.n_devices = 0;
+	}
+	if (cgroup_make(c->cgroup, l && l->resources ? &r : NULL,
 			c->hardened->sandbox.limits_best_effort, &skipped,
 			err) < 0)
 		return error_wrap(err, "cgroup"); /* it removed what it made */
@@ -351,9 +391,11 @@ static int own_fifo(const struct create_ctx *c, struct error **err)
  * mounts over the root hides it (tests/security/faults.bats). */
 static bool report_wanted(const struct create_ctx *c)
 {
-	/* an ordinary user's mounts are in its own namespace, which ends
-	 * with create: no view of the scratch would outlive it */
-	return (c->o->report || c->policy->report_dir) && !c->policy->rootless;
+	/* An ordinary user's mounts are in its own namespace, which ends
+	 * with the command: the view lasts for a --report, which the same
+	 * command writes at its delete, not for the policy's report.dir,
+	 * which a later delete writes. */
+	return c->o->report || (c->policy->report_dir && !c->policy->rootless);
 }
 
 static int prepare(struct create_ctx *c, struct error **err)
@@ -390,7 +432,7 @@ static int prepare(struct create_ctx *c, struct error **err)
 		return -1;
 	if (name_cgroup(c, err) < 0 ||
 	    container_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
-	    save_config(c, err) < 0 ||
+	    save_config(c, err) < 0 || save_cgroup_record(c, err) < 0 ||
 	    (c->hardened->sandbox.enforced && c->hardened->sandbox.egress_on &&
 	     stub_resolv_prepare(c->dir.dirfd, c->sources.root,
 				 &c->sources.resolv, err) < 0) ||
@@ -591,8 +633,9 @@ static int spawn(struct create_ctx *c, struct error **err)
 
 	if (ns_join_pid(&c->ns, err) < 0)
 		return -1;
-	if (egress_wanted(c) && pipe2(c->lo_up, O_CLOEXEC) < 0)
-		return error_errno(err, "egress: pipe");
+	if (egress_wanted(c) &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->lo_up) < 0)
+		return error_errno(err, "egress: socketpair");
 	cfg.lo_up = c->lo_up[1];
 	/* a hop's first child makes no namespace: init_hop does, after
 	 * joining */
@@ -650,6 +693,7 @@ static void ctx_release(struct create_ctx *c, bool failed)
 		cgroup_destroy(c->cgroup, NULL);
 	}
 	cgroup_free(c->cgroup);
+	cg_bases_clear(&c->cgroup_bases);
 	if (failed && c->dir.dirfd >= 0)
 		container_dir_remove(c->o->root, c->o->id, &c->dir, NULL);
 	if (failed && c->slice_taken)

@@ -13,20 +13,21 @@
  *   3. reads /etc/hosts and /etc/resolv.conf into memory, after which it
  *      needs no file at all, parses its rules and empties its bounding
  *      set;
- *   4. waits for the init's byte on the lo_up pipe, written once it has
- *      made its network namespace and brought loopback up (straight from
- *      the init: create is not woken to pass it on), or ends when the
- *      init is gone (its end of the pipe closed unwritten);
- *   5. enters that namespace (through the init's pidfd), puts
+ *   4. waits for the init's byte on the lo_up socket, written once it
+ *      has made its network namespace and brought loopback up, with that
+ *      namespace attached (straight from the init: create is not woken to
+ *      pass it on), or ends when the init is gone (its end of the socket
+ *      closed unwritten);
+ *   5. enters the namespace it dials from (the engine's, config.json's
+ *      path; corral's own, where it is, when none), and a thread of its
+ *      enters the init's (the descriptor the init sent), puts
  *      DNS_STUB_ADDR on its lo (the init's setup goes on meanwhile),
  *      makes the listening socket on EGRESS_PROXY_AUTHORITY there, the
  *      stub resolver's UDP socket on 127.0.0.1:53 and the transparent
  *      listeners on DNS_STUB_ADDR (443, 80 and each port a rule names),
- *      and comes back
- *      to the namespace it dials from: a socket stays in the namespace it
- *      was made in, so the container reaches the proxy and nothing else,
- *      and the proxy's own connections leave from the engine's namespace
- *      (config.json's path) or corral's;
+ *      and ends: a socket stays in the namespace it was made in, so the
+ *      container reaches the proxy and nothing else, and the proxy's own
+ *      connections leave from the namespace it dials from;
  *   6. drops every other privilege: groups, uid and gid to nobody, every
  *      capability set, no_new_privs, not dumpable; then its own seccomp
  *      filter, which has no open, exec or mount;
@@ -35,10 +36,10 @@
  *
  * Privileged operations, all before step 6 and each safe: the cgroup
  * writes move this process alone into the container's own cgroup; the
- * namespace entries use descriptors opened before the fork (the init's
- * pidfd, which cannot be recycled while create holds it unreaped, and a
- * dial namespace checked to be a network namespace); the one address
- * added is DNS_STUB_ADDR/32 on the lo of the container's own network
+ * namespace entries use descriptors checked to be network namespaces:
+ * the one the init sent (corral's code still, before any of the
+ * container's runs) and the dial namespace opened before the fork; the one
+ * address added is DNS_STUB_ADDR/32 on the lo of the container's own network
  * namespace, which corral made and nothing else uses; the sockets are
  * bound to the container's loopback only (127.0.0.1, and DNS_STUB_ADDR,
  * which is on its lo alone). */
@@ -52,12 +53,14 @@
 #include <linux/nsfs.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -72,6 +75,7 @@
 #include "harden.h"
 #include "namespace.h"
 #include "netns.h"
+#include "rootless.h"
 #include "util.h"
 
 #define READY_TIMEOUT_MS 10000
@@ -85,22 +89,20 @@ struct helper_fds {
 	int log;	 /* EGRESS_LOG_FILE, O_APPEND */
 	int hosts;	 /* /etc/hosts, or -1 */
 	int resolv;	 /* /etc/resolv.conf, or -1 */
-	int lo_up;	 /* the init's "lo is up", a pipe */
+	int lo_up;	 /* the init's "lo is up", a socket */
+	int netns;	 /* the init's network namespace, sent with it */
 	int ready;	 /* the pipe to create */
 };
 
 /* The namespace config.json names (a CNI or pod namespace), opened as
  * namespace.c opens a join path and checked to be a network namespace;
- * O_NONBLOCK so that a FIFO put there cannot hang create.  Without one,
- * corral's own. */
+ * O_NONBLOCK so that a FIFO put there cannot hang create. */
 static int open_netns(const char *path, struct error **err)
 {
-	int fd = open(path ? path : "/proc/self/ns/net",
-		      O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0)
-		return error_errno(err, "egress: network namespace %s",
-				   path ? path : "of corral");
+		return error_errno(err, "egress: network namespace %s", path);
 	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET) {
 		close(fd);
 		return error_set(err, EINVAL,
@@ -109,17 +111,17 @@ static int open_netns(const char *path, struct error **err)
 	return fd;
 }
 
-/* Where the proxy dials from: config.json's namespace, unless that is
- * the pod sandbox's (loopback-only, made by corral), then the one the
- * engine gave the sandbox. */
+/* Where the proxy dials from when config.json names a namespace: that
+ * one, unless it is the pod sandbox's (loopback-only, made by corral),
+ * then the one the engine gave the sandbox.  Without one, corral's own,
+ * where the helper is already. */
 static int open_dial_netns(const struct egress_start *s, struct error **err)
 {
 	_cleanup_free_ char *pod = NULL;
 	int fd = open_netns(s->sandbox->engine_netns, err);
 
 	/* a pod sandbox's own state directory is locked by this create */
-	if (fd < 0 || !s->sandbox->engine_netns ||
-	    s->sandbox->role == ROLE_POD_SANDBOX ||
+	if (fd < 0 || s->sandbox->role == ROLE_POD_SANDBOX ||
 	    ns_pod_engine_netns(s->root, s->spec, fd, &pod) < 0 || !pod)
 		return fd;
 	close(fd);
@@ -217,10 +219,11 @@ static size_t transparent_ports(const struct egress_proxy *p, uint16_t *ports)
 }
 
 /* Every socket of the container's side, made in the init's network
- * namespace, and back: the proxy's, the stub resolver's and the
- * transparent listeners, on DNS_STUB_ADDR, added to lo here rather than
- * by the init, so that its netlink round trip is not on the way to the
- * init's READY (the init brought lo up before it wrote to lo_up). */
+ * namespace by a thread of their own (listen_thread): the proxy's, the
+ * stub resolver's and the transparent listeners, on DNS_STUB_ADDR, added
+ * to lo here rather than by the init, so that its netlink round trip is
+ * not on the way to the init's READY (the init brought lo up before it
+ * wrote to lo_up). */
 static int listen_inside(const struct helper_fds *f,
 			 const struct egress_proxy *p,
 			 struct egress_listeners *l, struct error **err)
@@ -234,7 +237,10 @@ static int listen_inside(const struct helper_fds *f,
 	l->transparent = calloc(n, sizeof(*l->transparent));
 	if (!l->transparent)
 		return error_set(err, ENOMEM, "out of memory");
-	if (setns(f->init, CLONE_NEWNET) < 0)
+	if (f->netns < 0 || ioctl(f->netns, NS_GET_NSTYPE) != CLONE_NEWNET)
+		return error_set(err, EPROTO,
+				 "the init sent no network namespace");
+	if (setns(f->netns, CLONE_NEWNET) < 0)
 		return error_errno(err, "enter the container's network "
 					"namespace");
 	if (netns_add_loopback_addr(DNS_STUB_ADDR, err) < 0)
@@ -254,9 +260,64 @@ static int listen_inside(const struct helper_fds *f,
 		l->transparent[l->n_transparent++] =
 		    (struct egress_listener){fd, ports[i]};
 	}
-	if (setns(f->dial, CLONE_NEWNET) < 0)
+	return 0;
+}
+
+struct listen_args {
+	const struct helper_fds *f;
+	const struct egress_proxy *p;
+	struct egress_listeners *l;
+	struct error *err;
+	int r;
+};
+
+static void *listen_run(void *arg)
+{
+	struct listen_args *a = arg;
+
+	a->r = listen_inside(a->f, a->p, a->l, &a->err);
+	return NULL;
+}
+
+/* Whether this thread is in the network namespace FD names already
+ * (`corral sandbox` asks for corral's own by its path): entering it again
+ * would need CAP_SYS_ADMIN over its owner, which an ordinary user's
+ * helper lacks for the host's. */
+static bool in_netns(int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 &&
+	       stat("/proc/thread-self/ns/net", &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The network namespace is a thread's own: this thread enters the
+ * init's, makes the sockets there and ends, and the helper never leaves
+ * the namespace it dials from.  An ordinary user's helper could not come
+ * back to the host's, which its user namespace does not own. */
+static int listen_thread(const struct helper_fds *f,
+			 const struct egress_proxy *p,
+			 struct egress_listeners *l, struct error **err)
+{
+	struct listen_args a = {.f = f, .p = p, .l = l, .r = -1};
+	pthread_t t;
+	int e;
+
+	if (f->dial >= 0 && !in_netns(f->dial) &&
+	    setns(f->dial, CLONE_NEWNET) < 0)
 		return error_errno(err, "enter the network namespace to dial "
 					"from");
+	e = pthread_create(&t, NULL, listen_run, &a);
+	if (e != 0) {
+		errno = e;
+		return error_errno(err, "start the listeners' thread");
+	}
+	pthread_join(t, NULL);
+	if (a.r < 0) {
+		*err = a.err;
+		return -1;
+	}
 	return 0;
 }
 
@@ -276,15 +337,18 @@ static int drop_bounding_set(struct error **err)
 /* Nothing of root is left: no capability in any set, nobody's ids and no
  * groups, and no way back through an exec (no_new_privs; the filter has
  * no execve anyway).  Not dumpable: another process of uid nobody on the
- * host cannot ptrace it or read its memory. */
+ * host cannot ptrace it or read its memory.  An ordinary user's helper
+ * under a single mapping keeps the user's groups, which the kernel lets
+ * no process of that namespace drop: they are the user's own anyway. */
 static int drop_privileges(struct error **err)
 {
 	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct data[2] = {{0}};
 	const uid_t id = EGRESS_HELPER_UID;
 
-	if (setgroups(0, NULL) < 0 || setresgid(id, id, id) < 0 ||
-	    setresuid(id, id, id) < 0)
+	if ((setgroups(0, NULL) < 0 &&
+	     !(errno == EPERM && rootless_setgroups_denied())) ||
+	    setresgid(id, id, id) < 0 || setresuid(id, id, id) < 0)
 		return error_errno(err, "become uid %u", id);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 ||
 	    syscall(SYS_capset, &hdr, data) < 0)
@@ -341,26 +405,24 @@ static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 static int helper_enter(struct helper_fds *f, const struct egress_proxy *p,
 			struct egress_listeners *l, struct error **err)
 {
-	if (listen_inside(f, p, l, err) < 0)
+	if (listen_thread(f, p, l, err) < 0)
 		return error_wrap(err, "egress helper");
+	closep(&f->netns);
 	closep(&f->dial);
 	if (drop_privileges(err) < 0 || egress_proxy_seccomp(err) < 0)
 		return error_wrap(err, "egress helper");
 	return 0;
 }
 
-/* The init's one byte, written when its lo is up; anything else (the
- * init gone, or it exec'd the stage without writing) ends the helper,
- * and create reads at READY that it ended during setup. */
-static bool wait_lo_up(int fd)
+/* The init's one byte, written when its lo is up, with its network
+ * namespace (runtime/init.c says why not through its pidfd); anything
+ * else (the init gone, or it exec'd the stage without writing) ends the
+ * helper, and create reads at READY that it ended during setup. */
+static bool wait_lo_up(int fd, int *netns)
 {
 	char c;
-	ssize_t n;
 
-	do
-		n = read(fd, &c, 1);
-	while (n < 0 && errno == EINTR);
-	return n == 1;
+	return recv_with_fd(fd, &c, 1, netns) == 1;
 }
 
 /* The helper process: its setup's error goes to create over the pipe;
@@ -373,7 +435,7 @@ static _Noreturn void helper_main(const struct egress_start *s,
 	struct egress_listeners l = {.proxy = -1, .dns = -1};
 	int r = helper_prepare(s, f, &p, &err);
 
-	if (!wait_lo_up(f->lo_up))
+	if (!wait_lo_up(f->lo_up, &f->netns))
 		_exit(1);
 	closep(&f->lo_up);
 	if (r < 0 || helper_enter(f, &p, &l, &err) < 0) {
@@ -438,7 +500,7 @@ static void helper_fds_close(struct helper_fds *f)
 int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		       struct error **err)
 {
-	struct helper_fds f = {false, -1, -1, -1, -1, -1, -1, -1};
+	struct helper_fds f = {false, -1, -1, -1, -1, -1, -1, -1, -1};
 	int ready[2] = {-1, -1};
 	_cleanup_close_ int cgroup_fd = -1;
 	int r = -1;
@@ -449,7 +511,8 @@ int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		error_errno(err, "egress: pidfd of the init");
 		goto out;
 	}
-	if ((f.dial = open_dial_netns(s, err)) < 0 ||
+	if ((s->sandbox->engine_netns &&
+	     (f.dial = open_dial_netns(s, err)) < 0) ||
 	    open_host_file("/etc/hosts", &f.hosts, err) < 0 ||
 	    open_host_file("/etc/resolv.conf", &f.resolv, err) < 0)
 		goto out;

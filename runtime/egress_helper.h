@@ -23,7 +23,8 @@ struct egress_start {
 	const char *id;
 	const struct sandbox *sandbox; /* egress_on, rules, the dial netns */
 	pid_t init;		       /* the container's first process */
-	int lo_up; /* read end of the pipe the init writes once lo is up */
+	int lo_up; /* the helper's end of the socket the init writes to once
+		    * lo is up, with its network namespace */
 	const struct cgroup *cgroup; /* the container's; NULL: none */
 	int dirfd;		     /* the state directory */
 	const char *root;	     /* the state root, for the pod sandbox */

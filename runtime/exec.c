@@ -318,7 +318,8 @@ static int open_cgroup(struct exec_ctx *c, struct error **err)
 {
 	if (!c->state->cgroup)
 		return 0;
-	if (cgroup_new(CGROUP_MOUNT, c->state->cgroup, &c->cgroup, err) < 0)
+	if (container_dir_cgroup(&c->dir, c->state->cgroup, &c->cgroup, err) <
+	    0)
 		return error_wrap(err, "cgroup");
 	return 0;
 }

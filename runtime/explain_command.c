@@ -11,6 +11,7 @@
 #include "fsutil.h"
 #include "harden.h"
 #include "policy_file.h"
+#include "rootless.h"
 #include "spec.h"
 #include "util.h"
 
@@ -22,6 +23,7 @@ static int explain_bundle(const char *bundle, const char *policy_path,
 	_cleanup_close_ int bfd =
 	    open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct policy *policy = NULL;
+	struct cgroup_bases bases;
 	struct hardened *h = NULL;
 	struct spec *config = NULL;
 	size_t len;
@@ -37,6 +39,9 @@ static int explain_bundle(const char *bundle, const char *policy_path,
 	}
 	if (policy_load(policy_path, &policy, err) < 0)
 		goto out;
+	/* what create would find of an ordinary user's cgroup */
+	rootless_cgroup(policy, &bases);
+	cg_bases_clear(&bases);
 	if (harden(config, policy, abs_bundle, &h, err) < 0) {
 		error_wrap(err, "config.json");
 		goto out;

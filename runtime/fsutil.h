@@ -33,6 +33,15 @@ int proc_stat(pid_t pid, uint64_t *start_time, char *state);
 int pidfd_open_(pid_t pid);
 int pidfd_send_signal_(int pidfd, int sig);
 
+/* One message of LEN bytes (at least one) on the unix socket SOCK with
+ * FD attached (SCM_RIGHTS), without SIGPIPE; -1 with errno set. */
+int send_with_fd(int sock, const void *buf, size_t len, int fd);
+
+/* One message of at most LEN bytes and the descriptor it carries, made
+ * close-on-exec (*fd is -1 when none came): the bytes read, 0 at EOF, -1
+ * with errno set. */
+ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd);
+
 /* The current time as RFC 3339 with nanoseconds, UTC. */
 void now_rfc3339(char *buf, size_t len);
 

@@ -94,12 +94,21 @@ static int setup(const struct init_config *c, char **state_json,
 	 * it puts DNS_STUB_ADDR, where the stub resolver's names lead, on
 	 * lo itself (runtime/egress_helper.c; a pod's network has it from
 	 * its pod sandbox's).  The byte goes straight to the helper, create
-	 * is not woken to pass it on; a helper gone already (EPIPE, SIGPIPE
-	 * being ignored) is create's to report at READY. */
+	 * is not woken to pass it on; a helper gone already (EPIPE) is
+	 * create's to report at READY.  It carries this namespace: entering
+	 * it through this process's pidfd asks ptrace's leave, which a
+	 * non-dumpable process gives only to CAP_SYS_PTRACE in the host's
+	 * user namespace, which an ordinary user's helper lacks. */
 	if (c->lo_up >= 0) {
-		ssize_t w = write(c->lo_up, "", 1);
+		_cleanup_close_ int net =
+		    open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 
-		(void)w;
+		if (net < 0 || send_with_fd(c->lo_up, "", 1, net) < 0) {
+			ssize_t w =
+			    write(c->lo_up, "", 1); /* the helper fails */
+
+			(void)w;
+		}
 		close(c->lo_up);
 	}
 	sysfd = process_open_sysctls(spec->linux_, err);

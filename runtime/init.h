@@ -30,7 +30,8 @@ struct init_config {
 	/* The second child of a hop (ns_plan.hop): its first child joined
 	 * every namespace, the pod's user namespace among them */
 	bool hopped;
-	int lo_up; /* [egress] the helper's pipe: one byte once lo is up */
+	int lo_up; /* [egress] the helper's socket: one byte and the network
+		    * namespace once lo is up */
 };
 
 /* Runs in the cloned child, which becomes the container's PID 1: sets the

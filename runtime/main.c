@@ -154,19 +154,21 @@ static int enter_own_userns(const struct global *g, int *status,
 }
 
 /* Run the command; an ordinary user's state root is its own (unless
- * --root says), and a command that sets a container up runs in a user
- * namespace of the caller's own. */
+ * --root says), as is that of root of a user namespace not the host's
+ * (rootless podman's, which passes no --root); a command that sets a
+ * container up runs in a user namespace of the caller's own, unless the
+ * caller is root of one already. */
 static int dispatch(struct global *g, const struct command *cmd, int argc,
 		    char **argv, char **own_root, struct error **err)
 {
 	int status = 1, r;
 
+	if ((rootless() || rootless_outside_host()) && !g->root_given) {
+		if (rootless_state_root(own_root, err) < 0)
+			return 1;
+		g->root = *own_root;
+	}
 	if (rootless()) {
-		if (!g->root_given) {
-			if (rootless_state_root(own_root, err) < 0)
-				return 1;
-			g->root = *own_root;
-		}
 		if (cmd->sets_up) {
 			r = enter_own_userns(g, &status, err);
 			if (r < 0)

@@ -91,7 +91,7 @@ static void pool_from_subid(struct policy *p)
 {
 	uint32_t uid, uids, gid, gids, size;
 
-	if (p->pool.set || p->mode == POLICY_PERMISSIVE || rootless() ||
+	if (p->pool.set || p->mode == POLICY_PERMISSIVE || p->rootless ||
 	    !subid_range("/etc/subuid", SUBID_USER, &uid, &uids) ||
 	    !subid_range("/etc/subgid", SUBID_USER, &gid, &gids))
 		return;
@@ -123,7 +123,8 @@ int policy_load_text(const char *json, size_t len, struct policy **out,
 /* What the runtime knows of the caller, for harden() (policy.h). */
 static void host_facts(struct policy *p)
 {
-	p->rootless = rootless();
+	p->rootless = rootless() || rootless_outside_host();
+	p->rootless_nested = p->rootless && !rootless();
 	p->rootless_single =
 	    p->rootless && strcmp(rootless_mapping(), "single") == 0;
 	p->rootless_groups = p->rootless_single && rootless_has_groups();
@@ -155,11 +156,15 @@ static int load_file(const char *path, bool named, struct policy **out,
 	return 0;
 }
 
-/* An ordinary user's: its own file under the system's, which is the
- * ceiling (policy_narrow); either alone when the other is missing. */
-static int load_rootless(struct policy **out, struct error **err)
+/* An ordinary user's: its own file (given is --policy's, else the one
+ * under XDG_CONFIG_HOME) under the system's, which is the ceiling
+ * (policy_narrow); either alone when the other is missing.  A --policy
+ * file is no way around the administrator's. */
+static int load_rootless(const char *given, struct policy **out,
+			 struct error **err)
 {
-	_cleanup_free_ char *user_path = rootless_policy_path();
+	_cleanup_free_ char *found = given ? NULL : rootless_policy_path();
+	const char *user_path = given ? given : found;
 	struct policy *sys = NULL, *user = NULL;
 	int r;
 
@@ -185,16 +190,16 @@ int policy_load(const char *path, struct policy **out, struct error **err)
 {
 	int r;
 
-	if (path)
+	if (rootless() || rootless_outside_host())
+		r = load_rootless(path, out, err);
+	else if (path)
 		r = load_file(path, true, out, err);
-	else if (rootless())
-		r = load_rootless(out, err);
 	else
 		r = load_file(POLICY_PATH, false, out, err);
 	if (r < 0)
 		return -1;
-	pool_from_subid(*out);
 	host_facts(*out);
+	pool_from_subid(*out);
 	return 0;
 }
 

@@ -43,7 +43,10 @@ int process_set_oom_score_adj(const struct spec_process *p, struct error **err)
 
 	if (!p->oom_score_adj.set)
 		return 0;
-	fd = open("/proc/self/oom_score_adj", O_RDWR | O_CLOEXEC);
+	/* Read first, and open for writing only to raise it: an ordinary
+	 * user's non-dumpable process may read the file (0644) but not
+	 * write it, its owner being the host's root. */
+	fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return error_errno(err, "open oom_score_adj");
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -53,8 +56,12 @@ int process_set_oom_score_adj(const struct spec_process *p, struct error **err)
 	cur = strtol(buf, NULL, 10);
 	if (p->oom_score_adj.v <= cur)
 		return 0;
+	closep(&fd);
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, "open oom_score_adj");
 	len = snprintf(buf, sizeof(buf), "%lld", (long long)p->oom_score_adj.v);
-	if (pwrite(fd, buf, (size_t)len, 0) != len)
+	if (write(fd, buf, (size_t)len) != len)
 		return error_errno(err, "write oom_score_adj");
 	return 0;
 }

@@ -15,7 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
+#include "cgroup_limits.h"
 #include "fsutil.h"
+#include "log.h"
 #include "util.h"
 
 #define NEWUIDMAP "/usr/bin/newuidmap"
@@ -26,6 +29,20 @@
 bool rootless(void)
 {
 	return geteuid() != 0;
+}
+
+bool rootless_outside_host(void)
+{
+	_cleanup_free_ char *map = NULL;
+	unsigned long in, out, count;
+	size_t len;
+
+	/* unreadable, or not the one line mapping every id to itself */
+	return !(read_file_at(AT_FDCWD, "/proc/self/uid_map", &map, &len,
+			      NULL) == 0 &&
+		 sscanf(map, " %lu %lu %lu", &in, &out, &count) == 3 &&
+		 in == 0 && out == 0 && count == 4294967295UL &&
+		 strchr(map, '\n') == map + len - 1);
 }
 
 /* DIR, which must be a directory of the caller's that no one else can
@@ -48,6 +65,21 @@ static int own_dir(const char *dir, struct error **err)
 	return 0;
 }
 
+/* The caller's effective uid on the host: itself in the host's user
+ * namespace, else what /proc/self/uid_map maps it to (root of rootless
+ * podman's namespace is the user who runs podman). */
+static uid_t host_uid(void)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/uid_map", "re");
+	unsigned long in, out, count;
+	uid_t me = geteuid();
+
+	while (f && fscanf(f, " %lu %lu %lu", &in, &out, &count) == 3)
+		if (me >= in && me - in < count)
+			return (uid_t)(out + (me - in));
+	return me;
+}
+
 int rootless_state_root(char **out, struct error **err)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -57,7 +89,7 @@ int rootless_state_root(char **out, struct error **err)
 		if (asprintf(&dir, "%s/corral", xdg) < 0)
 			return error_set(err, ENOMEM, "out of memory");
 	} else {
-		if (asprintf(&dir, "/tmp/corral-%u", (unsigned)geteuid()) < 0)
+		if (asprintf(&dir, "/tmp/corral-%u", (unsigned)host_uid()) < 0)
 			return error_set(err, ENOMEM, "out of memory");
 		if (access(dir, F_OK) < 0)
 			fprintf(stderr,
@@ -112,9 +144,19 @@ static bool have_subids(uint32_t *subu, uint32_t *subg)
 
 /* In the host's own user namespace (not entered yet: explain), what
  * rootless_enter would choose; in the entered one, what it chose. */
+bool rootless_setgroups_denied(void)
+{
+	_cleanup_free_ char *groups = NULL;
+	size_t len;
+
+	return read_file_at(AT_FDCWD, "/proc/self/setgroups", &groups, &len,
+			    NULL) == 0 &&
+	       strncmp(groups, "deny", 4) == 0;
+}
+
 const char *rootless_mapping(void)
 {
-	_cleanup_free_ char *map = NULL, *groups = NULL;
+	_cleanup_free_ char *map = NULL;
 	uint32_t u, g;
 	size_t len;
 
@@ -122,11 +164,7 @@ const char *rootless_mapping(void)
 		0 &&
 	    strstr(map, "4294967295"))
 		return have_subids(&u, &g) ? "subids" : "single";
-	if (read_file_at(AT_FDCWD, "/proc/self/setgroups", &groups, &len,
-			 NULL) == 0 &&
-	    strncmp(groups, "deny", 4) == 0)
-		return "single";
-	return "subids";
+	return rootless_setgroups_denied() ? "single" : "subids";
 }
 
 bool rootless_has_groups(void)
@@ -323,4 +361,32 @@ out:
 			close(go[i]);
 	}
 	return -1;
+}
+
+void rootless_cgroup(struct policy *p, struct cgroup_bases *bases)
+{
+	static const struct {
+		enum cg_controller controller;
+		unsigned limit;
+	} limits[] = {
+	    {CG_MEMORY, POLICY_LIMIT_MEMORY},
+	    {CG_PIDS, POLICY_LIMIT_PIDS},
+	    {CG_CPU, POLICY_LIMIT_CPU},
+	};
+	_cleanup_error_ struct error *err = NULL;
+	unsigned have = 0;
+
+	*bases = (struct cgroup_bases){0};
+	p->cgroup_delegated = false;
+	p->cgroup_controllers = 0;
+	if (!p->rootless)
+		return;
+	if (cgroup_find_delegated(CGROUP_MOUNT, bases, &have, &err) < 0) {
+		log_debug("no delegated cgroup: %s", err->msg);
+		return;
+	}
+	p->cgroup_delegated = bases->n > 0;
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++)
+		if (have & (1u << limits[i].controller))
+			p->cgroup_controllers |= limits[i].limit;
 }

@@ -23,10 +23,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cgroup_path.h"
 #include "error.h"
+#include "policy.h"
 
 /* Whether this process runs as an ordinary user of the host. */
 bool rootless(void);
+
+/* Whether this process is outside the host's user namespace: root of a
+ * user namespace of an ordinary user's (rootless podman calls corral so,
+ * in its own), or an ordinary user's corral in the namespace it entered.
+ * Either way it holds no privilege over the host: it cannot idmap a
+ * mount, mount a v1 cgroup hierarchy, write the host's cgroup files or
+ * make a device node, and the sandbox is set up as rootless_enter's
+ * (policy.h: rootless).  From /proc/self/uid_map, which in the host's
+ * namespace maps every id to itself, as runc and crun tell it. */
+bool rootless_outside_host(void);
 
 /* The default state root of an ordinary user (made 0700 when missing,
  * and refused unless a directory of the caller's alone). */
@@ -40,9 +52,20 @@ char *rootless_policy_path(void);
  * "single" (the caller's ids only), as rootless_enter chose. */
 const char *rootless_mapping(void);
 
+/* Whether this user namespace denies setgroups (a "single" mapping):
+ * the groups a process has then stay. */
+bool rootless_setgroups_denied(void);
+
 /* Whether the caller has supplementary groups (beyond its primary one),
  * which a "single" mapping cannot drop. */
 bool rootless_has_groups(void);
+
+/* What an ordinary user's corral finds of a cgroup of its own, for
+ * harden() (policy.h: cgroup_delegated, cgroup_controllers), and where
+ * the container's cgroup goes (cgroup.h: cgroup_find_delegated).  Not
+ * rootless, or nothing found (no cgroup mounted, none the caller's): no
+ * base, and harden() refuses unless limits are best-effort. */
+void rootless_cgroup(struct policy *p, struct cgroup_bases *bases);
 
 /* Fork into a new user and mount namespace where inside_uid and
  * inside_gid are the caller's ids.  In the child it returns 0 and the

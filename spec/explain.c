@@ -338,7 +338,13 @@ static void view_id_maps(struct view *v)
 	    {"gid", lx ? lx->gid_mappings : NULL, lx ? lx->n_gid_mappings : 0},
 	};
 
-	if (v->h->sandbox.rootless)
+	if (v->h->sandbox.rootless_nested)
+		push(v, &v->id_maps, &v->n_id_maps,
+		     printf_str(v, "the caller's: it is root of a user "
+				   "namespace of an ordinary user's (an "
+				   "engine's, as rootless podman's), whose ids "
+				   "the container's are"));
+	else if (v->h->sandbox.rootless)
 		push(v, &v->id_maps, &v->n_id_maps,
 		     printf_str(v,
 				"the caller's own: its uid and gid are the "
@@ -471,6 +477,50 @@ static void json_filesystem(yajl_gen g, const struct view *v)
 	yajl_gen_map_close(g);
 }
 
+/* Why a limit is off (sandbox.limits_off), NULL when it is not: an
+ * ordinary user's corral without a cgroup of its own, or whose delegated
+ * cgroup lacks the limit's controller, under limits.bestEffort. */
+static const char *limit_off(const struct view *v, unsigned limit)
+{
+	const struct sandbox *s = &v->h->sandbox;
+
+	if (!(s->limits_off & limit))
+		return NULL;
+	if (s->no_cgroup)
+		return "off: no cgroup of the caller's own (policy: "
+		       "limits.bestEffort)";
+	return limit == POLICY_LIMIT_MEMORY
+		   ? "off: the caller's delegated cgroup has no memory "
+		     "controller (policy: limits.bestEffort)"
+	       : limit == POLICY_LIMIT_PIDS
+		   ? "off: the caller's delegated cgroup has no pids "
+		     "controller (policy: limits.bestEffort)"
+		   : "off: the caller's delegated cgroup has no cpu "
+		     "controller (policy: limits.bestEffort)";
+}
+
+/* Where the limits are written: the host's cgroup tree, or an ordinary
+ * user's own. */
+static const char *either(const char *a, const char *b)
+{
+	return a ? a : b;
+}
+
+static const char *cgroup_place(const struct sandbox *s)
+{
+	if (!s->rootless)
+		return "host";
+	return s->cgroup_delegated ? "delegated" : "none";
+}
+
+static void key_off(yajl_gen g, const struct view *v, unsigned limit)
+{
+	const char *off = limit_off(v, limit);
+
+	if (off)
+		json_key_str(g, "off", off);
+}
+
 static void json_limits(yajl_gen g, const struct view *v)
 {
 	json_str(g, "time");
@@ -478,6 +528,7 @@ static void json_limits(yajl_gen g, const struct view *v)
 	key_num_or_null(g, "wallClock", (int64_t)v->h->sandbox.wall_clock);
 	json_key_str(g, "source", v->wall_source);
 	yajl_gen_map_close(g);
+	json_key_str(g, "cgroup", cgroup_place(&v->h->sandbox));
 	json_str(g, "memory");
 	yajl_gen_map_open(g);
 	key_num_or_null(g, "limit", v->memory);
@@ -486,13 +537,16 @@ static void json_limits(yajl_gen g, const struct view *v)
 		yajl_gen_integer(g, (long long)v->swap);
 	else
 		yajl_gen_null(g);
+	key_off(g, v, POLICY_LIMIT_MEMORY);
 	yajl_gen_map_close(g);
 	json_str(g, "pids");
 	yajl_gen_map_open(g);
 	key_num_or_null(g, "limit", v->pids);
+	key_off(g, v, POLICY_LIMIT_PIDS);
 	yajl_gen_map_close(g);
 	json_str(g, "cpu");
 	yajl_gen_map_open(g);
+	key_off(g, v, POLICY_LIMIT_CPU);
 	key_num_or_null(g, "quota", v->cpu_quota);
 	key_num_or_null(g, "period", v->cpu_period);
 	json_str(g, "cpus");
@@ -710,16 +764,26 @@ static void text_limits(FILE *f, const struct view *v)
 		 !mem		? ""
 		 : v->swap == 0 ? ", no swap"
 				: ", swap allowed");
-	row(f, "memory", "limit", buf);
+	row(f, "memory", "limit",
+	    either(limit_off(v, POLICY_LIMIT_MEMORY), buf));
 	if (v->pids)
 		snprintf(buf, sizeof(buf), "%lld processes",
 			 (long long)v->pids);
-	row(f, "pids", "limit", v->pids ? buf : "no limit");
+	row(f, "pids", "limit",
+	    either(limit_off(v, POLICY_LIMIT_PIDS),
+		   v->pids ? buf : "no limit"));
 	if (v->cpu_quota)
 		snprintf(buf, sizeof(buf), "%g CPUs (%lld us per %lld us)",
 			 (double)v->cpu_quota / (double)v->cpu_period,
 			 (long long)v->cpu_quota, (long long)v->cpu_period);
-	row(f, "cpu", "limit", v->cpu_quota ? buf : "no limit");
+	row(f, "cpu", "limit",
+	    either(limit_off(v, POLICY_LIMIT_CPU),
+		   v->cpu_quota ? buf : "no limit"));
+	if (v->h->sandbox.rootless)
+		row(f, "", "cgroup",
+		    v->h->sandbox.cgroup_delegated
+			? "the caller's delegated cgroup (rootless)"
+			: "none (rootless: no cgroup of the caller's own)");
 }
 
 static void text_privileges(FILE *f, const struct view *v)

@@ -225,6 +225,9 @@ const char *harden_rootfs_name(enum policy_rootfs rootfs)
 		   : "overlay";
 }
 
+/* sandbox.limitsOff's names, bit i of POLICY_LIMIT_* each. */
+static const char *const limit_names[] = {"memory", "pids", "cpu"};
+
 void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s)
 {
 	yajl_gen_map_open(g);
@@ -251,9 +254,23 @@ void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s)
 		json_key_bool(g, "podNetwork", true);
 	if (s->no_cgroup)
 		json_key_bool(g, "noCgroup", true);
+	if (s->cgroup_delegated)
+		json_key_bool(g, "cgroupDelegated", true);
+	if (s->limits_off) {
+		json_str(g, "limitsOff");
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < ARRAY_SIZE(limit_names); i++)
+			if (s->limits_off & (1u << i))
+				json_str(g, limit_names[i]);
+		yajl_gen_array_close(g);
+	}
+	if (s->no_device_cgroup)
+		json_key_bool(g, "noDeviceCgroup", true);
 	if (s->rootless)
 		json_key_str(g, "rootless",
 			     s->rootless_single ? "single" : "subids");
+	if (s->rootless_nested)
+		json_key_bool(g, "rootlessNested", true);
 	if (s->userns_auto) {
 		json_str(g, "userNamespace");
 		yajl_gen_map_open(g);
@@ -321,6 +338,8 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 	int role = 0, rootfs = 0;
 	int64_t wall = 0, scratch = 0, uid = 0, gid = 0;
 	_cleanup_free_ char *rootless = NULL;
+	_cleanup_strv_ char **off = NULL;
+	size_t n_off = 0;
 	yajl_val eg, un;
 
 	if (json_field_bool(o, p, "enforced", &s->enforced, NULL, err) < 0 ||
@@ -352,8 +371,28 @@ static int parse_sandbox_object(yajl_val o, const struct jpath *p,
 		0 ||
 	    json_field_object(o, p, "userNamespace", &un, err) < 0 ||
 	    json_field_bool(o, p, "noCgroup", &s->no_cgroup, NULL, err) < 0 ||
-	    json_field_string(o, p, "rootless", false, &rootless, err) < 0)
+	    json_field_bool(o, p, "cgroupDelegated", &s->cgroup_delegated, NULL,
+			    err) < 0 ||
+	    json_field_strv(o, p, "limitsOff", false, &off, &n_off, err) < 0 ||
+	    json_field_bool(o, p, "noDeviceCgroup", &s->no_device_cgroup, NULL,
+			    err) < 0 ||
+	    json_field_string(o, p, "rootless", false, &rootless, err) < 0 ||
+	    json_field_bool(o, p, "rootlessNested", &s->rootless_nested, NULL,
+			    err) < 0)
 		return -1;
+	for (size_t i = 0; i < n_off; i++) {
+		size_t k = 0;
+
+		while (k < ARRAY_SIZE(limit_names) &&
+		       strcmp(off[i], limit_names[k]) != 0)
+			k++;
+		if (k == ARRAY_SIZE(limit_names)) {
+			struct jpath lp = JKEY(p, "limitsOff");
+
+			return json_fail(&lp, err, "unknown limit");
+		}
+		s->limits_off |= 1u << k;
+	}
 	if (rootless) {
 		s->rootless = true;
 		s->rootless_single = strcmp(rootless, "single") == 0;

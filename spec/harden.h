@@ -78,10 +78,25 @@ struct sandbox {
 	 * pids and cpu are not limited (policy: limits.bestEffort) and the
 	 * runtime makes no cgroup */
 	bool no_cgroup;
+	/* an ordinary user's corral with a delegated cgroup of its own: the
+	 * container's cgroup is made there (runtime/cgroup.h) */
+	bool cgroup_delegated;
+	/* the limits not enforced (POLICY_LIMIT_*): all without a cgroup,
+	 * those whose controller the delegated cgroup lacks, each only under
+	 * limits.bestEffort */
+	unsigned limits_off;
+	/* an ordinary user's corral writes no device rules: the kernel
+	 * takes none from it, and outside the host's user namespace no
+	 * device node opens but those bound from the host (the standard
+	 * ones and the policy's devices; every other mount made there is
+	 * nodev, and binds of host paths are forced nodev) */
+	bool no_device_cgroup;
 	/* an ordinary user's corral (runtime/rootless.h): the container is
 	 * in the caller's own user namespace, which maps the caller's ids
-	 * alone (single) or its subordinate ids too */
-	bool rootless, rootless_single;
+	 * alone (single) or its subordinate ids too; or (nested) in the user
+	 * namespace the caller is root of already, an engine's (rootless
+	 * podman's) */
+	bool rootless, rootless_single, rootless_nested;
 };
 
 /* One change to config.json: the field (a JSON path in config.json, or a

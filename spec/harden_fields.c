@@ -144,8 +144,10 @@ const struct harden_field harden_fields[] = {
     {".linux.devices[].fileMode", "kept", "the node's mode"},
     {".linux.devices[].uid", "kept", "the node's owner"},
     {".linux.devices[].gid", "kept", "the node's group"},
-    {".linux.cgroupsPath", "kept or refused",
-     "the container's own cgroup must be new: an existing one is refused"},
+    {".linux.cgroupsPath", "kept or refused or dropped",
+     "the container's own cgroup must be new: an existing one is refused; "
+     "an ordinary user's corral makes its own in the caller's delegated "
+     "cgroup, or none"},
     {".linux.resources", "narrowed", "each limit below"},
     {".linux.resources.devices", "replaced",
      "deny all, then the standard devices and the policy's"},

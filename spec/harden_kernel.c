@@ -265,6 +265,26 @@ static struct spec_device_rule *device_rules(struct harden_ctx *c, size_t *n)
 	return r;
 }
 
+/* An ordinary user's corral (policy.h: rootless) can write no device
+ * rules: the kernel takes them from the host's root alone (v1's
+ * devices.allow, v2's device programs).  None is needed: outside the
+ * host's user namespace no device node is made (mknod needs the host's
+ * CAP_MKNOD) and none opens on a filesystem mounted there (the kernel
+ * makes each nodev), binds of host paths are forced nodev, and the nodes
+ * bound from the host are the standard ones and the policy's (linux.devices,
+ * above).  The rules stay in the effective spec as what /dev allows. */
+static void rootless_device_rules(struct harden_ctx *c)
+{
+	if (!c->policy->rootless)
+		return;
+	c->h->sandbox.no_device_cgroup = true;
+	harden_record(c, "device rules", "written to the device cgroup",
+		      "not written: no device node opens but those bound "
+		      "from the host",
+		      "default: rootless, the kernel takes no device rule "
+		      "from an ordinary user");
+}
+
 int harden_devices(struct harden_ctx *c, struct error **err)
 {
 	const char *reason =
@@ -277,6 +297,7 @@ int harden_devices(struct harden_ctx *c, struct error **err)
 
 	if (!res)
 		return 0;
+	rootless_device_rules(c);
 	harden_nodes(c, c->spec->linux_, reason);
 	rules = device_rules(c, &n);
 	if (!rules)

@@ -221,6 +221,7 @@ static int no_cgroup(struct harden_ctx *c, struct error **err)
 				 "cgroup); the policy's limits.bestEffort "
 				 "runs without them");
 	c->h->sandbox.no_cgroup = true;
+	c->h->sandbox.limits_off = POLICY_LIMITS_ALL;
 	harden_record(c, "limits", "memory, pids, cpu",
 		      "off: no cgroup of the caller's own",
 		      "policy: limits.bestEffort");
@@ -249,6 +250,94 @@ static int no_cgroup(struct harden_ctx *c, struct error **err)
 	return 0;
 }
 
+/* An ordinary user's corral with a delegated cgroup makes the
+ * container's in it, under a name of its own (runtime/cgroup_path.h):
+ * config.json's place, which would be the host's, goes. */
+static void delegated_place(struct harden_ctx *c)
+{
+	struct spec_linux *lx = c->spec->linux_;
+
+	if (!lx || !lx->cgroups_path)
+		return;
+	harden_record(c, ".linux.cgroupsPath", lx->cgroups_path, "dropped",
+		      "default: rootless, the container's cgroup is made in "
+		      "the caller's delegated cgroup");
+	free(lx->cgroups_path);
+	lx->cgroups_path = NULL;
+}
+
+/* An ordinary user's delegated cgroup (policy.h: cgroup_delegated) that
+ * lacks the controller of `limit`: its memory hierarchy, say, is not the
+ * caller's. */
+static bool lacks(const struct harden_ctx *c, unsigned limit)
+{
+	const struct policy *p = c->policy;
+
+	return p->rootless && p->cgroup_delegated &&
+	       !(p->cgroup_controllers & limit);
+}
+
+/* config.json's fields that a missing controller cannot enforce go:
+ * memory's, pids', cpu's (cpus and mems, which are cpuset's, stay). */
+static void drop_controller(struct spec_resources *r, unsigned limit)
+{
+	struct spec_cpu *cpu = r ? r->cpu : NULL;
+
+	if (!r)
+		return;
+	if (limit == POLICY_LIMIT_MEMORY) {
+		free(r->memory);
+		r->memory = NULL;
+	} else if (limit == POLICY_LIMIT_PIDS) {
+		r->pids_limit = (struct spec_opt){0};
+	} else if (cpu && !cpu->cpus && !cpu->mems) {
+		free(cpu);
+		r->cpu = NULL;
+	} else if (cpu) {
+		*cpu = (struct spec_cpu){.cpus = cpu->cpus, .mems = cpu->mems};
+	}
+}
+
+/* A limit asked for (`asked`: by the policy, a pod sandbox's cap,
+ * config.json or an annotation) whose controller the delegated cgroup
+ * lacks: refused, unless the policy says limits are best-effort; then
+ * config.json's fields of it go, and explain says it is off (asked or
+ * not, so that hardening the result again says the same).  Nothing
+ * asked and no best effort: nothing to enforce, nothing off. */
+static int controller_missing(struct harden_ctx *c, unsigned limit, bool asked,
+			      struct error **err)
+{
+	const char *name = limit == POLICY_LIMIT_MEMORY ? "memory"
+			   : limit == POLICY_LIMIT_PIDS ? "pids"
+							: "cpu";
+	_cleanup_free_ char *off = NULL;
+
+	if (!asked && !c->policy->limits_best_effort)
+		return 0;
+	if (!c->policy->limits_best_effort)
+		return error_set(err, EPERM,
+				 "rootless: the caller's delegated cgroup has "
+				 "no %s controller to limit %s in; the "
+				 "policy's limits.bestEffort runs without it",
+				 name, name);
+	c->h->sandbox.limits_off |= limit;
+	off = harden_fmt(c,
+			 "off: the caller's delegated cgroup has no %s "
+			 "controller",
+			 name);
+	harden_record(c, "limits", name, off, "policy: limits.bestEffort");
+	if (c->h->n_changes && !c->oom)
+		c->h->changes[c->h->n_changes - 1].warn = true;
+	drop_controller(c->spec->linux_ ? c->spec->linux_->resources : NULL,
+			limit);
+	return 0;
+}
+
+static const struct spec_resources *config_resources(const struct harden_ctx *c)
+{
+	return c->spec->linux_ ? c->spec->linux_->resources : NULL;
+}
+
 /* The memory limit, and swap set to the same value: runtime-spec's swap
  * is memory+swap, so equal means no swap at all. */
 int harden_memory(struct harden_ctx *c, struct error **err)
@@ -262,12 +351,22 @@ int harden_memory(struct harden_ctx *c, struct error **err)
 
 	/* Whether an unenforceable limit fails create is the policy's. */
 	c->h->sandbox.limits_best_effort = p->limits_best_effort;
+	c->h->sandbox.cgroup_delegated = p->rootless && p->cgroup_delegated;
+	if (c->h->sandbox.cgroup_delegated)
+		delegated_place(c);
 	if (p->rootless && !p->cgroup_delegated)
 		return no_cgroup(c, err);
 	if (read_annotation(c->spec, &memory_kind,
 			    p->memory > 0 ? (uint64_t)p->memory : 0, &a,
 			    err) < 0)
 		return -1;
+	if (lacks(c, POLICY_LIMIT_MEMORY))
+		return controller_missing(
+		    c, POLICY_LIMIT_MEMORY,
+		    p->memory > 0 || pod_sandbox(c) ||
+			(config_resources(c) && config_resources(c)->memory) ||
+			(a.value && !a.none),
+		    err);
 	r = harden_resources(c);
 	created = r && !r->memory;
 	if (created && !(r->memory = calloc(1, sizeof(*r->memory))))
@@ -313,6 +412,14 @@ int harden_pids(struct harden_ctx *c, struct error **err)
 		return -1;
 	if (c->h->sandbox.no_cgroup)
 		return 0;
+	if (lacks(c, POLICY_LIMIT_PIDS))
+		return controller_missing(
+		    c, POLICY_LIMIT_PIDS,
+		    p->pids > 0 || pod_sandbox(c) ||
+			(config_resources(c) &&
+			 config_resources(c)->pids_limit.set) ||
+			(a.value && !a.none),
+		    err);
 	r = harden_resources(c);
 	if (!r)
 		return 0;
@@ -366,6 +473,17 @@ int harden_kernel_memory(struct harden_ctx *c, struct error **err)
 
 /* ---- cpu ------------------------------------------------------------- */
 
+/* config.json sets something of the cpu controller's. */
+static bool config_cpu(const struct harden_ctx *c)
+{
+	const struct spec_resources *r = config_resources(c);
+	const struct spec_cpu *cpu = r ? r->cpu : NULL;
+
+	return cpu && (cpu->shares.set || cpu->quota.set || cpu->burst.set ||
+		       cpu->period.set || cpu->realtime_runtime.set ||
+		       cpu->realtime_period.set || cpu->idle.set);
+}
+
 /* The policy's share of a CPU (quota/period) caps config.json's; config's
  * own quota stays when it is already the smaller share. */
 int harden_cpu(struct harden_ctx *c, struct error **err)
@@ -386,7 +504,12 @@ int harden_cpu(struct harden_ctx *c, struct error **err)
 		pp = SPEC_CPU_PERIOD;
 		reason = ROLE_REASON;
 	}
-	if (pq <= 0 || c->h->sandbox.no_cgroup)
+	if (c->h->sandbox.no_cgroup)
+		return 0;
+	if (lacks(c, POLICY_LIMIT_CPU))
+		return controller_missing(c, POLICY_LIMIT_CPU,
+					  pq > 0 || config_cpu(c), err);
+	if (pq <= 0)
 		return 0;
 	r = harden_resources(c);
 	if (r && !r->cpu && !(r->cpu = calloc(1, sizeof(*r->cpu))))

@@ -173,6 +173,8 @@ int harden_namespaces(struct harden_ctx *c, struct error **err)
 	}
 	c->h->sandbox.rootless = c->policy->rootless;
 	c->h->sandbox.rootless_single = c->policy->rootless_single;
+	c->h->sandbox.rootless_nested =
+	    c->policy->rootless && c->policy->rootless_nested;
 	if (wants_own_userns(c, lx)) {
 		const struct policy *p = c->policy;
 
@@ -407,16 +409,21 @@ int harden_user(struct harden_ctx *c, struct error **err)
 		_cleanup_free_ char *gids = gids_string(
 		    c, pr->user.additional_gids, pr->user.n_additional_gids);
 
-		free(pr->user.additional_gids);
-		pr->user.additional_gids = NULL;
-		pr->user.n_additional_gids = 0;
-		harden_record(c, ".process.user.additionalGids",
+		/* config.json's field when it asked for groups; else a note
+		 * of the sandbox's, which hardening again says again */
+		harden_record(c,
+			      pr->user.n_additional_gids
+				  ? ".process.user.additionalGids"
+				  : "sandbox.groups",
 			      gids ? gids : "?",
 			      "none set; the caller's own groups stay "
 			      "(nobody inside)",
 			      "default: rootless without subordinate ids "
 			      "(newgidmap), the kernel lets no process "
 			      "change its groups");
+		free(pr->user.additional_gids);
+		pr->user.additional_gids = NULL;
+		pr->user.n_additional_gids = 0;
 		if (c->h->n_changes && !c->oom)
 			c->h->changes[c->h->n_changes - 1].warn = true;
 	}

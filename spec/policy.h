@@ -104,6 +104,15 @@ struct policy_device {
 	char *access; /* "rwm" subset; NULL: "rw" */
 };
 
+/* The limits one cgroup controller each enforces: memory, pids, cpu
+ * (quota, period, shares, burst, idle, realtime). */
+enum policy_limit {
+	POLICY_LIMIT_MEMORY = 1,
+	POLICY_LIMIT_PIDS = 2,
+	POLICY_LIMIT_CPU = 4,
+	POLICY_LIMITS_ALL = 7,
+};
+
 struct policy {
 	enum policy_mode mode;
 	enum policy_network network;
@@ -128,8 +137,14 @@ struct policy {
 	 * cgroup of its own to put limits in. */
 	bool rootless;
 	bool rootless_single;
+	/* root of a user namespace of an ordinary user's already (rootless
+	 * podman calls corral so): none is entered, the ids are that one's */
+	bool rootless_nested;
 	bool rootless_groups; /* single, and the caller has groups it keeps */
+	/* a delegated cgroup of the caller's own (runtime/cgroup.h), and
+	 * which of the limits its controllers can enforce (POLICY_LIMIT_*) */
 	bool cgroup_delegated;
+	unsigned cgroup_controllers;
 	/* Host groups a container never runs in (names or decimal ids);
 	 * privileged_gids is what the runtime resolved them to on this host
 	 * (policy_resolve_groups), which harden() reads.  Group 0 is always

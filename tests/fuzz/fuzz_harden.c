@@ -231,7 +231,10 @@ static struct policy *read_policy(const char *text, size_t len)
 		p->rootless = len % 3 == 1;
 		p->rootless_single = p->rootless && len % 2;
 		p->rootless_groups = p->rootless_single && len % 4 == 1;
+		p->rootless_nested = p->rootless && len % 7 == 3;
 		p->cgroup_delegated = p->rootless && len % 5 == 0;
+		p->cgroup_controllers =
+		    p->cgroup_delegated ? (unsigned)(len / 5) % 8 : 0;
 	}
 	return r < 0 ? NULL : p;
 }

@@ -530,15 +530,19 @@ static inline const char *hinv_limits(const struct hinv_case *k)
 	uint64_t wall = k->h->sandbox.wall_clock;
 	uint64_t timeout = hinv_amount(k->config, ANNOTATION_TIMEOUT, false);
 	int64_t pp = p->cpu_period ? (int64_t)p->cpu_period : 100000;
+	unsigned lacking;
 
 	/* an ordinary user's corral with no cgroup of its own limits nothing
 	 * but the wall clock, and only where the policy allows that */
 	if (k->h->sandbox.no_cgroup) {
 		if (!p->rootless || p->cgroup_delegated ||
-		    !p->limits_best_effort)
+		    !p->limits_best_effort ||
+		    k->h->sandbox.limits_off != POLICY_LIMITS_ALL)
 			return "limits off without rootless best effort";
 		if (e && (e->memory || e->pids_limit.set || e->cpu))
 			return "limits off, limits kept";
+		if (k->h->sandbox.role == ROLE_POD_SANDBOX)
+			return wall ? "a wall clock on a pod sandbox" : NULL;
 		if ((p->wall_clock && (!wall || wall > p->wall_clock)) ||
 		    (timeout && (!wall || wall > timeout)))
 			return "wall clock wider than policy or annotation";
@@ -546,17 +550,33 @@ static inline const char *hinv_limits(const struct hinv_case *k)
 	}
 	if (!e)
 		return "no resources in the effective spec";
-	if (!hinv_within(em->limit, cm->limit.set ? cm->limit.v : 0, p->memory,
+	/* a limit whose controller an ordinary user's delegated cgroup
+	 * lacks: refused, or off under best effort with nothing of it left
+	 * in the effective spec; any other is enforced */
+	lacking = p->rootless && p->cgroup_delegated
+		      ? POLICY_LIMITS_ALL & ~p->cgroup_controllers
+		      : 0;
+	if (k->h->sandbox.limits_off & ~lacking ||
+	    (k->h->sandbox.limits_off && !p->limits_best_effort))
+		return "a limit off that the cgroup can enforce";
+	if ((lacking & POLICY_LIMIT_MEMORY && e->memory) ||
+	    (lacking & POLICY_LIMIT_PIDS && e->pids_limit.set) ||
+	    (lacking & POLICY_LIMIT_CPU && e->cpu &&
+	     (e->cpu->quota.set || e->cpu->shares.set || e->cpu->period.set)))
+		return "a limit kept without its controller";
+	if (!(lacking & POLICY_LIMIT_MEMORY) &&
+	    !hinv_within(em->limit, cm->limit.set ? cm->limit.v : 0, p->memory,
 			 hinv_amount(k->config, ANNOTATION_MEMORY, true)))
 		return "memory wider than config, policy or annotation";
 	if (em->limit.set && em->limit.v > 0 &&
 	    (!em->swap.set || em->swap.v != em->limit.v))
 		return "swap allowed beside the memory limit";
-	if (!hinv_within(e->pids_limit,
+	if (!(lacking & POLICY_LIMIT_PIDS) &&
+	    !hinv_within(e->pids_limit,
 			 c && c->pids_limit.set ? c->pids_limit.v : 0, p->pids,
 			 hinv_amount(k->config, ANNOTATION_PIDS, false)))
 		return "pids wider than config, policy or annotation";
-	if (p->cpu_quota > 0) {
+	if (p->cpu_quota > 0 && !(lacking & POLICY_LIMIT_CPU)) {
 		const struct spec_cpu *cpu = e->cpu;
 		int64_t period = cpu && cpu->period.set && cpu->period.v > 0
 				     ? cpu->period.v
@@ -568,20 +588,23 @@ static inline const char *hinv_limits(const struct hinv_case *k)
 			return "cpu wider than the policy";
 	}
 	/* A pod sandbox: no wall clock, and limits that leave a pause
-	 * process nothing else to do. */
+	 * process nothing else to do (those its cgroup can enforce). */
 	if (k->h->sandbox.role == ROLE_POD_SANDBOX) {
 		const struct spec_cpu *cpu = e->cpu;
 
-		if (!em->limit.set || em->limit.v <= 0 ||
-		    em->limit.v > (INT64_C(16) << 20))
+		if (!(lacking & POLICY_LIMIT_MEMORY) &&
+		    (!em->limit.set || em->limit.v <= 0 ||
+		     em->limit.v > (INT64_C(16) << 20)))
 			return "a pod sandbox with more than 16 MiB";
-		if (!e->pids_limit.set || e->pids_limit.v <= 0 ||
-		    e->pids_limit.v > 2)
+		if (!(lacking & POLICY_LIMIT_PIDS) &&
+		    (!e->pids_limit.set || e->pids_limit.v <= 0 ||
+		     e->pids_limit.v > 2))
 			return "a pod sandbox with more than 2 pids";
-		if (!cpu || !cpu->quota.set || cpu->quota.v <= 0 ||
-		    !cpu->period.set || cpu->period.v <= 0 ||
-		    (__int128)cpu->quota.v * 100000 >
-			(__int128)5000 * cpu->period.v)
+		if (!(lacking & POLICY_LIMIT_CPU) &&
+		    (!cpu || !cpu->quota.set || cpu->quota.v <= 0 ||
+		     !cpu->period.set || cpu->period.v <= 0 ||
+		     (__int128)cpu->quota.v * 100000 >
+			 (__int128)5000 * cpu->period.v))
 			return "a pod sandbox with more than 0.05 CPU";
 		return wall ? "a wall clock on a pod sandbox" : NULL;
 	}
@@ -808,7 +831,11 @@ static inline bool hinv_same_sandbox(const struct sandbox *a,
 	    a->userns_auto != b->userns_auto ||
 	    a->userns_uid != b->userns_uid || a->userns_gid != b->userns_gid ||
 	    a->no_cgroup != b->no_cgroup || a->rootless != b->rootless ||
-	    a->rootless_single != b->rootless_single)
+	    a->rootless_single != b->rootless_single ||
+	    a->rootless_nested != b->rootless_nested ||
+	    a->cgroup_delegated != b->cgroup_delegated ||
+	    a->limits_off != b->limits_off ||
+	    a->no_device_cgroup != b->no_device_cgroup)
 		return false;
 	for (size_t i = 0; i < a->n_syscalls_allow; i++)
 		if (strcmp(a->syscalls_allow[i], b->syscalls_allow[i]) != 0)

@@ -3,9 +3,12 @@
 # run, exec, kill and delete as two users this file makes and removes,
 # one with subordinate ids (newuidmap/newgidmap map 0-65535) and one
 # without (its own ids alone).  The sandbox is checked from inside and on
-# the host; the users' state is in their own runtime directories.  No
-# cgroup is delegated to them here: the default policy refuses with the
-# key that runs without limits, and the tests' policy names it.
+# the host; the users' state is in their own runtime directories.  Without
+# a cgroup of their own the default policy refuses with the key that runs
+# without limits, and most tests' policy names it; the tests of a
+# delegated cgroup (v1 hierarchies, as this host has) make one below the
+# test's own cgroup in each hierarchy, chown it to the user and start the
+# user's corral in it, as root moves a login into its own.
 
 load helpers
 
@@ -50,6 +53,7 @@ SYSPROBE_BIN="$REPO_ROOT/build/helpers/static/sysprobe"
 
 setup() {
 	TRACKED_PIDS=()
+	DELEGATED=()
 	# this test's files, where the users can reach them (bats's own
 	# directories are root's alone)
 	T="$RL_DIR/t$BATS_TEST_NUMBER"
@@ -62,15 +66,82 @@ setup() {
 }
 
 teardown() {
-	local u dir id
+	local u dir id left=""
+	if [ -n "${SYSTEM_POLICY_MADE:-}" ]; then
+		rm -f /etc/corral/policy.json
+		rmdir /etc/corral
+	fi
 	for u in "$RL_SUB" "$RL_ONE"; do
 		dir="$T/run-$u/corral"
 		[ -d "$dir" ] || continue
 		for id in $(ls "$dir"); do
 			as "$u" corral delete --force "$id" >/dev/null 2>&1
 		done
-		[ -z "$(ls -A "$dir")" ] || fail "state left in $dir: $(ls -A "$dir")"
+		[ -z "$(ls -A "$dir")" ] || left+=" state in $dir: $(ls -A "$dir")"
 	done
+	# the delegated cgroups: the containers' must be gone by now
+	for dir in "${DELEGATED[@]}"; do
+		rmdir "$dir/sh" 2>/dev/null
+		for id in "$dir"/*/; do
+			[ -d "$id" ] || continue
+			left+=" cgroup ${id%/}"
+			rmdir "$id" 2>/dev/null
+		done
+		rmdir "$dir" 2>/dev/null || left+=" cgroup $dir (busy)"
+	done
+	[ -z "$left" ] || fail "left behind:$left"
+}
+
+# cgroup_v1_only: skip unless the host's controllers are on v1 (this
+# file's delegated cgroups are v1's; the unit tests run both layouts on
+# fake trees).
+cgroup_v1_only() {
+	[ -e /sys/fs/cgroup/memory/cgroup.procs ] ||
+		skip "the controllers are not on cgroup v1 here"
+}
+
+# delegate USER CONTROLLER...: a cgroup of USER's in each hierarchy named,
+# below this test's own cgroup there (so whatever limits the test's own
+# still applies), chowned to USER as a delegation gives it; their paths
+# in DELEGATED.  "unified", a hybrid host's cgroup2, is delegated as
+# cgroup2 wants it: the user's directory holds the cgroup its processes
+# are in ("sh"), and the container's goes beside that one.
+delegate() {
+	local u="$1" c own dir
+	shift
+	cgroup_v1_only
+	for c in "$@"; do
+		own="$(awk -F: -v c="$c" '$2 == c { print $3 }' /proc/self/cgroup)"
+		[ "$c" != unified ] ||
+			own="$(awk -F: '$1 == 0 { print $3 }' /proc/self/cgroup)"
+		dir="/sys/fs/cgroup/$c${own%/}/corral-rl-$$-$BATS_TEST_NUMBER"
+		mkdir "$dir" || fail "mkdir $dir"
+		DELEGATED+=("$dir")
+		if [ "$c" = cpuset ]; then
+			cp "${dir%/*}/cpuset.cpus" "$dir/cpuset.cpus"
+			cp "${dir%/*}/cpuset.mems" "$dir/cpuset.mems"
+		fi
+		[ "$c" != unified ] || mkdir "$dir/sh"
+		chown -R "$u:" "$dir" || fail "chown $dir"
+	done
+}
+
+# in_delegated USER CMD...: `as USER CMD` started in the delegated
+# cgroups: a subshell writes its own pid in each (as root), then runs it.
+in_delegated() {
+	(
+		local dir
+		for dir in "${DELEGATED[@]}"; do
+			[ ! -d "$dir/sh" ] || dir="$dir/sh"
+			echo "$BASHPID" >"$dir/cgroup.procs" || exit 99
+		done
+		as "$@"
+	)
+}
+
+# cgroup_of DELEGATED-INDEX ID: the container ID's cgroup in it.
+cgroup_of() {
+	echo "${DELEGATED[$1]}/corral-$2"
 }
 
 # pkill_user USER: kill what USER still runs (by pid, from /proc).
@@ -93,6 +164,11 @@ as() {
 		env XDG_RUNTIME_DIR="$T/run-$u" HOME=/nonexistent \
 		PATH="$RL_DIR:/usr/bin:/bin" SECRET=host-secret \
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}" "$@" 3>&-
+}
+
+# status_pid USER ID: the container's init, as USER sees it.
+status_pid() {
+	as "$1" corral state "$2" | jq -r .pid
 }
 
 # status_as USER ID: the container's status, as USER sees it.
@@ -222,4 +298,175 @@ NoNewPrivs:	1"
 	assert_success
 	assert_line --regexp '^time +wall clock +7s'
 	assert_line --partial "/sys/fs/cgroup (default: rootless, no cgroup filesystem of the host's)"
+}
+
+@test "rootless: run --report and sandbox --report list the files the workload changed" {
+	local u
+	make_bundle "$T/b"
+	BUNDLE="$T/b" update_config '.root.readonly = false |
+		.process.args = ["sh", "-c", "echo data >/made-here; rm /etc/victim; exit 3"]'
+	echo v >"$T/b/rootfs/etc/victim"
+	for u in "$RL_SUB" "$RL_ONE"; do
+		mkdir -m 0700 "$T/out-$u"
+		chown -R "$u:" "$T/b" "$T/out-$u"
+		run --separate-stderr as "$u" corral --policy "$RL_DIR/best-effort.json" \
+			run --report "$T/out-$u/run.json" --bundle "$T/b" c1 </dev/null
+		assert_failure 3
+		run python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["outcome"]["exit_code"], sorted((c["change"], c["path"]) for c in r["files"]["changes"]))' "$T/out-$u/run.json"
+		assert_output "3 [('created', '/made-here'), ('deleted', '/etc/victim')]"
+		run --separate-stderr as "$u" corral --policy "$RL_DIR/best-effort.json" \
+			sandbox --report "$T/out-$u/sb.json" -- sh -c 'echo data >/tmp/f'
+		assert_success
+		run python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print([(c["change"], c["path"]) for c in r["files"]["changes"]])' "$T/out-$u/sb.json"
+		assert_output "[('created', '/tmp/f')]"
+	done
+}
+
+@test "rootless: make demo as an ordinary user without a cgroup: limits said off, nothing leaked" {
+	mkdir -p "$T/demo/tests"
+	cp "$REPO_ROOT/tests/demo" "$T/demo/tests/demo"
+	cp "$RL_DIR/corral" "$T/demo/corral"
+	mkdir -m 0700 "$T/tmp"
+	chown "$RL_ONE:" "$T/tmp"
+	run as "$RL_ONE" env TMPDIR="$T/tmp" "$T/demo/tests/demo"
+	assert_success
+	assert_line --partial "without a cgroup of your own: memory, pids and cpu limits off"
+	assert_line --regexp '^fetch from the allowed index +\| ran '
+	refute_line --regexp '\| leaked '
+	assert_line "nothing leaked"
+	[ -z "$(ls -A "$T/tmp")" ] || fail "the demo left: $(ls -A "$T/tmp")"
+}
+
+@test "rootless: the system policy is the ceiling of a --policy file too" {
+	[ ! -e /etc/corral ] || skip "this host has an /etc/corral of its own"
+	SYSTEM_POLICY_MADE=1
+	mkdir -m 0755 /etc/corral
+	printf '{"limits": {"wallClock": 5}}\n' >/etc/corral/policy.json
+	chmod 0644 /etc/corral/policy.json
+	printf '{"limits": {"bestEffort": true, "wallClock": 60}}\n' >"$T/wide.json"
+	make_bundle "$T/b"
+	chown -R "$RL_ONE:" "$T/b"
+	# the user's file may not turn the limits off
+	run --separate-stderr as "$RL_ONE" corral --policy "$T/wide.json" sandbox -- true
+	assert_failure
+	[[ "$stderr" == *"rootless: no cgroup of the caller's own"*"limits.bestEffort"* ]] ||
+		fail "stderr: $stderr"
+	# nor lengthen the clock; a shorter one counts
+	printf '{"limits": {"bestEffort": true, "wallClock": 5}}\n' >/etc/corral/policy.json
+	run --separate-stderr as "$RL_ONE" corral --policy "$T/wide.json" explain --bundle "$T/b"
+	assert_success
+	assert_line --regexp '^time +wall clock +5s'
+	printf '{"limits": {"bestEffort": true, "wallClock": 3}}\n' >"$T/narrow.json"
+	run --separate-stderr as "$RL_ONE" corral --policy "$T/narrow.json" explain --bundle "$T/b"
+	assert_success
+	assert_line --regexp '^time +wall clock +3s'
+	run --separate-stderr as "$RL_ONE" corral --policy "$T/missing.json" explain --bundle "$T/b"
+	assert_failure
+	[[ "$stderr" == *missing.json* ]] || fail "stderr: $stderr"
+}
+
+@test "rootless without a cgroup under limits.bestEffort: explain says every limit is off and why" {
+	make_bundle "$T/b"
+	chown -R "$RL_ONE:" "$T/b"
+	run --separate-stderr as "$RL_ONE" corral --policy "$RL_DIR/best-effort.json" \
+		explain --bundle "$T/b"
+	assert_success
+	assert_line --regexp '^memory +limit +off: no cgroup of the caller.s own \(policy: limits.bestEffort\)$'
+	assert_line --regexp '^pids +limit +off: no cgroup of the caller.s own'
+	assert_line --regexp '^ +cgroup +none \(rootless: no cgroup of the caller.s own\)$'
+	assert_line --regexp '^time +wall clock +600s'
+}
+
+@test "rootless with a delegated cgroup (v1): the limits are written there, a fork bomb is stopped, exec, ps, pause, events and delete work; nothing is left" {
+	local pol="$T/limits.json" mem pids
+	delegate "$RL_SUB" memory pids cpu cpuacct cpuset freezer unified
+	printf '{"limits": {"memory": "64MiB", "pids": 16, "cpus": 0.5}}\n' >"$pol"
+	chmod 0644 "$pol"
+	make_bundle "$T/b"
+	(BUNDLE="$T/b"; set_args sleep 100)
+	cp -a "$T/b" "$T/bomb"
+	(BUNDLE="$T/bomb"; set_args sh -c 'sleep 100 & f() { f | f & }; f; wait')
+	chown -R "$RL_SUB:" "$T/b" "$T/bomb"
+	run --separate-stderr in_delegated "$RL_SUB" corral --policy "$pol" explain --bundle "$T/b"
+	assert_success
+	assert_line --regexp '^memory +limit +64 MiB, no swap$'
+	assert_line --regexp '^pids +limit +16 processes$'
+	assert_line --regexp '^ +cgroup +the caller.s delegated cgroup \(rootless\)$'
+	in_delegated "$RL_SUB" corral --policy "$pol" run -d --bundle "$T/b" c1 \
+		</dev/null >/dev/null 2>"$T/run.err" || fail "run -d: $(cat "$T/run.err")"
+	mem="$(cgroup_of 0 c1)"
+	pids="$(cgroup_of 1 c1)"
+	assert_equal "$(cat "$mem/memory.limit_in_bytes")" $((64 << 20))
+	assert_equal "$(cat "$pids/pids.max")" 16
+	assert_equal "$(cat "$(cgroup_of 2 c1)/cpu.cfs_quota_us")" 50000
+	assert_equal "$(wc -l <"$pids/cgroup.procs")" 2
+	# in the cgroup2 beside the caller's own, where clone3 started it
+	grep -qx "$(status_pid "$RL_SUB" c1)" "$(cgroup_of 6 c1)/cgroup.procs" ||
+		fail "the init is not in $(cgroup_of 6 c1)"
+	run as "$RL_SUB" corral ps c1
+	assert_success
+	assert_line --partial "sleep 100"
+	# from inside the delegated cgroups: the kernel moves a process into a
+	# cgroup2 only for a writer of the common ancestor's cgroup.procs
+	run as "$RL_SUB" corral --policy "$pol" exec c1 id -u
+	assert_failure
+	assert_output --partial "corral-c1: write cgroup.procs: Permission denied"
+	run in_delegated "$RL_SUB" corral --policy "$pol" exec c1 id -u
+	assert_success
+	assert_output 65534
+	run as "$RL_SUB" corral pause c1
+	assert_success
+	assert_equal "$(cat "$(cgroup_of 5 c1)/freezer.state")" FROZEN
+	assert_equal "$(status_as "$RL_SUB" c1)" paused
+	run as "$RL_SUB" corral resume c1
+	assert_success
+	run as "$RL_SUB" corral events --stats c1
+	assert_success
+	assert_equal "$(jq -r .data.pids.limit <<<"$output")" 16
+	assert_equal "$(jq -r .data.memory.usage.limit <<<"$output")" $((64 << 20))
+	run as "$RL_SUB" corral delete --force c1
+	assert_success
+	[ ! -e "$mem" ] && [ ! -e "$pids" ] || fail "the container's cgroup is left"
+	# a fork bomb fills its 16 pids and no more
+	in_delegated "$RL_SUB" corral --policy "$pol" run -d --bundle "$T/bomb" c2 \
+		</dev/null >/dev/null 2>"$T/run.err" || fail "run -d: $(cat "$T/run.err")"
+	pids="$(cgroup_of 1 c2)"
+	poll_equal "forks refused" yes 50 awk '$1 == "max" && $2 > 0 { print "yes" }' "$pids/pids.events"
+	[ "$(cat "$pids/pids.current")" -le 16 ] || fail "pids.current $(cat "$pids/pids.current")"
+	run as "$RL_SUB" corral delete --force c2
+	assert_success
+	[ ! -e "$pids" ] || fail "the bomb's cgroup is left"
+}
+
+@test "rootless with a delegated cgroup lacking memory: refused naming limits.bestEffort; under it memory is off (explained) and pids still applies" {
+	delegate "$RL_ONE" pids
+	run --separate-stderr in_delegated "$RL_ONE" corral sandbox -- true
+	assert_failure
+	[[ "$stderr" == *"rootless: the caller's delegated cgroup has no memory controller to limit memory in; the policy's limits.bestEffort runs without it"* ]] ||
+		fail "stderr: $stderr"
+	run --separate-stderr in_delegated "$RL_ONE" corral --policy "$RL_DIR/best-effort.json" \
+		sandbox -- sh -c 'cat /proc/self/cgroup >/dev/null; sleep 1 & sleep 1 & wait; echo ran'
+	assert_success
+	assert_output ran
+	[[ "$stderr" == *"limits: memory -> off: the caller's delegated cgroup has no memory controller"* ]] ||
+		fail "stderr: $stderr"
+	[[ "$stderr" != *"pids -> off"* ]] || fail "pids off: $stderr"
+	make_bundle "$T/b"
+	chown -R "$RL_ONE:" "$T/b"
+	run --separate-stderr in_delegated "$RL_ONE" corral --policy "$RL_DIR/best-effort.json" \
+		explain --bundle "$T/b"
+	assert_line --regexp '^memory +limit +off: the caller.s delegated cgroup has no memory controller \(policy: limits.bestEffort\)$'
+	assert_line --regexp '^pids +limit +256 processes$'
+}
+
+@test "rootless: a cgroup of another user's is not delegated to the caller" {
+	delegate "$RL_SUB" memory pids
+	# the caller is in them, but they are RL_SUB's
+	run --separate-stderr in_delegated "$RL_ONE" corral sandbox -- true
+	assert_failure
+	[[ "$stderr" == *"rootless: no cgroup of the caller's own"* ]] || fail "stderr: $stderr"
 }

@@ -59,9 +59,82 @@ HOSTILE_CONFIG='
 	.linux.sysctl = { "net.ipv4.ip_forward": "1",
 		"net.ipv4.conf.all.route_localnet": "1" }'
 
+# The battery as an ordinary user: battery_rootless.bats is a link to
+# battery.bats, and under that name every corral call runs as a user the
+# file makes (with subordinate ids, newuidmap's), started in cgroups
+# delegated to it below the test's own (v1 hierarchies: memory, pids,
+# cpu, cpuacct, cpuset, freezer), so the same attacks meet an ordinary
+# user's sandbox (runtime/rootless.h) with its limits.  bats' temporary
+# directories are made traversable for it; each test's state root is its.
+BATTERY_ROOTLESS=""
+[ "${BATS_TEST_FILENAME##*/}" != battery_rootless.bats ] || BATTERY_ROOTLESS=1
+
+if [ -n "$BATTERY_ROOTLESS" ]; then
+	corral() {
+		(
+			local dir
+			for dir in $BATTERY_CGROUPS; do
+				echo "$BASHPID" >"$dir/cgroup.procs" || exit 99
+			done
+			exec setpriv --reuid "$BATTERY_USER" \
+				--regid "$(id -g "$BATTERY_USER")" --init-groups \
+				--reset-env env HOME=/nonexistent PATH=/usr/bin:/bin \
+				"$BATTERY_DIR/corral" --root "$ROOT" "$@" 3>&-
+		)
+	}
+fi
+
+# The user, its subordinate ids, its corral and its delegated cgroups.
+battery_rootless_setup_file() {
+	local sub c own dir
+	[ -e /sys/fs/cgroup/memory/cgroup.procs ] ||
+		skip "the controllers are not on cgroup v1 here"
+	export BATTERY_USER="corral-bt-$$"
+	BATTERY_DIR="$(mktemp -d /tmp/corral-battery.XXXXXX)"
+	export BATTERY_DIR
+	chmod 0755 "$BATTERY_DIR"
+	cp "$CORRAL" "$BATTERY_DIR/corral"
+	useradd -M -N -s /bin/sh -d /nonexistent -K SUB_UID_COUNT=0 \
+		-K SUB_GID_COUNT=0 "$BATTERY_USER" || fail "useradd"
+	sub=$((3400000000 + ($$ % 1000) * 65536))
+	usermod --add-subuids "$sub-$((sub + 65535))" \
+		--add-subgids "$sub-$((sub + 65535))" "$BATTERY_USER" ||
+		fail "usermod --add-subuids"
+	BATTERY_CGROUPS=""
+	for c in memory pids cpu cpuacct cpuset freezer; do
+		own="$(awk -F: -v c="$c" '$2 == c { print $3 }' /proc/self/cgroup)"
+		dir="/sys/fs/cgroup/$c${own%/}/corral-bt-$$"
+		mkdir "$dir" || fail "mkdir $dir"
+		BATTERY_CGROUPS+="$dir "
+		if [ "$c" = cpuset ]; then
+			cp "${dir%/*}/cpuset.cpus" "$dir/cpuset.cpus"
+			cp "${dir%/*}/cpuset.mems" "$dir/cpuset.mems"
+		fi
+		chown -R "$BATTERY_USER:" "$dir"
+	done
+	export BATTERY_CGROUPS
+	chmod 0711 "$BATS_RUN_TMPDIR" "$BATS_FILE_TMPDIR" "$BATS_FILE_TMPDIR/.."
+}
+
+battery_rootless_teardown_file() {
+	local uid pid dir
+	if uid="$(id -u "$BATTERY_USER" 2>/dev/null)"; then
+		for pid in $(ps -o pid= -u "$uid" 2>/dev/null); do
+			kill -KILL "$pid" 2>/dev/null
+		done
+		userdel "$BATTERY_USER" 2>/dev/null
+	fi
+	sed -i "/^$BATTERY_USER:/d" /etc/subuid /etc/subgid
+	for dir in $BATTERY_CGROUPS; do
+		rmdir "$dir" 2>/dev/null
+	done
+	[ -z "${BATTERY_DIR:-}" ] || rm -rf "$BATTERY_DIR"
+}
+
 battery_setup_file() {
 	local bin="$BATS_FILE_TMPDIR/bundle/rootfs/bin" applet
 	[ -x "$SYSPROBE" ] || fail "$SYSPROBE not found: run make helpers"
+	[ -z "$BATTERY_ROOTLESS" ] || battery_rootless_setup_file
 	corral_setup_file
 	for applet in "${BATTERY_APPLETS[@]}"; do
 		ln -sf busybox "$bin/$applet"
@@ -69,17 +142,44 @@ battery_setup_file() {
 	cp "$SYSPROBE" "$bin/sysprobe"
 }
 
+battery_teardown_file() {
+	[ -z "$BATTERY_ROOTLESS" ] || battery_rootless_teardown_file
+}
+
 battery_setup() {
 	corral_setup
 	HOST_NETNS=()
 	update_config "$HOSTILE_CONFIG"
+	# where corral writes files the test names (a pid file): its own
+	USER_TMPDIR="$BATS_TEST_TMPDIR"
+	if [ -n "$BATTERY_ROOTLESS" ]; then
+		chmod 0711 "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/.."
+		mkdir -m 0700 "$ROOT" "$BATS_TEST_TMPDIR/user"
+		chown "$BATTERY_USER:" "$ROOT" "$BATS_TEST_TMPDIR/user"
+		USER_TMPDIR="$BATS_TEST_TMPDIR/user"
+	fi
+}
+
+# The corral binary the tests run: the user's copy when rootless.
+battery_binary() {
+	if [ -n "$BATTERY_ROOTLESS" ]; then
+		echo "$BATTERY_DIR/corral"
+	else
+		readlink -f "$CORRAL"
+	fi
 }
 
 battery_teardown() {
-	local ns
+	local ns id
 	for ns in "${HOST_NETNS[@]}"; do
 		ip netns del "$ns" 2>/dev/null || true
 	done
+	# the user's own delete first, as it would clean up
+	if [ -n "$BATTERY_ROOTLESS" ] && [ -d "$ROOT" ]; then
+		for id in $(state_entries); do
+			corral delete --force "$id" >/dev/null 2>&1
+		done
+	fi
 	corral_teardown
 }
 
