@@ -391,11 +391,15 @@ static int own_fifo(const struct create_ctx *c, struct error **err)
  * mounts over the root hides it (tests/security/faults.bats). */
 static bool report_wanted(const struct create_ctx *c)
 {
-	/* An ordinary user's mounts are in its own namespace, which ends
-	 * with the command: the view lasts for a --report, which the same
-	 * command writes at its delete, not for the policy's report.dir,
-	 * which a later delete writes. */
-	return c->o->report || (c->policy->report_dir && !c->policy->rootless);
+	/* An ordinary user's corral makes its mounts in a namespace of its
+	 * own, which ends with the command: the view lasts for a --report,
+	 * which the same command writes at its delete, not for the policy's
+	 * report.dir, which a later delete writes.  Root of rootless
+	 * podman's user namespace enters none: podman runs every command
+	 * in the same one. */
+	bool own_mntns = c->policy->rootless && !c->policy->rootless_nested;
+
+	return c->o->report || (c->policy->report_dir && !own_mntns);
 }
 
 static int prepare(struct create_ctx *c, struct error **err)

@@ -228,6 +228,24 @@ logs_contain() {
 		fail "state left: $(ls -A "$PRUN/corral")"
 }
 
+@test "rootless podman with the user's report.dir: the report is kept at rm, with the files changed" {
+	local dir="$PD/reports-$BATS_TEST_NUMBER" pol="$PD/report-$BATS_TEST_NUMBER.json" id
+	mkdir -m 0700 "$dir"
+	chown "$PU:" "$dir"
+	jq --arg d "$dir" '.report = {dir: $d}' "$PHOME/.config/corral/policy.json" >"$pol"
+	chmod 0644 "$pol"
+	run pm --runtime-flag "policy=$pol" run --name "$NAME" --network none "$IMAGE" \
+		sh -c 'echo kept >/tmp/note; exit 3'
+	assert_equal "$status" 3
+	id="$(field "$NAME" .Id)"
+	run pm --runtime-flag "policy=$pol" rm "$NAME"
+	assert_success
+	[ -f "$dir/$id.json" ] || fail "no report in $dir: $(ls "$dir")"
+	run jq -r '[.status, .outcome.reason, .outcome.exit_code,
+		(.files.changes | map(.change + " " + .path) | join(","))] | @tsv' "$dir/$id.json"
+	assert_output "$(printf 'stopped\tworkload exit\t3\tcreated /tmp/note')"
+}
+
 @test "rootless podman without a cgroup of the user's: the default policy refuses, naming limits.bestEffort" {
 	run --separate-stderr pm --runtime-flag "policy=$PD/no-best-effort.json" \
 		run --rm --name "$NAME" --network none "$IMAGE" echo ran
