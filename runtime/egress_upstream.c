@@ -1,6 +1,7 @@
 /* What a connection of the egress proxy does upstream of its client:
  * reads and writes with deadlines, the resolution (the host's files in
- * memory, then each nameserver over UDP), the decision on the rule and
+ * memory, then each nameserver over UDP, and over TCP when an answer was
+ * truncated), the decision on the rule and
  * the address, the connect, and the relay. */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,7 +91,85 @@ static socklen_t sockaddr_of(const struct egress_addr *a, uint16_t port,
 	return sizeof(*s6);
 }
 
-/* One query to one server over UDP, answers of another id ignored. */
+/* A blocking TCP socket connected to a at port within ms, or -1. */
+static int connect_within(const struct egress_addr *a, uint16_t port, int ms)
+{
+	struct sockaddr_storage sa;
+	socklen_t len = sockaddr_of(a, port, &sa);
+	int fd, err = 0;
+	socklen_t elen = sizeof(err);
+	struct pollfd pf;
+
+	fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, len) < 0 &&
+	    errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	pf = (struct pollfd){.fd = fd, .events = POLLOUT};
+	if (poll(&pf, 1, ms) != 1 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0 || err ||
+	    fcntl(fd, F_SETFL, 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Read exactly n bytes before the deadline; false on an end, an error or
+ * the deadline. */
+static bool read_full(const struct conn *c, int fd, unsigned char *buf,
+		      size_t n, long long deadline)
+{
+	while (n > 0) {
+		ssize_t got = conn_read_some(c, fd, (char *)buf, n, deadline);
+
+		if (got <= 0)
+			return false;
+		buf += got;
+		n -= (size_t)got;
+	}
+	return true;
+}
+
+/* The query q again over TCP (RFC 7766), after a truncated answer over
+ * UDP: a two-byte length before the message each way. */
+static enum dns_result ask_tcp(const struct conn *c,
+			       const struct egress_addr *srv,
+			       const unsigned char *q, size_t qlen, uint16_t id,
+			       uint16_t type, struct egress_addr *out,
+			       size_t max, size_t *n, long long deadline)
+{
+	static unsigned char a[DNS_TCP_MAX];
+	unsigned char msg[2 + 300], len[2];
+	enum dns_result r = DNS_FAIL;
+	long long left = deadline - egress_now_ms();
+	size_t alen;
+	int fd;
+
+	if (left <= 0 || qlen > sizeof(msg) - 2)
+		return DNS_FAIL;
+	fd = connect_within(srv, 53, (int)left);
+	if (fd < 0)
+		return DNS_FAIL;
+	msg[0] = (unsigned char)(qlen >> 8);
+	msg[1] = (unsigned char)qlen;
+	memcpy(msg + 2, q, qlen);
+	if (send(fd, msg, qlen + 2, MSG_NOSIGNAL) == (ssize_t)(qlen + 2) &&
+	    read_full(c, fd, len, 2, deadline)) {
+		alen = (size_t)len[0] << 8 | len[1];
+		if (alen <= sizeof(a) && read_full(c, fd, a, alen, deadline))
+			r = dns_answer(a, alen, id, c->name, type, out, max, n);
+	}
+	close(fd);
+	/* a second truncation, or another answer, is no answer */
+	return r == DNS_OK || r == DNS_NXDOMAIN ? r : DNS_FAIL;
+}
+
+/* One query to one server over UDP, answers of another id ignored; over
+ * TCP when the answer was truncated. */
 static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
 			   uint16_t type, struct egress_addr *out, size_t max,
 			   size_t *n)
@@ -126,6 +205,8 @@ static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
 		}
 	}
 	close(fd);
+	if (r == DNS_TRUNC)
+		r = ask_tcp(c, srv, q, qlen, id, type, out, max, n, deadline);
 	return r;
 }
 
@@ -165,32 +246,6 @@ static const char *resolve(struct conn *c)
 }
 
 /* ---- connecting and relaying ----------------------------------------- */
-
-static int dial(struct conn *c, const struct egress_addr *a)
-{
-	struct sockaddr_storage sa;
-	socklen_t len = sockaddr_of(a, c->port, &sa);
-	int fd, err = 0;
-	socklen_t elen = sizeof(err);
-	struct pollfd pf;
-
-	fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, len) < 0 &&
-	    errno != EINPROGRESS) {
-		close(fd);
-		return -1;
-	}
-	pf = (struct pollfd){.fd = fd, .events = POLLOUT};
-	if (poll(&pf, 1, c->p->connect_ms) != 1 ||
-	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0 || err ||
-	    fcntl(fd, F_SETFL, 0) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 /* Bytes both ways (both) or only upstream to client, until upstream's
  * end, an error or idle_ms of nothing. */
@@ -280,7 +335,7 @@ int conn_decide(struct conn *c, const char **why)
 			range = range ? range : r;
 			continue;
 		}
-		c->up = dial(c, a);
+		c->up = connect_within(a, c->port, c->p->connect_ms);
 		if (c->up >= 0) {
 			c->chosen = *a;
 			c->connected = true;

@@ -158,7 +158,7 @@ enum dns_result dns_answer(const unsigned char *m, size_t len, uint16_t id,
 		return DNS_BAD;
 	off += 4;
 	if (m[2] & 0x02)
-		return DNS_FAIL; /* truncated: no TCP here */
+		return DNS_TRUNC; /* records may be missing: none is taken */
 	if ((m[3] & 0x0f) == 3)
 		return DNS_NXDOMAIN;
 	if ((m[3] & 0x0f) != 0)

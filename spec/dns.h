@@ -21,6 +21,7 @@
 #define DNS_TYPE_A 1
 #define DNS_TYPE_AAAA 28
 #define DNS_MSG_MAX 1232 /* what a UDP answer is read into */
+#define DNS_TCP_MAX 8192 /* what a TCP answer may be (DNS_ADDRS_MAX fit) */
 #define DNS_ADDRS_MAX 8
 #define DNS_SERVERS_MAX 3
 #define DNS_NAME_TEXT 254 /* a name as dotted text, without its NUL */
@@ -40,6 +41,7 @@ enum dns_result {
 	DNS_NXDOMAIN, /* the name does not exist */
 	DNS_FAIL,     /* a server failure or refusal: try the next server */
 	DNS_BAD,      /* not an answer to this query */
+	DNS_TRUNC,    /* the answer did not fit: ask the server over TCP */
 };
 
 /* The query for `name` (normalized) in out; its length, or 0 when the

@@ -47,6 +47,9 @@ setup() {
 
 teardown() {
 	corral_teardown
+	[ ! -f "$BATS_TEST_TMPDIR/dns.pid" ] ||
+		kill "$(cat "$BATS_TEST_TMPDIR/dns.pid")" 2>/dev/null
+	return 0
 }
 
 # allow RULE...: the test's policy (and the test's CA as a host path the
@@ -58,12 +61,12 @@ allow() {
 		"${rules%,}" "$UP/ca" >"$POLICY"
 }
 
-# in_test_ns CMD...: CMD with the test's hosts file and resolv.conf as the
-# host's (a private mount namespace, gone with CMD).
+# in_test_ns CMD...: CMD with the test's hosts file and resolv.conf (or
+# $RESOLV) as the host's (a private mount namespace, gone with CMD).
 in_test_ns() {
 	unshare -m sh -c 'mount --bind "$0" /etc/hosts &&
 		mount --bind "$1" /etc/resolv.conf && shift && exec "$@"' \
-		"$UP/hosts" "$UP/resolv.conf" "$@" </dev/null 3>&-
+		"$UP/hosts" "${RESOLV:-$UP/resolv.conf}" "$@" </dev/null 3>&-
 }
 
 # sandboxed CMD...: corral sandbox under the policy, the test's CA in
@@ -119,6 +122,58 @@ def ask(name, qtype, server=("127.0.0.1", 53)):
 	assert_output hello-from-upstream
 	run grep -c '"GET / HTTP/1.1" 200' "$UP/http.log"
 	[ "$output" -ge 1 ] || fail "the upstream logged no request"
+}
+
+@test "egress dns: a truncated answer over UDP is asked again over TCP, and the name resolves" {
+	local addr="127.54.$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))"
+	# big.test's A over UDP: truncated, no record; over TCP: 127.0.0.1;
+	# every other question: no record.  Each query logged with its way.
+	python3 - "$addr" "$BATS_TEST_TMPDIR/dns.got" >"$BATS_TEST_TMPDIR/dns.log" \
+		2>&1 3>&- <<-'PY' &
+		import socket, struct, sys, threading
+		addr, log = sys.argv[1], sys.argv[2]
+		def answer(q, way):
+		    name, i = [], 12
+		    while q[i]:
+		        name.append(q[i + 1:i + 1 + q[i]].decode()); i += 1 + q[i]
+		    qtype = struct.unpack(">H", q[i + 1:i + 3])[0]
+		    name = ".".join(name).lower()
+		    open(log, "a").write("%s %s %d\n" % (way, name, qtype))
+		    head, question = q[:2], q[12:i + 5]
+		    if name == "big.test" and qtype == 1 and way == "udp":
+		        return head + struct.pack(">HHHHH", 0x8380, 1, 0, 0, 0) + question
+		    if name == "big.test" and qtype == 1:
+		        rr = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 30, 4) + bytes([127, 0, 0, 1])
+		        return head + struct.pack(">HHHHH", 0x8180, 1, 1, 0, 0) + question + rr
+		    return head + struct.pack(">HHHHH", 0x8180, 1, 0, 0, 0) + question
+		u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+		u.bind((addr, 53))
+		t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+		t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+		t.bind((addr, 53)); t.listen(8)
+		def tcp():
+		    while True:
+		        c, _ = t.accept()
+		        n = struct.unpack(">H", c.recv(2, socket.MSG_WAITALL))[0]
+		        a = answer(c.recv(n, socket.MSG_WAITALL), "tcp")
+		        c.sendall(struct.pack(">H", len(a)) + a); c.close()
+		threading.Thread(target=tcp, daemon=True).start()
+		while True:
+		    q, peer = u.recvfrom(2000)
+		    u.sendto(answer(q, "udp"), peer)
+	PY
+	echo $! >"$BATS_TEST_TMPDIR/dns.pid"
+	for _ in $(seq 50); do nc -z "$addr" 53 2>/dev/null && break; sleep 0.1; done
+	echo "nameserver $addr" >"$BATS_TEST_TMPDIR/resolv.conf"
+	RESOLV="$BATS_TEST_TMPDIR/resolv.conf"
+	allow big.test:"$HTTP_PORT" "127.0.0.1:$HTTP_PORT"
+	sandboxed busybox wget -q -O- "http://big.test:$HTTP_PORT/"
+	assert_success
+	assert_output hello-from-upstream
+	run grep -c '^udp big.test 1$' "$BATS_TEST_TMPDIR/dns.got"
+	[ "$output" -ge 1 ] || fail "no UDP query: $(cat "$BATS_TEST_TMPDIR/dns.got")"
+	run grep -c '^tcp big.test 1$' "$BATS_TEST_TMPDIR/dns.got"
+	[ "$output" -ge 1 ] || fail "no TCP query: $(cat "$BATS_TEST_TMPDIR/dns.got")"
 }
 
 @test "egress dns: getaddrinfo gives an allowed name 198.18.0.1 and no IPv6 address; another name does not exist" {

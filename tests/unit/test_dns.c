@@ -322,7 +322,7 @@ TEST(header_verdicts)
 	CHECK(with(2, 0x81 | 0x08) == DNS_BAD);	 /* opcode IQUERY */
 	CHECK(with(5, 0) == DNS_BAD);		 /* no question */
 	CHECK(with(5, 2) == DNS_BAD);		 /* two questions */
-	CHECK(with(2, 0x81 | 0x02) == DNS_FAIL); /* TC: no TCP here */
+	CHECK(with(2, 0x81 | 0x02) == DNS_TRUNC); /* TC: ask over TCP */
 	CHECK(with(3, 0x80 | 2) == DNS_FAIL);	 /* SERVFAIL */
 	CHECK(with(3, 0x80 | 5) == DNS_FAIL);	 /* REFUSED */
 	CHECK(with(3, 0x80 | 3) == DNS_NXDOMAIN);
