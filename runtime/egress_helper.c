@@ -346,9 +346,15 @@ static int drop_privileges(struct error **err)
 	struct __user_cap_data_struct data[2] = {{0}};
 	const uid_t id = EGRESS_HELPER_UID;
 
-	if ((setgroups(0, NULL) < 0 &&
-	     !(errno == EPERM && rootless_setgroups_denied())) ||
-	    setresgid(id, id, id) < 0 || setresuid(id, id, id) < 0)
+	if (setgroups(0, NULL) < 0) {
+		int e = errno; /* the check below reads a file */
+
+		if (e != EPERM || !rootless_setgroups_denied()) {
+			errno = e;
+			return error_errno(err, "drop supplementary groups");
+		}
+	}
+	if (setresgid(id, id, id) < 0 || setresuid(id, id, id) < 0)
 		return error_errno(err, "become uid %u", id);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 ||
 	    syscall(SYS_capset, &hdr, data) < 0)

@@ -170,7 +170,9 @@ static int load_rootless(const char *given, struct policy **out,
 
 	if (!user_path)
 		return load_file(POLICY_PATH, false, out, err);
-	if (access(POLICY_PATH, F_OK) < 0)
+	/* only a missing system file is none: one the user cannot read
+	 * (a 0750 /etc/corral) fails below rather than lifting the ceiling */
+	if (access(POLICY_PATH, F_OK) < 0 && errno == ENOENT)
 		return load_file(user_path, true, out, err);
 	if (load_file(POLICY_PATH, true, &sys, err) < 0)
 		return -1;

@@ -367,6 +367,12 @@ print([(c["change"], c["path"]) for c in r["files"]["changes"]])' "$T/out-$u/sb.
 	run --separate-stderr as "$RL_ONE" corral --policy "$T/missing.json" explain --bundle "$T/b"
 	assert_failure
 	[[ "$stderr" == *missing.json* ]] || fail "stderr: $stderr"
+	# a system file the user may not read is no missing one
+	chmod 0700 /etc/corral
+	run --separate-stderr as "$RL_ONE" corral --policy "$T/wide.json" explain --bundle "$T/b"
+	assert_failure
+	[[ "$stderr" == *"/etc/corral/policy.json"*"ermission denied"* ]] ||
+		fail "stderr: $stderr"
 }
 
 @test "rootless without a cgroup under limits.bestEffort: explain says every limit is off and why" {
