@@ -25,7 +25,8 @@ teardown_file() {
 teardown() {
 	# an upstream server a test started (by pid, whatever the test did)
 	if [ -f "$BATS_TEST_TMPDIR/server.pid" ]; then
-		kill "$(cat "$BATS_TEST_TMPDIR/server.pid")" 2>/dev/null || true
+		# shellcheck disable=SC2046
+		kill $(cat "$BATS_TEST_TMPDIR/server.pid") 2>/dev/null || true
 	fi
 	remove_test_pods
 	# kubelet volume directories a test made, and the parents it made
@@ -267,42 +268,57 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	stderr_has "annotation run.corral.timeout=none: wider than the policy's 600s"
 }
 
-@test "an egress policy: the app container reaches the allowed host through its pod's proxy, from the pod's CNI namespace" {
-	local gw port=$((30000 + RANDOM % 10000)) www="$BATS_TEST_TMPDIR/www"
-	local pid saved="$BATS_TEST_TMPDIR/policy.saved" started pause_pid
-	# the upstream's address: the CNI bridge's gateway (the subnet's
-	# first address), inside this file's private network namespace
-	gw="$(jq -r '.plugins[0].ipam.ranges[0][0].subnet' \
+# cni_gateway: the CNI bridge's gateway (the subnet's first address),
+# inside this file's private network namespace, in GW.
+cni_gateway() {
+	GW="$(jq -r '.plugins[0].ipam.ranges[0][0].subnet' \
 		"$CRI_WORK/cni/10-corral-cri.conflist")"
-	gw="${gw%.0/24}.1"
-	[[ "$gw" == 10.* ]] || fail "no gateway address in the CNI config: \"$gw\""
-	# the pod, and so its network, made under an egress policy naming
-	# the upstream's address (StartContainer runs corral's create)
+	GW="${GW%.0/24}.1"
+	[[ "$GW" == 10.* ]] || fail "no gateway address in the CNI config: \"$GW\""
+}
+
+# egress_pod RULE... [-- run_pod's arguments]: the pod, and so its
+# network, made under the test's policy plus network.allow RULE...
+# (StartContainer runs corral's create); the policy is restored after.
+egress_pod() {
+	local saved="$BATS_TEST_TMPDIR/policy.saved" rules=() started
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do rules+=("$1"); shift; done
+	[ $# -eq 0 ] || shift
 	cp "$CRI_WORK/policy.json" "$saved"
-	jq --arg a "$gw:$port" '.network = {allow: [$a]}' "$saved" \
-		>"$CRI_WORK/policy.json"
-	run_pod
+	jq '.network = {allow: $ARGS.positional}' "$saved" \
+		--args "${rules[@]}" >"$CRI_WORK/policy.json"
+	run_pod "$@"
 	[ "$status" -ne 0 ] || create_app
 	[ "$status" -ne 0 ] || run --separate-stderr cri start "$CTR"
 	started=$status
 	cp "$saved" "$CRI_WORK/policy.json"
 	[ "$started" -eq 0 ] || fail "the egress pod: $stderr"
-	# the upstream, once CNI has made the bridge
-	mkdir -p "$www" && echo hello-from-the-cluster >"$www/index.html"
-	nsenter --net="/run/netns/$CRI_NETNS" python3 -m http.server "$port" \
-		--bind "$gw" --directory "$www" >/dev/null 2>&1 3>&- &
-	pid=$!
-	echo "$pid" >"$BATS_TEST_TMPDIR/server.pid"
+}
+
+# cluster_upstream PORT: an HTTP server on GW:PORT in the CNI namespace
+# answering "hello-from-PORT", once CNI has made the bridge; its pid is
+# appended to server.pid (teardown stops it).
+cluster_upstream() {
+	local www="$BATS_TEST_TMPDIR/www-$1"
+	mkdir -p "$www" && echo "hello-from-$1" >"$www/index.html"
+	nsenter --net="/run/netns/$CRI_NETNS" python3 -m http.server "$1" \
+		--bind "$GW" --directory "$www" >/dev/null 2>&1 3>&- &
+	echo $! >>"$BATS_TEST_TMPDIR/server.pid"
 	for _ in $(seq 50); do
-		nsenter --net="/run/netns/$CRI_NETNS" busybox nc -z "$gw" "$port" \
+		nsenter --net="/run/netns/$CRI_NETNS" busybox nc -z "$GW" "$1" \
 			2>/dev/null && break
 		sleep 0.1
 	done
+}
+
+@test "an egress policy: the app container reaches the allowed host through its pod's proxy, from the pod's CNI namespace" {
+	local port=$((30000 + RANDOM % 10000)) pause_pid
+	cni_gateway
+	egress_pod "$GW:$port"
+	cluster_upstream "$port"
 	run --separate-stderr cri exec "$CTR" -- sh -c \
-		"wget -q -O- http://$gw:$port/; wget -q -O- http://$gw:$((port + 1))/ 2>&1; ls /sys/class/net"
-	kill "$pid"
-	wait "$pid" 2>/dev/null || true
-	assert_line --index 0 hello-from-the-cluster
+		"wget -q -O- http://$GW:$port/; wget -q -O- http://$GW:$((port + 1))/ 2>&1; ls /sys/class/net"
+	assert_line --index 0 "hello-from-$port"
 	assert_line --index 1 --partial "403 Forbidden"
 	assert_line --index 2 lo
 	# one proxy for the pod: the pause container's, none of the app's
@@ -311,6 +327,20 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	[ ! -e "$CRI_CORRAL_ROOT/$CRI_CTR_NS/$CTR/egress.pid" ] || fail "the app container has its own proxy"
 	[ "/proc/$pause_pid/ns/net" -ef "/proc/$(corral_k8s state "$CTR" | jq -r .pid)/ns/net" ] ||
 		fail "the app container is not in its pod's network namespace"
+}
+
+@test "the pod annotation run.corral.egress narrows the policy's hosts: a host it leaves out is refused, though served and allowed by the policy" {
+	local port=$((30000 + RANDOM % 10000))
+	cni_gateway
+	egress_pod "$GW:$port" "$GW:$((port + 1))" -- \
+		--annotation "run.corral.egress=$GW:$port"
+	cluster_upstream "$port"
+	cluster_upstream "$((port + 1))"
+	run --separate-stderr cri exec "$CTR" -- sh -c \
+		"wget -q -O- http://$GW:$port/; wget -q -O- http://$GW:$((port + 1))/ 2>&1"
+	assert_line --index 0 "hello-from-$port"
+	assert_line --index 1 --partial "403 Forbidden"
+	refute_output --partial "hello-from-$((port + 1))"
 }
 
 @test "a pod's containers share its loopback-only network: one serves on 127.0.0.1:80, the other fetches it" {
