@@ -124,6 +124,133 @@ print(u.urlopen('https://up.test:$HTTPS_PORT/', context=ctx).read().decode().str
 	assert_output hello-from-upstream
 }
 
+# packages UP: a Python index (UP/www/simple, one wheel) and an npm
+# registry (UP/www/npm, one tarball) of one package, demo-pkg, served by
+# the upstreams; its code says "installed-through-the-proxy".
+packages() {
+	python3 - "$1/www" "$HTTPS_PORT" <<-'PY' || fail "make the packages"
+		import base64, hashlib, io, json, os, sys, tarfile, zipfile
+		www, port = sys.argv[1], sys.argv[2]
+		said = "installed-through-the-proxy"
+		os.makedirs(www + "/simple/demo-pkg", exist_ok=True)
+		os.makedirs(www + "/packages", exist_ok=True)
+		os.makedirs(www + "/npm/-", exist_ok=True)
+		files = {"demo_pkg/__init__.py": "X = %r\n" % said,
+		         "demo_pkg-1.0.dist-info/METADATA":
+		             "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n",
+		         "demo_pkg-1.0.dist-info/WHEEL":
+		             "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\n"
+		             "Tag: py3-none-any\n"}
+		record = ""
+		with zipfile.ZipFile(www + "/packages/demo_pkg-1.0-py3-none-any.whl", "w") as z:
+		    for name, text in files.items():
+		        z.writestr(name, text)
+		        digest = base64.urlsafe_b64encode(
+		            hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+		        record += "%s,sha256=%s,%d\n" % (name, digest, len(text))
+		    z.writestr("demo_pkg-1.0.dist-info/RECORD",
+		               record + "demo_pkg-1.0.dist-info/RECORD,,\n")
+		open(www + "/simple/demo-pkg/index.html", "w").write(
+		    '<a href="../../packages/demo_pkg-1.0-py3-none-any.whl">'
+		    'demo_pkg-1.0-py3-none-any.whl</a>\n')
+		tgz = io.BytesIO()
+		with tarfile.open(fileobj=tgz, mode="w:gz") as t:
+		    for name, text in (("package/package.json", json.dumps(
+		            {"name": "demo-pkg", "version": "1.0.0", "main": "index.js"})),
+		            ("package/index.js", "module.exports = %s;\n" % json.dumps(said))):
+		        info = tarfile.TarInfo(name)
+		        info.size, info.mode = len(text), 0o644
+		        t.addfile(info, io.BytesIO(text.encode()))
+		tgz = tgz.getvalue()
+		open(www + "/npm/-/demo-pkg-1.0.0.tgz", "wb").write(tgz)
+		integrity = "sha512-" + base64.b64encode(hashlib.sha512(tgz).digest()).decode()
+		json.dump({"name": "demo-pkg", "dist-tags": {"latest": "1.0.0"},
+		           "versions": {"1.0.0": {"name": "demo-pkg", "version": "1.0.0",
+		               "main": "index.js", "dist": {
+		                   "tarball": "https://up.test:%s/npm/-/demo-pkg-1.0.0.tgz" % port,
+		                   "shasum": hashlib.sha1(tgz).hexdigest(),
+		                   "integrity": integrity}}}},
+		          open(www + "/npm/demo-pkg", "w"))
+	PY
+}
+
+@test "egress: pip install from an allowed index over HTTPS; another index is refused" {
+	packages "$UP"
+	allow up.test:"$HTTPS_PORT" "127.0.0.1:$HTTPS_PORT"
+	sandboxed sh -c 'python3 -m pip install --no-cache-dir --disable-pip-version-check \
+			--no-deps --trusted-host up.test --target /tmp/t \
+			--index-url "https://up.test:$0/simple/" demo-pkg >/tmp/pip.out 2>&1 ||
+			cat /tmp/pip.out
+		PYTHONPATH=/tmp/t python3 -c "import demo_pkg; print(demo_pkg.X)"
+		python3 -m pip download --no-cache-dir --disable-pip-version-check \
+			--no-deps --trusted-host other.test -d /tmp/d \
+			--index-url "https://other.test:$0/simple/" demo-pkg 2>&1 | tail -1
+		ls /tmp/d 2>/dev/null | wc -l' "$HTTPS_PORT"
+	assert_success
+	assert_line --index 0 installed-through-the-proxy
+	assert_line --index 1 "ERROR: No matching distribution found for demo-pkg"
+	assert_line --index 2 0
+}
+
+@test "egress: npm install and npm ci from an allowed registry over HTTPS; another registry gets 403" {
+	command -v npm >/dev/null || fail "npm is not installed (tests/deps installs it)"
+	packages "$UP"
+	allow up.test:"$HTTPS_PORT" "127.0.0.1:$HTTPS_PORT"
+	sandboxed sh -c 'export HOME=/tmp npm_config_strict_ssl=false
+		mkdir /tmp/p && cd /tmp/p && echo "{}" >package.json &&
+		npm install --no-audit --no-fund --registry "https://up.test:$0/npm/" \
+			demo-pkg >/tmp/npm.out 2>&1 || cat /tmp/npm.out
+		rm -rf node_modules /tmp/.npm &&
+		npm ci --no-audit --no-fund --registry "https://up.test:$0/npm/" \
+			>/tmp/npm.out 2>&1 || cat /tmp/npm.out
+		node -e "console.log(require(\"demo-pkg\"))"
+		npm view --registry "https://other.test:$0/npm/" demo-pkg 2>&1 |
+			grep -c "E403"' "$HTTPS_PORT"
+	assert_success
+	assert_line --index 0 installed-through-the-proxy
+	assert_line --index 1 1
+}
+
+@test "egress: Go's default HTTP client goes through the proxy; another host gets the 403 naming it" {
+	local ws="$BATS_TEST_TMPDIR/ws"
+	mkdir -p "$ws/src"
+	cat >"$ws/src/main.go" <<-'GO'
+		package main
+
+		import (
+			"fmt"
+			"io"
+			"net/http"
+			"os"
+		)
+
+		func main() {
+			r, err := http.Get(os.Args[1])
+			if err != nil {
+				fmt.Println("error:", err)
+				os.Exit(1)
+			}
+			b, _ := io.ReadAll(r.Body)
+			fmt.Printf("%d %s", r.StatusCode, b)
+		}
+	GO
+	(cd "$ws/src" && GOCACHE="$BATS_TEST_TMPDIR/gocache" GO111MODULE=off \
+		CGO_ENABLED=0 go build -o "$ws/get" main.go) || fail "go build"
+	cp "$UP/ca/cert.pem" "$ws/"
+	chmod -R a+rX "$ws"
+	printf '{"network": {"allow": ["up.test:%s", "127.0.0.1:%s"]}, "mounts": [{"source": "%s"}]}\n' \
+		"$HTTPS_PORT" "$HTTPS_PORT" "$ws" >"$POLICY"
+	run --separate-stderr unshare -m sh -c \
+		'mount --bind "$0" /etc/hosts && exec "$@"' "$UP/hosts" \
+		"$CORRAL" --root "$ROOT" --policy "$POLICY" sandbox --workspace "$ws" -- \
+		sh -c 'export SSL_CERT_FILE=/workspace/cert.pem
+			/workspace/get "https://up.test:$0/"; echo
+			/workspace/get "http://other.test:$0/"' "$HTTPS_PORT" </dev/null 3>&-
+	assert_success
+	assert_line --index 0 "200 hello-from-upstream"
+	assert_line --index 1 "403 corral: egress to other.test:$HTTPS_PORT refused: no rule of the host policy's network.allow names this host and port"
+}
+
 @test "egress: a host no rule names gets 403 with the message and the header" {
 	allow "127.0.0.1:$HTTP_PORT"
 	sandboxed curl -s -D - "http://other.test:$HTTP_PORT/"
