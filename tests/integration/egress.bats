@@ -504,6 +504,30 @@ for l in open(sys.argv[1]):
 	wait_pid_gone "$pid" 50
 }
 
+@test "egress: after kill -9 of corral run the container and its helper live on, and delete --force ends both" {
+	local run_pid helper
+	allow "127.0.0.1:$HTTP_PORT"
+	set_args sleep 30
+	"$CORRAL" --root "$ROOT" --policy "$POLICY" run --bundle "$BUNDLE" "$ID" \
+		</dev/null >/dev/null 2>&1 3>&- &
+	run_pid=$!
+	track_pid "$run_pid"
+	poll_equal "the helper's pid file" yes 50 \
+		sh -c '[ -s "$0/egress.pid" ] && echo yes' "$ROOT/$ID"
+	poll_equal "the container running" running 50 state_field "$ID" status
+	helper="$(cat "$ROOT/$ID/egress.pid")"
+	kill -KILL "$run_pid"
+	wait "$run_pid" 2>/dev/null || true
+	# as with runc: the container is the engine's to end, not the
+	# runtime's process; its proxy still serves it
+	run corral exec "$ID" busybox wget -q -O- "http://127.0.0.1:$HTTP_PORT/"
+	assert_success
+	assert_output hello-from-upstream
+	pid_gone "$helper" && fail "the helper died with corral run"
+	corral delete --force "$ID"
+	wait_pid_gone "$helper" 50
+}
+
 @test "egress: events streams each decision; delete logs a summary" {
 	allow "127.0.0.1:$HTTP_PORT"
 	set_args sh -c "sleep 1; wget -q -O /dev/null http://127.0.0.1:$HTTP_PORT/
