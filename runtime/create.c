@@ -635,7 +635,9 @@ static int spawn(struct create_ctx *c, struct error **err)
 	_cleanup_close_ int cgroup_fd =
 	    c->cgroup_made ? cgroup_clone_fd(c->cgroup) : -1;
 
-	if (ns_join_pid(&c->ns, err) < 0)
+	/* a hop's first child joins the pid namespace itself: in it, the
+	 * pid its clone returns would be that namespace's, not the host's */
+	if (!c->ns.hop && ns_join_pid(&c->ns, err) < 0)
 		return -1;
 	if (egress_wanted(c) &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->lo_up) < 0)

@@ -204,7 +204,8 @@ int init_hop(const struct init_config *c)
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
 		error_errno(&err, "parent death signal");
-	} else if (ns_join_rest(c->ns, &err) == 0 &&
+	} else if (ns_join_pid(c->ns, &err) == 0 &&
+		   ns_join_rest(c->ns, &err) == 0 &&
 		   ns_join_user(c->ns, &joined, &err) == 0 &&
 		   proc_become_ns_root(&err) == 0) {
 		/* the new namespaces, the network's and the cgroup's but

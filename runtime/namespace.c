@@ -458,10 +458,12 @@ int ns_join_pid(const struct ns_plan *plan, struct error **err)
 	return 0;
 }
 
-/* Every namespace but pid (joined by the parent) and user (last, by
- * ns_join_user): each setns before it is made with the runtime's own
- * privileges, so that a namespace the container's user namespace does
- * not own (a pod's network) can still be joined. */
+/* Every namespace but pid (joined by the parent, or by a hop's first
+ * child, which stays in the host's own so that the pid its clone
+ * returns is the host's) and user (last, by ns_join_user): each setns
+ * before it is made with the runtime's own privileges, so that a
+ * namespace the container's user namespace does not own (a pod's
+ * network) can still be joined. */
 int ns_join_rest(const struct ns_plan *plan, struct error **err)
 {
 	for (int t = 0; t < NS_TYPE_COUNT; t++) {

@@ -243,6 +243,37 @@ pod_bundle() {
 	corral delete --force "$ID-pause"
 }
 
+@test "a pod member in its pod's pid namespace: the pid corral records is the member's own, on the host" {
+	local pause pid
+	pod_bundle "$ID-pause" "{\"io.kubernetes.cri.container-type\": \"sandbox\",
+		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}" "" sleep 1000
+	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-pause" "$ID-pause" \
+		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/pause.err" ||
+		fail "pause: $(cat "$BATS_TEST_TMPDIR/pause.err")"
+	pause="$(container_pid "$ID-pause")"
+	pod_bundle "$ID-app" "{\"io.kubernetes.cri.container-type\": \"container\",
+		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}" "$pause" sleep 1001
+	(BUNDLE="$BATS_TEST_TMPDIR/b-$ID-app"
+	 update_config '.linux.namespaces |= map(if .type == "pid"
+		then .path = "/proc/\($p)/ns/pid" else . end)' --arg p "$pause")
+	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-app" "$ID-app" \
+		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/app.err" ||
+		fail "app: $(cat "$BATS_TEST_TMPDIR/app.err")"
+	pid="$(container_pid "$ID-app")"
+	# the process at that host pid is the member's: in the pod's pid and
+	# user namespaces, in a mount namespace of its own, its child the sleep
+	assert_equal "$(readlink "/proc/$pid/ns/pid")" "$(readlink "/proc/$pause/ns/pid")"
+	assert_equal "$(readlink "/proc/$pid/ns/user")" "$(readlink "/proc/$pause/ns/user")"
+	[ "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink "/proc/$pause/ns/mnt")" ] ||
+		fail "pid $pid is not the member's"
+	poll_equal "the member's sleep, a child of pid $pid" "sleep 1001" 50 \
+		sh -c 'c="$(cat "/proc/$0/task/$0/children")" &&
+			tr "\0" " " <"/proc/${c%% *}/cmdline" | sed "s/ $//"' "$pid"
+	corral delete --force "$ID-app"
+	kill -0 "$pause" || fail "deleting the member ended the pod sandbox"
+	corral delete --force "$ID-pause"
+}
+
 @test "root of its own user namespace gains nothing: a setuid binary, mount, unshare, another's files" {
 	cp "$REPO_ROOT/build/helpers/static/sysprobe" "$ROOTFS/bin/sysprobe"
 	cp "$ROOTFS/bin/sysprobe" "$ROOTFS/bin/suidprobe"
