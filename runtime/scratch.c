@@ -62,51 +62,41 @@ static int scratch_tmpfs(const struct stat *root, uint64_t size,
 	return take_fd(&mnt);
 }
 
-/* The lower layers by descriptor, the top first: one "lowerdir+" each
- * where the kernel has it (6.5), else one "lowerdir" of them all, which
- * fsconfig takes up to 256 bytes of: named relative to /proc/self/fd
- * ("7:8:9"), which this process works from for that one call. */
+/* The lower layers by descriptor, the top first, as one "lowerdir" of
+ * absolute /proc/self/fd/N names when they fit in the 255 bytes fsconfig
+ * takes of a value: a kernel whose overlayfs predates the new mount API
+ * (6.5) resolves them only at FSCONFIG_CMD_CREATE, in this same process,
+ * where a relative name would be resolved against whatever the cwd is
+ * then.  More layers need one "lowerdir+" each (Linux 6.8); an older
+ * kernel refuses it here or at the create. */
 static int set_lowers(int fs, const int *lowers, size_t n, struct error **err)
 {
 	char joined[256], name[FD_PATH_MAX];
-	_cleanup_close_ int cwd = -1;
 	size_t len = 0;
-	int r;
 
-	fd_path(lowers[0], name);
-	if (n == 1)
-		return fsconfig_str(fs, "lowerdir", name) < 0
+	for (size_t i = 0; i < n; i++) {
+		int k = snprintf(joined + len, sizeof(joined) - len,
+				 "%s/proc/self/fd/%d", i ? ":" : "", lowers[i]);
+
+		if (k < 0 || (size_t)k >= sizeof(joined) - len) {
+			len = 0;
+			break;
+		}
+		len += (size_t)k;
+	}
+	if (len > 0)
+		return fsconfig_str(fs, "lowerdir", joined) < 0
 			   ? error_errno(err, "scratch overlay: lowerdir")
 			   : 0;
 	for (size_t i = 0; i < n; i++) {
 		fd_path(lowers[i], name);
 		if (fsconfig_str(fs, "lowerdir+", name) < 0)
-			break;
-		if (i + 1 == n)
-			return 0;
+			return error_errno(err,
+					   "scratch overlay: %zu layers need "
+					   "Linux 6.8 (lowerdir+)",
+					   n);
 	}
-	if (errno != EINVAL)
-		return error_errno(err, "scratch overlay: lowerdir+");
-	for (size_t i = 0; i < n; i++) {
-		int k = snprintf(joined + len, sizeof(joined) - len, "%s%d",
-				 i ? ":" : "", lowers[i]);
-
-		if (k < 0 || (size_t)k >= sizeof(joined) - len)
-			return error_set(err, E2BIG,
-					 "scratch overlay: %zu layers need "
-					 "Linux 6.5 (lowerdir+)",
-					 n);
-		len += (size_t)k;
-	}
-	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cwd < 0 || chdir("/proc/self/fd") < 0)
-		return error_errno(err, "scratch overlay: /proc/self/fd");
-	r = fsconfig_str(fs, "lowerdir", joined);
-	if (r < 0)
-		error_errno(err, "scratch overlay: lowerdir");
-	if (fchdir(cwd) < 0)
-		return error_errno(err, "scratch overlay: back to the cwd");
-	return r < 0 ? -1 : 0;
+	return 0;
 }
 
 int scratch_mount_root(const int *lowers, size_t n_lowers, bool userxattr,

@@ -146,12 +146,20 @@ Seccomp:	2"
 
 # An engine's root filesystem is an overlay mount (containerd, CRI-O,
 # podman's overlay driver): it cannot be idmapped, its layers can.
+# mount_engine_overlay [N]: the bundle's root as such an overlay, of the
+# rootfs's layer under N-1 more (default 1 in all), layer i holding
+# /layer-i and a /which of its own number (the top's is seen).
 mount_engine_overlay() {
-	local o="$BATS_TEST_TMPDIR/ovl"
+	local o="$BATS_TEST_TMPDIR/ovl" n="${1:-1}" lowers="" i
 	mkdir -p "$o/layers/lower" "$o/layers/upper" "$o/layers/work" "$o/eng/merged"
 	cp -a "$ROOTFS/." "$o/layers/lower/"
 	echo from-upper >"$o/layers/upper/engine-file"
-	mount -t overlay overlay -o "lowerdir=$o/layers/lower,upperdir=$o/layers/upper,workdir=$o/layers/work" \
+	for i in $(seq 2 "$n"); do
+		mkdir "$o/layers/l$i" && echo "$i" >"$o/layers/l$i/layer-$i" &&
+			echo "$i" >"$o/layers/l$i/which"
+		lowers="$o/layers/l$i:$lowers"
+	done
+	mount -t overlay overlay -o "lowerdir=$lowers$o/layers/lower,upperdir=$o/layers/upper,workdir=$o/layers/work" \
 		"$o/eng/merged" || fail "mount the engine's overlay"
 	update_config '.root.path = $p' --arg p "$o/eng/merged"
 }
@@ -167,6 +175,21 @@ wrote
 0"
 	[ ! -e "$BATS_TEST_TMPDIR/ovl/layers/upper/work/new" ] || fail "the engine's upper layer was written"
 	[ ! -e "$BATS_TEST_TMPDIR/ovl/eng/merged/work/new" ] || fail "the engine's overlay was written"
+}
+
+@test "an engine's overlay root of 4 and of 24 layers: every layer stacked again in order" {
+	local n
+	for n in 4 24; do
+		mount_engine_overlay "$n"
+		write_policy 1048576 "\"engineDirs\": [\"$BATS_TEST_TMPDIR/ovl\"], "
+		set_args sh -c 'cat /which; ls / | grep -c "^layer-"; cat /engine-file'
+		run --separate-stderr corral --policy "$POLICY" run --bundle "$BUNDLE" "$ID-$n" </dev/null
+		assert_success
+		assert_output "$n
+$((n - 1))
+from-upper"
+		umount "$BATS_TEST_TMPDIR/ovl/eng/merged" && rm -rf "$BATS_TEST_TMPDIR/ovl"
+	done
 }
 
 @test "an overlay root whose layers are outside the engine directories is refused, naming engineDirs" {
