@@ -203,7 +203,7 @@ static void release_slice(const struct container_dir *dir, const char *root,
 
 	if (read_file_at(dir->dirfd, SANDBOX_FILE, &json, &len, NULL) == 0 &&
 	    hardened_parse_sandbox(json, len, &sb, NULL) == 0 && sb.userns_auto)
-		userns_slice_release(sb.userns_uid, root, id);
+		userns_slice_release(sb.userns_uid, sb.userns_gid, root, id);
 	sandbox_release(&sb);
 }
 

@@ -232,8 +232,8 @@ static int harden_config(struct create_ctx *c, struct error **err)
 		return error_wrap(err, "config.json");
 	c->spec = c->hardened->spec;
 	if (c->slice_taken && !c->hardened->sandbox.userns_auto) {
-		userns_slice_release(c->policy->slice.uid, c->o->root,
-				     c->o->id);
+		userns_slice_release(c->policy->slice.uid, c->policy->slice.gid,
+				     c->o->root, c->o->id);
 		c->slice_taken = false;
 	}
 	return 0;
@@ -703,8 +703,8 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	if (failed && c->dir.dirfd >= 0)
 		container_dir_remove(c->o->root, c->o->id, &c->dir, NULL);
 	if (failed && c->slice_taken)
-		userns_slice_release(c->policy->slice.uid, c->o->root,
-				     c->o->id);
+		userns_slice_release(c->policy->slice.uid, c->policy->slice.gid,
+				     c->o->root, c->o->id);
 	container_dir_close(&c->dir);
 	closep(&c->fifo_fd);
 	closep(&c->outcome_fd);

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,13 +63,21 @@ static int open_registry(struct error **err)
 	return fd;
 }
 
-static void slice_name(char name[32], uint64_t uid)
+/* A slice's two records: its uids' ("65536", the name it always had)
+ * and its gids' ("g65536"): two pools whose uid and gid ranges are
+ * offset differently would otherwise hand out the same gids under two
+ * uid names. */
+static void record_names(char u[32], char g[32], uint64_t uid, uint64_t gid)
 {
-	snprintf(name, 32, "%llu", (unsigned long long)uid);
+	snprintf(u, 32, "%llu", (unsigned long long)uid);
+	snprintf(g, 32, "g%llu", (unsigned long long)gid);
 }
 
-/* Whether the holder file `name` was left behind: its container's
- * directory is gone and the create that took it has ended. */
+/* Whether the record `name` was left behind: its container's directory
+ * is gone and the create that took it has ended, or it holds no whole
+ * holder (a create killed between making it and writing it: records are
+ * written under the registry's lock, which the caller holds, so no
+ * other is being written now). */
 static bool stale(int dir, const char *name)
 {
 	_cleanup_free_ char *text = NULL;
@@ -79,20 +90,22 @@ static bool stale(int dir, const char *name)
 	_cleanup_close_ int fd =
 	    openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size > HOLDER_MAX ||
-	    read_fd(fd, name, &text, &len, NULL) < 0 || strlen(text) != len)
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > HOLDER_MAX || read_fd(fd, name, &text, &len, NULL) < 0)
 		return false;
+	if (strlen(text) != len)
+		return true;
 	id = strchr(text, '\n');
 	pidline = id ? strchr(id + 1, '\n') : NULL;
 	if (!pidline)
-		return false;
+		return true;
 	*id++ = '\0';
 	*pidline++ = '\0';
 	errno = 0;
 	pid = strtol(pidline, &end, 10);
 	if (errno || end == pidline || pid <= 0 || pid > INT_MAX ||
 	    sscanf(end, " %llu", &start) != 1)
-		return false;
+		return true;
 	if (snprintf(path, sizeof(path), "%s/%s", text, id) >=
 		(int)sizeof(path) ||
 	    text[0] != '/' || lstat(path, &st) == 0 || errno != ENOENT)
@@ -101,28 +114,64 @@ static bool stale(int dir, const char *name)
 	return proc_stat((pid_t)pid, &now, NULL) < 0 || now != start;
 }
 
-static int try_take(int dir, uint64_t uid, const char *holder, bool reclaim)
+/* 1: no record `name`; 2: one left behind, to be taken again (reclaim
+ * only); 0: held; -1: errno. */
+static int record_free(int dir, const char *name, bool reclaim)
 {
-	char name[32];
-	int fd;
+	struct stat st;
 
-	slice_name(name, uid);
-	fd = openat(dir, name,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == EEXIST && reclaim && stale(dir, name) &&
-	    unlinkat(dir, name, 0) == 0)
-		fd = openat(
-		    dir, name,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 1 : -1;
+	return reclaim && stale(dir, name) ? 2 : 0;
+}
+
+static int record_put(int dir, const char *name, const char *holder)
+{
+	int fd =
+	    openat(dir, name,
+		   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
 	if (fd < 0)
 		return -1;
 	if (write_all(fd, holder, strlen(holder)) < 0) {
+		int e = errno;
+
 		close(fd);
 		unlinkat(dir, name, 0);
+		errno = e;
 		return -1;
 	}
 	close(fd);
 	return 0;
+}
+
+/* The slice at uid/gid for holder, under the registry's lock: 1 taken, 0
+ * held by another, -1 errno. */
+static int try_take(int dir, uint64_t uid, uint64_t gid, const char *holder,
+		    bool reclaim)
+{
+	char u[32], g[32];
+	int fu, fg;
+
+	record_names(u, g, uid, gid);
+	fu = record_free(dir, u, reclaim);
+	if (fu <= 0)
+		return fu;
+	fg = record_free(dir, g, reclaim);
+	if (fg <= 0)
+		return fg;
+	if ((fu == 2 && unlinkat(dir, u, 0) < 0) ||
+	    (fg == 2 && unlinkat(dir, g, 0) < 0) ||
+	    record_put(dir, u, holder) < 0)
+		return -1;
+	if (record_put(dir, g, holder) < 0) {
+		int e = errno;
+
+		unlinkat(dir, u, 0);
+		errno = e;
+		return -1;
+	}
+	return 1;
 }
 
 /* The state root as written on the holder file: absolute (it need not
@@ -175,20 +224,27 @@ int userns_slice_take(const struct policy_pool *pool, const char *root,
 	dir = open_registry(err);
 	if (dir < 0)
 		return -1;
+	/* one taker at a time: a left-behind record is then taken again
+	 * by one of them, and a record is never seen half-written */
+	if (flock(dir, LOCK_EX) < 0)
+		return error_errno(err, "%s: lock", USERNS_POOL_DIR);
 	start = first_slice(abs, id, s.n);
 	/* free slices first; only a full pool looks for left-behind ones */
 	for (int reclaim = 0; reclaim < 2; reclaim++) {
 		for (uint64_t i = 0; i < s.n; i++) {
 			uint64_t k = (start + i) % s.n;
+			uint64_t uid = s.uid0 + k * POLICY_SLICE;
+			uint64_t gid = s.gid0 + k * POLICY_SLICE;
+			int r = try_take(dir, uid, gid, holder, reclaim);
 
-			if (try_take(dir, s.uid0 + k * POLICY_SLICE, holder,
-				     reclaim) == 0) {
-				*out = (struct policy_slice){
-				    .set = true,
-				    .uid =
-					(uint32_t)(s.uid0 + k * POLICY_SLICE),
-				    .gid =
-					(uint32_t)(s.gid0 + k * POLICY_SLICE)};
+			if (r < 0)
+				return error_errno(err, "%s: take a slice",
+						   USERNS_POOL_DIR);
+			if (r > 0) {
+				*out =
+				    (struct policy_slice){.set = true,
+							  .uid = (uint32_t)uid,
+							  .gid = (uint32_t)gid};
 				return 0;
 			}
 		}
@@ -199,27 +255,36 @@ int userns_slice_take(const struct policy_pool *pool, const char *root,
 			 (unsigned long long)s.n);
 }
 
-void userns_slice_release(uint32_t uid, const char *root, const char *id)
+/* Remove record `name` when ROOT\nID\n... (abs, id) holds it. */
+static void record_drop(int dir, const char *name, const char *abs,
+			const char *id)
 {
-	_cleanup_close_ int dir = -1, fd = -1;
-	_cleanup_free_ char *text = NULL, *abs = absolute(root);
-	char name[32];
-	size_t len, n;
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *text = NULL;
+	size_t len, n = strlen(abs), m = strlen(id);
 
-	dir = open(USERNS_POOL_DIR,
-		   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dir < 0 || !abs)
-		return;
-	slice_name(name, uid);
 	fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || read_fd(fd, name, &text, &len, NULL) < 0)
 		return;
-	n = strlen(abs);
-	/* "ROOT\nID\n...": only the holder gives it back */
-	if (len > n + strlen(id) + 1 && memcmp(text, abs, n) == 0 &&
-	    text[n] == '\n' && strncmp(text + n + 1, id, strlen(id)) == 0 &&
-	    text[n + 1 + strlen(id)] == '\n')
+	if (len > n + m + 1 && memcmp(text, abs, n) == 0 && text[n] == '\n' &&
+	    strncmp(text + n + 1, id, m) == 0 && text[n + 1 + m] == '\n')
 		unlinkat(dir, name, 0);
+}
+
+void userns_slice_release(uint32_t uid, uint32_t gid, const char *root,
+			  const char *id)
+{
+	_cleanup_close_ int dir = -1;
+	_cleanup_free_ char *abs = absolute(root);
+	char u[32], g[32];
+
+	dir = open(USERNS_POOL_DIR,
+		   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0 || !abs || flock(dir, LOCK_EX) < 0)
+		return;
+	record_names(u, g, uid, gid);
+	record_drop(dir, u, abs, id);
+	record_drop(dir, g, abs, id);
 }
 
 /* A process that only makes its user namespace and waits to be killed:
@@ -243,7 +308,7 @@ int userns_slice_open(uint32_t uid, uint32_t gid, struct error **err)
 {
 	int ready[2], fd = -1;
 	char path[64], c;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (pipe2(ready, O_CLOEXEC) < 0)
 		return error_errno(err, "idmap: pipe");
@@ -254,9 +319,16 @@ int userns_slice_open(uint32_t uid, uint32_t gid, struct error **err)
 		return error_errno(err, "idmap: fork");
 	}
 	if (pid == 0) {
-		close(ready[0]);
+		/* nothing of create's: no descriptor but the pipe (an engine's
+		 * rootfs held open would pin its mount), and gone with create
+		 * even when create is killed before its kill below */
+		if (dup2(ready[1], 3) < 0 ||
+		    syscall(SYS_close_range, 4U, ~0U, 0) < 0 ||
+		    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+		    getppid() != parent)
+			_exit(1);
 		c = unshare(CLONE_NEWUSER) == 0 ? '1' : '0';
-		if (write(ready[1], &c, 1) != 1)
+		if (write(3, &c, 1) != 1)
 			_exit(1);
 		for (;;)
 			pause();

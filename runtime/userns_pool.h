@@ -6,13 +6,15 @@
  * Which slices are taken is kept in one directory of the host's,
  * USERNS_POOL_DIR, whatever the state root, so that containers of two
  * engines (podman's /run/corral, containerd's /run/containerd/runc/NS)
- * never share host ids.  A slice is a file named by its first host uid,
- * made with O_EXCL (the one atomic step of taking it), holding who took
- * it: the state root, the container's ID, and the pid and start time of
- * the create that took it.  A slice whose container directory is gone and
- * whose create is no longer running was left by a create or delete that
- * was killed, and is taken again.  Slices start at multiples of
- * POLICY_SLICE, so two pools that overlap name the same ids alike. */
+ * never share host ids.  A slice is two files, named by its first host
+ * uid ("65536") and its first host gid ("g65536"), made with O_EXCL under
+ * an flock of the directory (one taker or giver at a time), each holding
+ * who took it: the state root, the container's ID, and the pid and start
+ * time of the create that took it.  A record whose container directory
+ * is gone and whose create is no longer running, or that holds no whole
+ * holder, was left by a create or delete that was killed, and is taken
+ * again.  Slices start at multiples of POLICY_SLICE, so two pools that
+ * overlap name the same ids alike, uids and gids each. */
 #ifndef CORRAL_USERNS_POOL_H
 #define CORRAL_USERNS_POOL_H
 
@@ -26,9 +28,10 @@ int userns_slice_take(const struct policy_pool *pool, const char *root,
 		      const char *id, struct policy_slice *out,
 		      struct error **err);
 
-/* Give back the slice starting at host uid `uid`, when ROOT/ID holds it;
- * a slice someone else holds is left alone. */
-void userns_slice_release(uint32_t uid, const char *root, const char *id);
+/* Give back the slice at host uid `uid` and gid `gid`, when ROOT/ID
+ * holds it; a slice someone else holds is left alone. */
+void userns_slice_release(uint32_t uid, uint32_t gid, const char *root,
+			  const char *id);
 
 /* A user namespace whose ids 0-65535 are host uids uid... and gids
  * gid...: its descriptor, for mount_setattr(MOUNT_ATTR_IDMAP) to show a

@@ -119,9 +119,29 @@ Seccomp:	2"
 	set_args sleep 100
 	run_own "$ID" || fail "run: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
 	assert_equal "$(sed -n 2p "/run/corral-userns/$POOL")" "$ID"
+	assert_equal "$(sed -n 2p "/run/corral-userns/g$POOL")" "$ID"
 	run --separate-stderr corral --policy "$POLICY" run -d --bundle "$BUNDLE" "$ID-2" </dev/null
 	assert_error_line
 	[[ "$stderr" == *"all 1 slices"* ]] || fail "stderr: $stderr"
+}
+
+@test "a record a killed take left empty is taken again; gids another pool's slice holds are not given twice" {
+	write_policy 65536
+	mkdir -p -m 0700 /run/corral-userns
+	: >"/run/corral-userns/g$POOL"
+	set_args sleep 100
+	run_own "$ID" || fail "run: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+	assert_equal "$(sed -n 2p "/run/corral-userns/g$POOL")" "$ID"
+	# a pool whose uids are free but whose gids are the first's
+	printf '{"user": {"pool": {"hostUID": %d, "hostGID": %d, "size": 65536}}}\n' \
+		"$((POOL + 65536))" "$POOL" >"$BATS_TEST_TMPDIR/other.json"
+	run --separate-stderr corral --policy "$BATS_TEST_TMPDIR/other.json" \
+		run -d --bundle "$BUNDLE" "$ID-2" </dev/null
+	assert_error_line
+	[[ "$stderr" == *"all 1 slices"* ]] || fail "stderr: $stderr"
+	[ ! -e "/run/corral-userns/$((POOL + 65536))" ] || fail "a record of the refused slice is left"
+	corral delete --force "$ID"
+	[ -z "$(ls /run/corral-userns | grep -x "g\?$POOL")" ] || fail "the slice's records are left"
 }
 
 @test "supplementary groups are the container's own in its user namespace: kept" {
