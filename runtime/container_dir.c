@@ -193,7 +193,8 @@ static int unmount_scratch(const struct container_dir *dir, const char *id,
 
 /* The slice of the user-namespace pool the container held (sandbox.json
  * says which), given back once its processes are gone; a pod member's is
- * its pod sandbox's, which the release leaves alone. */
+ * its pod sandbox's, which the release leaves alone while the pod
+ * sandbox is there, and a pod sandbox's stays while a member is in it. */
 static void release_slice(const struct container_dir *dir, const char *root,
 			  const char *id)
 {
@@ -203,7 +204,8 @@ static void release_slice(const struct container_dir *dir, const char *root,
 
 	if (read_file_at(dir->dirfd, SANDBOX_FILE, &json, &len, NULL) == 0 &&
 	    hardened_parse_sandbox(json, len, &sb, NULL) == 0 && sb.userns_auto)
-		userns_slice_release(sb.userns_uid, sb.userns_gid, root, id);
+		userns_slice_release(sb.userns_uid, sb.userns_gid, root, id,
+				     sb.role == ROLE_POD_SANDBOX);
 	sandbox_release(&sb);
 }
 

@@ -233,7 +233,7 @@ static int harden_config(struct create_ctx *c, struct error **err)
 	c->spec = c->hardened->spec;
 	if (c->slice_taken && !c->hardened->sandbox.userns_auto) {
 		userns_slice_release(c->policy->slice.uid, c->policy->slice.gid,
-				     c->o->root, c->o->id);
+				     c->o->root, c->o->id, false);
 		c->slice_taken = false;
 	}
 	return 0;
@@ -704,7 +704,7 @@ static void ctx_release(struct create_ctx *c, bool failed)
 		container_dir_remove(c->o->root, c->o->id, &c->dir, NULL);
 	if (failed && c->slice_taken)
 		userns_slice_release(c->policy->slice.uid, c->policy->slice.gid,
-				     c->o->root, c->o->id);
+				     c->o->root, c->o->id, false);
 	container_dir_close(&c->dir);
 	closep(&c->fifo_fd);
 	closep(&c->outcome_fd);

@@ -1,6 +1,7 @@
 /* The pool's slices (userns_pool.h). */
 #include "userns_pool.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,7 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "container_dir.h"
 #include "fsutil.h"
+#include "harden.h"
 #include "util.h"
 
 #define HOLDER_MAX 8192
@@ -73,12 +76,58 @@ static void record_names(char u[32], char g[32], uint64_t uid, uint64_t gid)
 	snprintf(g, 32, "g%llu", (unsigned long long)gid);
 }
 
+/* Whether a container of state root `root` but `except` runs in the
+ * slice whose record is `record` ("65536": by its first host uid,
+ * "g65536": by its first gid): a pod member in its pod sandbox's user
+ * namespace (its sandbox.json says so), which may outlive the pod
+ * sandbox's delete.  Read only where a pod's slice may be given back. */
+static bool slice_members(const char *root, const char *except,
+			  const char *record)
+{
+	bool gid = record[0] == 'g';
+	uint64_t first = strtoull(gid ? record + 1 : record, NULL, 10);
+	_cleanup_close_ int rootfd =
+	    open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool found = false;
+	struct dirent *e;
+	DIR *d;
+
+	if (rootfd < 0)
+		return errno != ENOENT; /* unsure: keep the slice */
+	d = fdopendir(rootfd);
+	if (!d)
+		return true;
+	rootfd = -1;
+	while (!found && (e = readdir(d))) {
+		_cleanup_close_ int cd = -1;
+		_cleanup_free_ char *json = NULL;
+		struct sandbox sb = {0};
+		size_t len;
+
+		if (e->d_name[0] == '.' ||
+		    (except && strcmp(e->d_name, except) == 0))
+			continue;
+		cd = openat(dirfd(d), e->d_name,
+			    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cd < 0 ||
+		    read_file_at(cd, SANDBOX_FILE, &json, &len, NULL) < 0)
+			continue;
+		if (hardened_parse_sandbox(json, len, &sb, NULL) == 0 &&
+		    sb.userns_auto &&
+		    (gid ? sb.userns_gid : sb.userns_uid) == first)
+			found = true;
+		sandbox_release(&sb);
+	}
+	closedir(d);
+	return found;
+}
+
 /* Whether the record `name` was left behind: its container's directory
  * is gone and the create that took it has ended, or it holds no whole
  * holder (a create killed between making it and writing it: records are
  * written under the registry's lock, which the caller holds, so no
  * other is being written now). */
-static bool stale(int dir, const char *name)
+static bool stale(int dir, const char *name, const char *except)
 {
 	_cleanup_free_ char *text = NULL;
 	char *id, *pidline, *end, path[PATH_MAX + 8];
@@ -111,7 +160,10 @@ static bool stale(int dir, const char *name)
 	    text[0] != '/' || lstat(path, &st) == 0 || errno != ENOENT)
 		return false;
 	/* the create that took it may still be making that directory */
-	return proc_stat((pid_t)pid, &now, NULL) < 0 || now != start;
+	if (proc_stat((pid_t)pid, &now, NULL) == 0 && now == start)
+		return false;
+	/* a pod sandbox's members may be in its slice still */
+	return !slice_members(text, except, name);
 }
 
 /* 1: no record `name`; 2: one left behind, to be taken again (reclaim
@@ -122,7 +174,7 @@ static int record_free(int dir, const char *name, bool reclaim)
 
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 1 : -1;
-	return reclaim && stale(dir, name) ? 2 : 0;
+	return reclaim && stale(dir, name, NULL) ? 2 : 0;
 }
 
 static int record_put(int dir, const char *name, const char *holder)
@@ -255,9 +307,12 @@ int userns_slice_take(const struct policy_pool *pool, const char *root,
 			 (unsigned long long)s.n);
 }
 
-/* Remove record `name` when ROOT\nID\n... (abs, id) holds it. */
+/* Remove record `name` when ROOT\nID\n... (abs, id) holds it, unless it
+ * is a pod sandbox whose members are still in its slice; or when its
+ * holder was left behind (a pod sandbox deleted first) and this was the
+ * last member. */
 static void record_drop(int dir, const char *name, const char *abs,
-			const char *id)
+			const char *id, bool pod_sandbox)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *text = NULL;
@@ -267,12 +322,16 @@ static void record_drop(int dir, const char *name, const char *abs,
 	if (fd < 0 || read_fd(fd, name, &text, &len, NULL) < 0)
 		return;
 	if (len > n + m + 1 && memcmp(text, abs, n) == 0 && text[n] == '\n' &&
-	    strncmp(text + n + 1, id, m) == 0 && text[n + 1 + m] == '\n')
+	    strncmp(text + n + 1, id, m) == 0 && text[n + 1 + m] == '\n') {
+		if (!pod_sandbox || !slice_members(abs, id, name))
+			unlinkat(dir, name, 0);
+	} else if (stale(dir, name, id)) {
 		unlinkat(dir, name, 0);
+	}
 }
 
 void userns_slice_release(uint32_t uid, uint32_t gid, const char *root,
-			  const char *id)
+			  const char *id, bool pod_sandbox)
 {
 	_cleanup_close_ int dir = -1;
 	_cleanup_free_ char *abs = absolute(root);
@@ -283,8 +342,8 @@ void userns_slice_release(uint32_t uid, uint32_t gid, const char *root,
 	if (dir < 0 || !abs || flock(dir, LOCK_EX) < 0)
 		return;
 	record_names(u, g, uid, gid);
-	record_drop(dir, u, abs, id);
-	record_drop(dir, g, abs, id);
+	record_drop(dir, u, abs, id, pod_sandbox);
+	record_drop(dir, g, abs, id, pod_sandbox);
 }
 
 /* A process that only makes its user namespace and waits to be killed:

@@ -11,10 +11,11 @@
  * an flock of the directory (one taker or giver at a time), each holding
  * who took it: the state root, the container's ID, and the pid and start
  * time of the create that took it.  A record whose container directory
- * is gone and whose create is no longer running, or that holds no whole
- * holder, was left by a create or delete that was killed, and is taken
- * again.  Slices start at multiples of POLICY_SLICE, so two pools that
- * overlap name the same ids alike, uids and gids each. */
+ * is gone, whose create is no longer running and in whose slice no pod
+ * member is, or that holds no whole holder, was left by a create or
+ * delete that was killed (or a pod sandbox deleted before its members),
+ * and is taken again.  Slices start at multiples of POLICY_SLICE, so two pools
+ * that overlap name the same ids alike, uids and gids each. */
 #ifndef CORRAL_USERNS_POOL_H
 #define CORRAL_USERNS_POOL_H
 
@@ -29,9 +30,11 @@ int userns_slice_take(const struct policy_pool *pool, const char *root,
 		      struct error **err);
 
 /* Give back the slice at host uid `uid` and gid `gid`, when ROOT/ID
- * holds it; a slice someone else holds is left alone. */
+ * holds it and, for a pod sandbox, no member of its pod is in it still;
+ * or when ROOT/ID is the last member of a pod whose sandbox was deleted
+ * first.  A slice someone else holds is left alone. */
 void userns_slice_release(uint32_t uid, uint32_t gid, const char *root,
-			  const char *id);
+			  const char *id, bool pod_sandbox);
 
 /* A user namespace whose ids 0-65535 are host uids uid... and gids
  * gid...: its descriptor, for mount_setattr(MOUNT_ATTR_IDMAP) to show a

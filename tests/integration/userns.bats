@@ -286,6 +286,33 @@ pod_bundle() {
 	corral delete --force "$ID-pause"
 }
 
+@test "a pod sandbox deleted before its member: the slice stays the pod's until the member goes" {
+	local pause
+	write_policy 65536
+	pod_bundle "$ID-pause" "{\"io.kubernetes.cri.container-type\": \"sandbox\",
+		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}" "" sleep 1000
+	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-pause" "$ID-pause" \
+		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/pause.err" ||
+		fail "pause: $(cat "$BATS_TEST_TMPDIR/pause.err")"
+	pause="$(container_pid "$ID-pause")"
+	pod_bundle "$ID-app" "{\"io.kubernetes.cri.container-type\": \"container\",
+		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}" "$pause" sleep 1001
+	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-app" "$ID-app" \
+		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/app.err" ||
+		fail "app: $(cat "$BATS_TEST_TMPDIR/app.err")"
+	corral delete --force "$ID-pause"
+	[ -f "/run/corral-userns/$POOL" ] && [ -f "/run/corral-userns/g$POOL" ] ||
+		fail "the slice was given back while the member runs in it"
+	set_args sleep 100
+	run --separate-stderr corral --policy "$POLICY" run -d --bundle "$BUNDLE" "$ID-new" </dev/null
+	assert_error_line
+	[[ "$stderr" == *"all 1 slices"* ]] || fail "stderr: $stderr"
+	corral delete --force "$ID-app"
+	[ ! -e "/run/corral-userns/$POOL" ] && [ ! -e "/run/corral-userns/g$POOL" ] ||
+		fail "the last member's delete left the slice held"
+	run_own "$ID-new" || fail "run new: $(cat "$BATS_TEST_TMPDIR/$ID-new.err")"
+}
+
 @test "a pod member in its pod's pid namespace: the pid corral records is the member's own, on the host" {
 	local pause pid
 	pod_bundle "$ID-pause" "{\"io.kubernetes.cri.container-type\": \"sandbox\",
