@@ -402,6 +402,25 @@ static bool report_wanted(const struct create_ctx *c)
 	return c->o->report || (c->policy->report_dir && !own_mntns);
 }
 
+/* A source the caller opened itself (corral sandbox's --workspace) that
+ * the policy's mounts do not allow is dropped as every such bind is:
+ * said, since the caller asked for it by name. */
+static void warn_dropped_preopened(const struct create_ctx *c)
+{
+	for (size_t i = 0; i < c->o->n_preopened; i++) {
+		const char *src = c->o->preopened[i].source;
+		bool kept = false;
+
+		for (size_t m = 0; m < c->spec->n_mounts && !kept; m++)
+			kept = c->spec->mounts[m].source &&
+			       strcmp(c->spec->mounts[m].source, src) == 0;
+		if (!kept)
+			log_warn("%s is not mounted: no entry of the policy's "
+				 "mounts allows it (policy: mounts)",
+				 src);
+	}
+}
+
 static int prepare(struct create_ctx *c, struct error **err)
 {
 	int nlisten = listen_fds();
@@ -413,6 +432,7 @@ static int prepare(struct create_ctx *c, struct error **err)
 			       c->o->preopened, c->o->n_preopened, &c->sources,
 			       err) < 0)
 		return -1;
+	warn_dropped_preopened(c);
 	if (ns_plan_make(c->spec, c->hardened->sandbox.enforced, c->o->root,
 			 &c->ns, err) < 0)
 		return -1;

@@ -95,6 +95,8 @@ assert_root_empty() {
 	sandbox --workspace "$ws" -- sh -c 'cat /workspace/file; true'
 	assert_success
 	refute_output data
+	[[ "$stderr" == "corral: warning: $ws is not mounted: no entry of the policy's mounts allows it (policy: mounts)"* ]] ||
+		fail "stderr: $stderr"
 
 	printf '{ "mounts": [ { "source": "%s", "rw": true } ] }\n' "$ws" \
 		>"$BATS_TEST_TMPDIR/policy.json"
@@ -102,6 +104,7 @@ assert_root_empty() {
 		sandbox --workspace "$ws" -- sh -c 'cat /workspace/file; echo new >/workspace/out' </dev/null
 	assert_success
 	assert_output data
+	assert_equal "$stderr" ""
 	assert_equal "$(cat "$ws/out")" new
 	assert_root_empty
 }
