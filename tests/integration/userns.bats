@@ -241,23 +241,39 @@ pod_bundle() {
 	 set_args "$@")
 }
 
-@test "a pod's members join its pod sandbox's user namespace: one slice, one network, each image's root its own" {
-	local pause pid
+# run_pod_sandbox: $ID-pause, a pod sandbox as the CRI makes one, running
+# under the test's policy; its pid in PAUSE.
+run_pod_sandbox() {
 	pod_bundle "$ID-pause" "{\"io.kubernetes.cri.container-type\": \"sandbox\",
 		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}" "" sleep 1000
 	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-pause" "$ID-pause" \
 		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/pause.err" ||
 		fail "pause: $(cat "$BATS_TEST_TMPDIR/pause.err")"
-	pause="$(container_pid "$ID-pause")"
-	local member="{\"io.kubernetes.cri.container-type\": \"container\",
-		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}"
-	pod_bundle "$ID-web" "$member" "$pause" busybox httpd -f -p 127.0.0.1:80 -h /work
-	pod_bundle "$ID-app" "$member" "$pause" sh -c 'echo mine >/work/app && exec sleep 1000'
-	for c in web app; do
-		corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-$c" "$ID-$c" \
-			</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/$c.err" ||
-			fail "$c: $(cat "$BATS_TEST_TMPDIR/$c.err")"
-	done
+	PAUSE="$(container_pid "$ID-pause")"
+}
+
+# run_pod_member NAME ARG...: $ID-NAME, a member of $ID-pause running
+# ARG...; MEMBER_JQ, when set, edits its config.json first ($p is the
+# pod sandbox's pid).
+run_pod_member() {
+	local name="$1"
+	shift
+	pod_bundle "$ID-$name" "{\"io.kubernetes.cri.container-type\": \"container\",
+		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}" "$PAUSE" "$@"
+	[ -z "${MEMBER_JQ:-}" ] ||
+		(BUNDLE="$BATS_TEST_TMPDIR/b-$ID-$name"
+		 update_config "$MEMBER_JQ" --arg p "$PAUSE")
+	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-$name" "$ID-$name" \
+		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/$name.err" ||
+		fail "$name: $(cat "$BATS_TEST_TMPDIR/$name.err")"
+}
+
+@test "a pod's members join its pod sandbox's user namespace: one slice, one network, each image's root its own" {
+	local pause pid
+	run_pod_sandbox
+	pause="$PAUSE"
+	run_pod_member web busybox httpd -f -p 127.0.0.1:80 -h /work
+	run_pod_member app sh -c 'echo mine >/work/app && exec sleep 1000'
 	for c in web app; do
 		pid="$(container_pid "$ID-$c")"
 		assert_equal "$(readlink "/proc/$pid/ns/user")" "$(readlink "/proc/$pause/ns/user")"
@@ -287,19 +303,9 @@ pod_bundle() {
 }
 
 @test "a pod sandbox deleted before its member: the slice stays the pod's until the member goes" {
-	local pause
 	write_policy 65536
-	pod_bundle "$ID-pause" "{\"io.kubernetes.cri.container-type\": \"sandbox\",
-		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}" "" sleep 1000
-	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-pause" "$ID-pause" \
-		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/pause.err" ||
-		fail "pause: $(cat "$BATS_TEST_TMPDIR/pause.err")"
-	pause="$(container_pid "$ID-pause")"
-	pod_bundle "$ID-app" "{\"io.kubernetes.cri.container-type\": \"container\",
-		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}" "$pause" sleep 1001
-	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-app" "$ID-app" \
-		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/app.err" ||
-		fail "app: $(cat "$BATS_TEST_TMPDIR/app.err")"
+	run_pod_sandbox
+	run_pod_member app sleep 1001
 	corral delete --force "$ID-pause"
 	[ -f "/run/corral-userns/$POOL" ] && [ -f "/run/corral-userns/g$POOL" ] ||
 		fail "the slice was given back while the member runs in it"
@@ -315,20 +321,10 @@ pod_bundle() {
 
 @test "a pod member in its pod's pid namespace: the pid corral records is the member's own, on the host" {
 	local pause pid
-	pod_bundle "$ID-pause" "{\"io.kubernetes.cri.container-type\": \"sandbox\",
-		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}" "" sleep 1000
-	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-pause" "$ID-pause" \
-		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/pause.err" ||
-		fail "pause: $(cat "$BATS_TEST_TMPDIR/pause.err")"
-	pause="$(container_pid "$ID-pause")"
-	pod_bundle "$ID-app" "{\"io.kubernetes.cri.container-type\": \"container\",
-		\"io.kubernetes.cri.sandbox-id\": \"$ID-pause\"}" "$pause" sleep 1001
-	(BUNDLE="$BATS_TEST_TMPDIR/b-$ID-app"
-	 update_config '.linux.namespaces |= map(if .type == "pid"
-		then .path = "/proc/\($p)/ns/pid" else . end)' --arg p "$pause")
-	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$ID-app" "$ID-app" \
-		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/app.err" ||
-		fail "app: $(cat "$BATS_TEST_TMPDIR/app.err")"
+	run_pod_sandbox
+	pause="$PAUSE"
+	MEMBER_JQ='.linux.namespaces |= map(if .type == "pid"
+		then .path = "/proc/\($p)/ns/pid" else . end)' run_pod_member app sleep 1001
 	pid="$(container_pid "$ID-app")"
 	# the process at that host pid is the member's: in the pod's pid and
 	# user namespaces, in a mount namespace of its own, its child the sleep
