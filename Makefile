@@ -27,10 +27,20 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=build/helpers/%)
 
 all: corral
 
+# corral itself is linked statically (glibc, yajl, libseccomp and libcap
+# from their Debian archives), position-independent for ASLR: every
+# container costs one exec of corral, and on a virtual machine where a page
+# fault is dear, loading four shared libraries and relocating them was a
+# millisecond of each `corral run` (tests/bench/README.md).
+# corral calls nothing of glibc's that loads a module at run time (no NSS:
+# /etc/passwd and /etc/group are read as files).  A sanitized build links
+# dynamically, as ASan needs its runtime.
+CORRAL_LIBS := $(if $(findstring -fsanitize,$(LDFLAGS)),$(PKG_LIBS),\
+	-static-pie -lyajl_s -lseccomp -lcap -lm)
 corral: $(RUNTIME_OBJ) $(HOOKS_OBJ) $(SPEC_OBJ) build/gen/seccomp_filters.o \
 		build/stage/params.o build/runtime/stage_blob.o
 	@echo "  LD      $@"
-	@$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	@$(CC) $(LDFLAGS) -o $@ $^ $(CORRAL_LIBS)
 
 # The stage (stage/main.c): the static program the container's processes
 # become before they run its code, carried inside corral as bytes
@@ -191,7 +201,7 @@ build/tests/test_stage_params: tests/unit/test_stage_params.c \
 # module alone; the unit tests run it on fake trees, with their fake
 # kernel (tests/unit/cgroup_fake.c) in place of runtime/cgroup_kernel.c.
 CGROUP_OBJ := $(patsubst %.c,build/%.o,$(wildcard runtime/cgroup*.c)) \
-	build/runtime/fsutil.o build/spec/error.o
+	build/runtime/fsutil.o build/spec/error.o build/spec/units.o
 CGROUP_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_cgroup*.c))
 CGROUP_UNIT_OBJ := $(filter-out build/runtime/cgroup_kernel.o,$(CGROUP_OBJ)) \
 	build/tests/cgroup_fake.o

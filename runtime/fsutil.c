@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "units.h"
 #include "util.h"
 
 #define READ_MAX (64u << 20)
@@ -211,13 +212,9 @@ ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd)
 void now_rfc3339(char *buf, size_t len)
 {
 	struct timespec ts;
-	struct tm tm;
-	char base[32];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%09ldZ", base, ts.tv_nsec);
+	units_utc_time(ts.tv_sec, ts.tv_nsec, buf, len);
 }
 
 static int open_rooted(int rootfd, const char *path, int flags,

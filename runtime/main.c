@@ -14,6 +14,7 @@
 #include "log.h"
 #include "policy.h"
 #include "policy_file.h"
+#include "process.h"
 #include "rootless.h"
 #include "util.h"
 
@@ -190,6 +191,7 @@ int main(int argc, char **argv)
 
 	/* A hook or console peer that goes away must not kill the runtime
 	 * halfway through: write errors are handled where they happen. */
+	process_title_init(argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 	first = parse_global(argc, argv, &g, &err);
 	if (first >= 0) {

@@ -132,39 +132,35 @@ int process_set_sysctls(int sysfd, const struct spec_linux *l,
 	return 0;
 }
 
-/* The argument area's bounds are fields 48 and 49 of /proc/self/stat
- * (counted from 1; the fields after comm's closing parenthesis start at
- * 3).  The area is this process's own stack memory, so writing it is a
- * plain memset: no privilege involved. */
+/* The argument area: the bytes from argv[0] to the end of the last
+ * argument, which the kernel lays out one after another on the stack
+ * (what /proc/PID/cmdline reads).  main() records them before getopt
+ * moves any pointer, so no /proc read is needed later.  The area is this
+ * process's own memory, so writing it is a plain memset: no privilege
+ * involved. */
+static char *title_start, *title_end;
+
+void process_title_init(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		char *end = argv[i] + strlen(argv[i]) + 1;
+
+		if (!title_start || argv[i] < title_start)
+			title_start = argv[i];
+		if (end > title_end)
+			title_end = end;
+	}
+}
+
 int process_set_title(const char *title, struct error **err)
 {
-	char buf[2048], *p, *save = NULL;
-	unsigned long start = 0, end = 0;
-	_cleanup_close_ int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	size_t n = strlen(title);
 
-	if (n <= 0)
-		return error_errno(err, "read /proc/self/stat");
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return error_set(err, EINVAL, "/proc/self/stat: unexpected");
-	p += 2;
-	for (int field = 3; (p = strtok_r(p, " ", &save)); p = NULL, field++) {
-		if (field == 48)
-			start = strtoul(p, NULL, 10);
-		if (field == 49) {
-			end = strtoul(p, NULL, 10);
-			break;
-		}
-	}
-	if (!start || end <= start)
-		return error_set(err, EINVAL,
-				 "/proc/self/stat: no argument area");
-	n = (ssize_t)strlen(title);
-	if ((size_t)n > end - start - 1)
-		n = (ssize_t)(end - start - 1);
-	memset((void *)start, 0, end - start);
-	memcpy((void *)start, title, (size_t)n);
+	if (!title_start || title_end - title_start < 2)
+		return error_set(err, EINVAL, "no argument area to overwrite");
+	if (n > (size_t)(title_end - title_start) - 1)
+		n = (size_t)(title_end - title_start) - 1;
+	memset(title_start, 0, (size_t)(title_end - title_start));
+	memcpy(title_start, title, n);
 	return 0;
 }

@@ -23,6 +23,9 @@ int process_set_personality(const struct spec_linux *l, struct error **err);
  * (bundle, state root, pid file) that a process joining the container
  * could read in its /proc/PID/cmdline. */
 int process_set_title(const char *title, struct error **err);
+/* Called first in main(): where the argument area process_set_title
+ * overwrites lies. */
+void process_title_init(int argc, char **argv);
 
 /* The host's /proc/sys as an O_PATH descriptor, opened in the child once
  * it is in its own network and IPC namespaces and before the mounts:

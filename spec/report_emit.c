@@ -158,18 +158,6 @@ static void text_network(FILE *f, const struct report *r)
 }
 
 /* "2026-12-04T03:39:11.123456789Z" */
-static void utc_time(int64_t sec, long nsec, char out[40])
-{
-	time_t t = (time_t)sec;
-	struct tm tm;
-
-	if (!gmtime_r(&t, &tm) ||
-	    !strftime(out, 40 - 11, "%Y-%m-%dT%H:%M:%S", &tm)) {
-		snprintf(out, 40, "?");
-		return;
-	}
-	snprintf(out + strlen(out), 12, ".%09ldZ", nsec);
-}
 
 static void syscall_name(const struct report_syscall *s, char out[48])
 {
@@ -196,7 +184,7 @@ static void text_syscalls(FILE *f, const struct report *r)
 		char name[48], when[40];
 
 		syscall_name(s, name);
-		utc_time(s->first_sec, s->first_nsec, when);
+		units_utc_time(s->first_sec, s->first_nsec, when, sizeof(when));
 		fprintf(f, "  %-18s %10" PRIu64 "  first %s pid %d (%s)\n",
 			name, s->count, when, s->pid, s->comm);
 	}
@@ -374,7 +362,7 @@ static void json_syscalls(yajl_gen g, const struct report *r)
 		const struct report_syscall *s = &r->syscalls[i];
 		char when[40];
 
-		utc_time(s->first_sec, s->first_nsec, when);
+		units_utc_time(s->first_sec, s->first_nsec, when, sizeof(when));
 		yajl_gen_map_open(g);
 		if (s->name)
 			json_key_str(g, "name", s->name);

@@ -1,6 +1,7 @@
 #include "units.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,4 +130,34 @@ char *units_duration_string(uint64_t seconds)
 		r = asprintf(&s, "%llus (%s)", (unsigned long long)seconds,
 			     human);
 	return r < 0 ? NULL : s;
+}
+
+void units_utc_time(int64_t sec, long nsec, char *out, size_t len)
+{
+	int64_t days = sec / 86400, rem = sec % 86400;
+
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	/* The civil date of a day count, in eras of 400 years (146097 days)
+	 * that start on 1 March, so that the leap day ends each year. */
+	days += 719468; /* 0000-03-01 to 1970-01-01 */
+	int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+	int64_t doe = days - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	int64_t day = doy - (153 * mp + 2) / 5 + 1;
+	int64_t month = mp < 10 ? mp + 3 : mp - 9;
+	int64_t year = yoe + era * 400 + (month <= 2);
+
+	if (year < 0 || year > 9999 || nsec < 0 || nsec > 999999999) {
+		snprintf(out, len, "?");
+		return;
+	}
+	snprintf(out, len,
+		 "%04" PRId64 "-%02" PRId64 "-%02" PRId64 "T%02" PRId64
+		 ":%02" PRId64 ":%02" PRId64 ".%09ldZ",
+		 year, month, day, rem / 3600, rem / 60 % 60, rem % 60, nsec);
 }

@@ -7,6 +7,7 @@
 #define CORRAL_UNITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A byte count: decimal digits, optionally followed by B, KiB, MiB, GiB or
@@ -25,5 +26,13 @@ char *units_size_string(uint64_t bytes, bool spaced);
 
 /* "600s (10 min)", "90s (1 min 30 s)", "30s"; 0 is "none". */
 char *units_duration_string(uint64_t seconds);
+
+/* "2026-12-04T03:39:11.123456789Z": an RFC 3339 time in UTC, for state
+ * and report files.  Computed from the seconds since the epoch alone:
+ * glibc's gmtime_r reads /etc/localtime once per process, a file open and
+ * parse every corral command would pay.  len is at least
+ * UNITS_UTC_TIME_LEN; out is "?" for a year outside 0-9999. */
+#define UNITS_UTC_TIME_LEN 40
+void units_utc_time(int64_t sec, long nsec, char *out, size_t len);
 
 #endif

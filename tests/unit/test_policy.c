@@ -2,6 +2,7 @@
  * policy_emit), the size and duration units, and the example policies in
  * config-examples/policy/. */
 #include <dirent.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,6 +484,41 @@ TEST(size_and_duration_strings)
 
 		CHECK_STR(t, times[i].text);
 	}
+}
+
+TEST(utc_time_matches_gmtime)
+{
+	static const int64_t secs[] = {0,	   1,	      86399,	  86400,
+				       951782400,  951868799, 1709164800,
+				       4107542400, 253402300799, -1};
+	char got[UNITS_UTC_TIME_LEN], want[UNITS_UTC_TIME_LEN];
+
+	for (size_t i = 0; i < ARRAY_SIZE(secs); i++) {
+		time_t t = (time_t)secs[i];
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%S", &tm);
+		strcat(want, ".000000042Z");
+		units_utc_time(secs[i], 42, got, sizeof(got));
+		CHECK_STR(got, want);
+	}
+	/* every day of 1999-2101, leap days and century years included */
+	for (int64_t s = 915148800; s < 4136400000; s += 86400 + 3601) {
+		time_t t = (time_t)s;
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%S.000000000Z",
+			 &tm);
+		units_utc_time(s, 0, got, sizeof(got));
+		if (strcmp(got, want) != 0) {
+			CHECK_STR(got, want);
+			break;
+		}
+	}
+	units_utc_time(253402300800, 0, got, sizeof(got));
+	CHECK_STR(got, "?");
 }
 
 TEST(parse_count_and_size)
