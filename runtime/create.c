@@ -51,6 +51,7 @@
 #include "init.h"
 #include "log.h"
 #include "mount_sources.h"
+#include "process.h"
 #include "report_files.h"
 #include "userns_pool.h"
 #include "report_gather.h"
@@ -663,6 +664,7 @@ static int spawn(struct create_ctx *c, struct error **err)
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->lo_up) < 0)
 		return error_errno(err, "egress: socketpair");
 	cfg.lo_up = c->lo_up[1];
+	cfg.cpus_saved = process_cpus_save(&cfg.cpus);
 	/* a hop's first child makes no namespace: init_hop does, after
 	 * joining */
 	c->pid = ns_clone(c->ns.hop ? 0 : c->ns.clone_flags & ~by_child,
@@ -685,6 +687,8 @@ static int spawn(struct create_ctx *c, struct error **err)
 		cfg.in_cgroup2 = c->in_cgroup;
 		_exit(c->ns.hop ? init_hop(&cfg) : init_run(&cfg));
 	}
+	if (cfg.cpus_saved)
+		process_cpus_away(c->pid, &cfg.cpus);
 	closep(&c->proc.sync[1]);
 	/* the init's alone: if it dies first, the helper reads the end */
 	closep(&c->lo_up[1]);

@@ -3,6 +3,7 @@
 #ifndef CORRAL_INIT_H
 #define CORRAL_INIT_H
 
+#include <sched.h>
 #include <stdbool.h>
 
 #include "cgroup.h"
@@ -32,6 +33,10 @@ struct init_config {
 	bool hopped;
 	int lo_up; /* [egress] the helper's socket: one byte and the network
 		    * namespace once lo is up */
+	/* The CPUs create had, which the child takes back after GO when
+	 * create moved it off its own (process_cpus_away). */
+	bool cpus_saved;
+	cpu_set_t cpus;
 };
 
 /* Runs in the cloned child, which becomes the container's PID 1: sets the

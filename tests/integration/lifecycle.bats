@@ -118,6 +118,26 @@ trap_term() {
 	done
 }
 
+@test "the workload may run on every CPU its create could" {
+	# create keeps its child off its own CPU until GO, and the child then
+	# takes back the whole set (runtime/process.h): never the workload's
+	[ "$(nproc)" -gt 1 ] || skip "one CPU: nothing is moved"
+	want="$(grep '^Cpus_allowed_list:' /proc/self/status)"
+	set_args grep '^Cpus_allowed_list:' /proc/self/status
+	for i in $(seq 5); do
+		run corral run --bundle "$BUNDLE" "$ID"
+		assert_success
+		assert_output "$want"
+	done
+	# a narrower set is kept as given
+	cpu="${want##*[[:space:]]}"
+	cpu="${cpu%%[,-]*}"
+	run taskset -c "$cpu" "$CORRAL" --root "$ROOT" run --bundle "$BUNDLE" "$ID"
+	assert_success
+	assert_output "Cpus_allowed_list:	$cpu"
+	assert_no_leftovers "$ID"
+}
+
 @test "run -d leaves the container running; delete --force removes it" {
 	set_args sleep 100
 	run_detached "$ID"

@@ -92,6 +92,17 @@ Seccomp:	2"
 	assert_no_leftovers "$ID"
 }
 
+@test "in its own user namespace the workload may run on every CPU its create could" {
+	[ "$(nproc)" -gt 1 ] || skip "one CPU: nothing is moved"
+	want="$(grep '^Cpus_allowed_list:' /proc/self/status)"
+	set_args grep '^Cpus_allowed_list:' /proc/self/status
+	for i in $(seq 3); do
+		run corral --policy "$POLICY" run --bundle "$BUNDLE" "$ID"
+		assert_success
+		assert_output "$want"
+	done
+}
+
 @test "two containers hold two slices; a full pool refuses the third with the reason, leaving nothing" {
 	write_policy 131072
 	set_args sleep 100
