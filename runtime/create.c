@@ -43,6 +43,7 @@
 
 #include "cgroup.h"
 #include "container_dir.h"
+#include "cpus.h"
 #include "egress_helper.h"
 #include "fsutil.h"
 #include "harden.h"
@@ -51,7 +52,6 @@
 #include "init.h"
 #include "log.h"
 #include "mount_sources.h"
-#include "process.h"
 #include "report_files.h"
 #include "userns_pool.h"
 #include "report_gather.h"
@@ -664,7 +664,7 @@ static int spawn(struct create_ctx *c, struct error **err)
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->lo_up) < 0)
 		return error_errno(err, "egress: socketpair");
 	cfg.lo_up = c->lo_up[1];
-	cfg.cpus_saved = process_cpus_save(&cfg.cpus);
+	cfg.cpus_saved = cpus_save(&cfg.cpus);
 	/* a hop's first child makes no namespace: init_hop does, after
 	 * joining */
 	c->pid = ns_clone(c->ns.hop ? 0 : c->ns.clone_flags & ~by_child,
@@ -688,7 +688,7 @@ static int spawn(struct create_ctx *c, struct error **err)
 		_exit(c->ns.hop ? init_hop(&cfg) : init_run(&cfg));
 	}
 	if (cfg.cpus_saved)
-		process_cpus_away(c->pid, &cfg.cpus);
+		cpus_away(c->pid, &cfg.cpus);
 	closep(&c->proc.sync[1]);
 	/* the init's alone: if it dies first, the helper reads the end */
 	closep(&c->lo_up[1]);

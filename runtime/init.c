@@ -21,6 +21,7 @@
 #include "hooks.h"
 #include "mount.h"
 #include "netns.h"
+#include "cpus.h"
 #include "process.h"
 #include "stage.h"
 #include "sync.h"
@@ -69,7 +70,7 @@ static int setup(const struct init_config *c, char **state_json,
 	     proc_become_ns_root(err) < 0))
 		return -1;
 	if (userns && c->cpus_saved)
-		process_cpus_restore(&c->cpus);
+		cpus_restore(&c->cpus);
 	/* Becoming the namespace's root changed the effective uid, which
 	 * made this process undumpable, and so its /proc/self files the
 	 * host root's, which its namespace cannot name: oom_score_adj could
@@ -123,7 +124,7 @@ static int setup(const struct init_config *c, char **state_json,
 	    sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0)
 		return -1;
 	if (!userns && c->cpus_saved)
-		process_cpus_restore(&c->cpus);
+		cpus_restore(&c->cpus);
 	if (!userns && c->cgroup &&
 	    cgroup_enter_self(c->cgroup, c->in_cgroup2, err) < 0)
 		return error_wrap(err, "cgroup");

@@ -33,8 +33,8 @@ struct init_config {
 	bool hopped;
 	int lo_up; /* [egress] the helper's socket: one byte and the network
 		    * namespace once lo is up */
-	/* The CPUs create had, which the child takes back after GO when
-	 * create moved it off its own (process_cpus_away). */
+	/* The CPUs create had, which the child takes back after GO, create
+	 * having moved it off its own (cpus.h). */
 	bool cpus_saved;
 	cpu_set_t cpus;
 };

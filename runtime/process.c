@@ -1,7 +1,6 @@
 #include "process.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -164,27 +163,4 @@ int process_set_title(const char *title, struct error **err)
 	memset(title_start, 0, (size_t)(title_end - title_start));
 	memcpy(title_start, title, n);
 	return 0;
-}
-
-bool process_cpus_save(cpu_set_t *cpus)
-{
-	CPU_ZERO(cpus);
-	return sched_getaffinity(0, sizeof(*cpus), cpus) == 0 &&
-	       CPU_COUNT(cpus) > 1;
-}
-
-void process_cpus_away(pid_t pid, const cpu_set_t *cpus)
-{
-	cpu_set_t away = *cpus;
-	int here = sched_getcpu();
-
-	if (here < 0 || here >= CPU_SETSIZE || !CPU_ISSET(here, &away))
-		return;
-	CPU_CLR(here, &away);
-	(void)sched_setaffinity(pid, sizeof(away), &away);
-}
-
-void process_cpus_restore(const cpu_set_t *cpus)
-{
-	(void)sched_setaffinity(0, sizeof(*cpus), cpus);
 }

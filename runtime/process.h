@@ -5,10 +5,6 @@
 #ifndef CORRAL_PROCESS_H
 #define CORRAL_PROCESS_H
 
-#include <sched.h>
-#include <stdbool.h>
-#include <sys/types.h>
-
 #include "error.h"
 #include "spec.h"
 
@@ -20,21 +16,6 @@ int process_set_rlimits(const struct spec_process *p, struct error **err);
 int process_set_oom_score_adj(const struct spec_process *p, struct error **err);
 
 int process_set_personality(const struct spec_linux *l, struct error **err);
-
-/* A new process is often queued on its parent's CPU (10 of 16 forks
- * traced on the 2-vCPU test machine, the other CPU idle), and waits there
- * while the parent goes on: create's child sat idle while create made a v1
- * cgroup (about 1 ms) and wrote the state, the two sides meant to overlap.
- * process_cpus_save records the CPUs this process may run on (false with
- * one CPU, or more than a cpu_set_t holds); process_cpus_away, in create
- * right after the clone, lets the child `pid` run anywhere but on
- * create's current CPU (best effort: an error changes nothing but the
- * time); the child calls process_cpus_restore once it has heard GO, which
- * create sends after process_cpus_away, so the container's processes run
- * on the CPUs create had. */
-bool process_cpus_save(cpu_set_t *cpus);
-void process_cpus_away(pid_t pid, const cpu_set_t *cpus);
-void process_cpus_restore(const cpu_set_t *cpus);
 
 /* Overwrite this process's command line (the memory /proc/PID/cmdline
  * reads) with `title`: until it execs the stage, the container's first
