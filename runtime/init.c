@@ -17,11 +17,11 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "cpus.h"
 #include "fsutil.h"
 #include "hooks.h"
 #include "mount.h"
 #include "netns.h"
-#include "cpus.h"
 #include "process.h"
 #include "stage.h"
 #include "sync.h"

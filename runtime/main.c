@@ -189,9 +189,9 @@ int main(int argc, char **argv)
 	const struct command *cmd = NULL;
 	int first, status = 1;
 
+	process_title_init(argc, argv);
 	/* A hook or console peer that goes away must not kill the runtime
 	 * halfway through: write errors are handled where they happen. */
-	process_title_init(argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 	first = parse_global(argc, argv, &g, &err);
 	if (first >= 0) {

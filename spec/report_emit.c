@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "json.h"
 #include "report.h"
@@ -156,8 +155,6 @@ static void text_network(FILE *f, const struct report *r)
 	for (size_t i = 0; i < r->n_denied; i++)
 		fprintf(f, "  denied %s\n", r->denied[i]);
 }
-
-/* "2026-12-04T03:39:11.123456789Z" */
 
 static void syscall_name(const struct report_syscall *s, char out[48])
 {

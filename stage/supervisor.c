@@ -1,7 +1,6 @@
 #include "supervisor.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
@@ -10,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -347,7 +347,8 @@ void supervisor_run(const struct supervisor_config *c, int (*workload)(void *),
 		      CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
 	if (child < 0)
 		die("fork the workload");
-	/* the child's, written in this memory: the supervisor's is gone */
+	/* the child put its end of the channel there, in this memory; the
+	 * supervisor's copy of it is closed below */
 	if (c->exec_fd)
 		*c->exec_fd = -1;
 	/* the signals stay pending meanwhile: they are blocked */
