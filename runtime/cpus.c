@@ -20,7 +20,7 @@ void cpus_away(pid_t pid, const cpu_set_t *cpus)
 	(void)sched_setaffinity(pid, sizeof(away), &away);
 }
 
-void cpus_restore(const cpu_set_t *cpus)
+int cpus_restore(const cpu_set_t *cpus)
 {
-	(void)sched_setaffinity(0, sizeof(*cpus), cpus);
+	return sched_setaffinity(0, sizeof(*cpus), cpus);
 }

@@ -8,10 +8,11 @@
  * or more than a cpu_set_t holds), lets the child run anywhere but on its
  * own current CPU right after the clone (cpus_away: best effort, an error
  * changes nothing but the time), and sends GO after that; the child takes
- * the whole set back (cpus_restore) once it has heard GO, before any code
- * of the container's runs.  (The supervisor's fork of the workload was
- * tried the same way, with a byte over the exec channel for GO: no
- * difference measured, 200 paired runs.)
+ * the whole set back (cpus_restore, -1 and errno on failure, which fails
+ * the create: the workload never runs on fewer CPUs than create had)
+ * once it has heard GO, before any code of the container's runs.  (The
+ * supervisor's fork of the workload was tried the same way, with a byte over
+ * the exec channel for GO: no difference measured, 200 paired runs.)
  */
 #ifndef CORRAL_CPUS_H
 #define CORRAL_CPUS_H
@@ -22,6 +23,6 @@
 
 bool cpus_save(cpu_set_t *cpus);
 void cpus_away(pid_t pid, const cpu_set_t *cpus);
-void cpus_restore(const cpu_set_t *cpus);
+int cpus_restore(const cpu_set_t *cpus);
 
 #endif

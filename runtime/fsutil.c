@@ -209,6 +209,31 @@ ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd)
 	return n;
 }
 
+bool colon_file_lookup(const char *file, int key, const char *value, int want,
+		       char *buf, size_t len)
+{
+	_cleanup_fclose_ FILE *f = fopen(file, "re");
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+
+	while (f && getline(&line, &cap, f) > 0) {
+		char *rest = line, *field[8] = {0};
+
+		line[strcspn(line, "\n")] = '\0';
+		for (int i = 0; i < 8 && rest; i++)
+			field[i] = strsep(&rest, ":");
+		if (key < 0 || key >= 8 || want < 0 || want >= 8 ||
+		    !field[key] || !field[want] ||
+		    strcmp(field[key], value) != 0)
+			continue;
+		if (strlen(field[want]) >= len)
+			return false;
+		strcpy(buf, field[want]);
+		return true;
+	}
+	return false;
+}
+
 void now_rfc3339(char *buf, size_t len)
 {
 	struct timespec ts;

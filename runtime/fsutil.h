@@ -42,6 +42,14 @@ int send_with_fd(int sock, const void *buf, size_t len, int fd);
  * with errno set. */
 ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd);
 
+/* In a file of colon-separated lines (passwd(5), group(5)): field `want`
+ * (from 0) of the first line whose field `key` is exactly `value`, into
+ * buf; false if there is none or it does not fit.  Read as a file, never
+ * through NSS: corral is static and loads no NSS module (Makefile), and
+ * the host's own users and groups are in the files. */
+bool colon_file_lookup(const char *file, int key, const char *value, int want,
+		       char *buf, size_t len);
+
 /* The current time as RFC 3339 with nanoseconds, UTC. */
 void now_rfc3339(char *buf, size_t len);
 

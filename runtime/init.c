@@ -69,8 +69,8 @@ static int setup(const struct init_config *c, char **state_json,
 	    (sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0 ||
 	     proc_become_ns_root(err) < 0))
 		return -1;
-	if (userns && c->cpus_saved)
-		cpus_restore(&c->cpus);
+	if (userns && c->cpus_saved && cpus_restore(&c->cpus) < 0)
+		return error_errno(err, "take back the CPUs create had");
 	/* Becoming the namespace's root changed the effective uid, which
 	 * made this process undumpable, and so its /proc/self files the
 	 * host root's, which its namespace cannot name: oom_score_adj could
@@ -123,8 +123,8 @@ static int setup(const struct init_config *c, char **state_json,
 	if (!userns &&
 	    sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0)
 		return -1;
-	if (!userns && c->cpus_saved)
-		cpus_restore(&c->cpus);
+	if (!userns && c->cpus_saved && cpus_restore(&c->cpus) < 0)
+		return error_errno(err, "take back the CPUs create had");
 	if (!userns && c->cgroup &&
 	    cgroup_enter_self(c->cgroup, c->in_cgroup2, err) < 0)
 		return error_wrap(err, "cgroup");

@@ -12,32 +12,20 @@
 #include "util.h"
 
 /* A group's id from the host's /etc/group (not NSS: a directory service
- * is not where the host's own privileged groups live, and a runtime
- * should not load NSS modules). */
+ * is not where the host's own privileged groups live). */
 static bool group_from_file(const char *name, uint32_t *gid)
 {
-	_cleanup_fclose_ FILE *f = fopen("/etc/group", "re");
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0, n = strlen(name);
-	bool found = false;
+	char text[16], *end;
+	unsigned long id;
 
-	while (f && !found && getline(&line, &cap, f) > 0) {
-		char *p, *end;
-		unsigned long id;
-
-		if (strncmp(line, name, n) != 0 || line[n] != ':')
-			continue;
-		p = strchr(line + n + 1, ':'); /* past the password */
-		if (!p)
-			continue;
-		errno = 0;
-		id = strtoul(p + 1, &end, 10);
-		if (errno || end == p + 1 || *end != ':' || id >= UINT32_MAX)
-			continue;
-		*gid = (uint32_t)id;
-		found = true;
-	}
-	return found;
+	if (!colon_file_lookup("/etc/group", 0, name, 2, text, sizeof(text)))
+		return false;
+	errno = 0;
+	id = strtoul(text, &end, 10);
+	if (errno || end == text || *end || id >= UINT32_MAX)
+		return false;
+	*gid = (uint32_t)id;
+	return true;
 }
 
 /* The first "NAME:START:COUNT" line of a subordinate-id file (subuid(5)),

@@ -129,42 +129,19 @@ char *rootless_policy_path(void)
 static bool subids(const char *file, uint32_t id, const char *name,
 		   uint32_t *start);
 
-/* The name /etc/passwd gives uid, into buf; false if it has none.  The
- * file, not glibc's NSS: corral is a static binary, which loads no NSS
- * module (Makefile).  A user known only to a directory service (LDAP,
- * sssd) is then found in /etc/subuid by number alone. */
-static bool passwd_name(uid_t uid, char *buf, size_t len)
-{
-	_cleanup_fclose_ FILE *f = fopen("/etc/passwd", "re");
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-
-	while (f && getline(&line, &cap, f) > 0) {
-		char *rest = line, *name = strsep(&rest, ":");
-		char *pass = rest ? strsep(&rest, ":") : NULL;
-		char *num = pass && rest ? strsep(&rest, ":") : NULL;
-		char *end;
-		unsigned long u;
-
-		if (!num)
-			continue;
-		errno = 0;
-		u = strtoul(num, &end, 10);
-		if (errno || *end || end == num || u != uid ||
-		    strlen(name) >= len)
-			continue;
-		strcpy(buf, name);
-		return true;
-	}
-	return false;
-}
-
 /* Whether the caller can map subordinate ids: the setuid helpers and a
  * range of each kind for it. */
 static bool have_subids(uint32_t *subu, uint32_t *subg)
 {
-	char buf[256];
-	const char *name = passwd_name(getuid(), buf, sizeof(buf)) ? buf : NULL;
+	/* the name /etc/passwd gives the caller, if any: a user known only
+	 * to a directory service is found in /etc/subuid by number alone */
+	char num[16], buf[256];
+	const char *name;
+
+	snprintf(num, sizeof(num), "%u", (unsigned)getuid());
+	name = colon_file_lookup("/etc/passwd", 2, num, 0, buf, sizeof(buf))
+		   ? buf
+		   : NULL;
 
 	return access(NEWUIDMAP, X_OK) == 0 && access(NEWGIDMAP, X_OK) == 0 &&
 	       subids("/etc/subuid", getuid(), name, subu) &&
