@@ -213,10 +213,20 @@ bool colon_file_lookup(const char *file, int key, const char *value, int want,
 		       char *buf, size_t len)
 {
 	_cleanup_fclose_ FILE *f = fopen(file, "re");
+
+	return colon_stream_lookup(f, key, value, want, buf, len);
+}
+
+bool colon_stream_lookup(FILE *f, int key, const char *value, int want,
+			 char *buf, size_t len)
+{
 	_cleanup_free_ char *line = NULL;
 	size_t cap = 0;
 
-	while (f && getline(&line, &cap, f) > 0) {
+	if (!f)
+		return false;
+	rewind(f);
+	while (getline(&line, &cap, f) > 0) {
 		char *rest = line, *field[8] = {0};
 
 		line[strcspn(line, "\n")] = '\0';

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -49,6 +50,11 @@ ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd);
  * the host's own users and groups are in the files. */
 bool colon_file_lookup(const char *file, int key, const char *value, int want,
 		       char *buf, size_t len);
+
+/* The same in an open file, read from its start (f NULL: false), for
+ * several lookups in one file opened once. */
+bool colon_stream_lookup(FILE *f, int key, const char *value, int want,
+			 char *buf, size_t len);
 
 /* The current time as RFC 3339 with nanoseconds, UTC. */
 void now_rfc3339(char *buf, size_t len);

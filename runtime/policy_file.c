@@ -11,14 +11,15 @@
 #include "rootless.h"
 #include "util.h"
 
-/* A group's id from the host's /etc/group (not NSS: a directory service
- * is not where the host's own privileged groups live). */
-static bool group_from_file(const char *name, uint32_t *gid)
+/* A group's id from the host's /etc/group, open as `group_file` (not NSS:
+ * a directory service is not where the host's own privileged groups
+ * live). */
+static bool group_from_file(void *group_file, const char *name, uint32_t *gid)
 {
 	char text[16], *end;
 	unsigned long id;
 
-	if (!colon_file_lookup("/etc/group", 0, name, 2, text, sizeof(text)))
+	if (!colon_stream_lookup(group_file, 0, name, 2, text, sizeof(text)))
 		return false;
 	errno = 0;
 	id = strtoul(text, &end, 10);
@@ -26,6 +27,15 @@ static bool group_from_file(const char *name, uint32_t *gid)
 		return false;
 	*gid = (uint32_t)id;
 	return true;
+}
+
+/* The policy's privileged groups as ids, /etc/group opened once for all
+ * the names (unreadable: only the numeric ones and 0). */
+static int resolve_groups(struct policy *p, struct error **err)
+{
+	_cleanup_fclose_ FILE *f = fopen("/etc/group", "re");
+
+	return policy_resolve_groups(p, group_from_file, f, err);
 }
 
 /* The first "NAME:START:COUNT" line of a subordinate-id file (subuid(5)),
@@ -100,7 +110,7 @@ int policy_load_text(const char *json, size_t len, struct policy **out,
 
 	if (policy_parse(json, len, &p, err) < 0)
 		return -1;
-	if (policy_resolve_groups(p, group_from_file, err) < 0) {
+	if (resolve_groups(p, err) < 0) {
 		policy_free(p);
 		return -1;
 	}
@@ -132,7 +142,7 @@ static int load_file(const char *path, bool named, struct policy **out,
 					 read_err->msg);
 		if (policy_default(out, err) < 0)
 			return -1;
-		if (policy_resolve_groups(*out, group_from_file, err) < 0) {
+		if (resolve_groups(*out, err) < 0) {
 			policy_free(*out);
 			*out = NULL;
 			return -1;
@@ -166,7 +176,7 @@ static int load_rootless(const char *given, struct policy **out,
 		return -1;
 	r = load_file(user_path, true, &user, err);
 	if (r == 0 && (r = policy_narrow(sys, user, err)) == 0)
-		r = policy_resolve_groups(sys, group_from_file, err);
+		r = resolve_groups(sys, err);
 	policy_free(user);
 	if (r < 0) {
 		policy_free(sys);

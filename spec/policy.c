@@ -213,8 +213,9 @@ int policy_pool_check(int64_t uid, int64_t gid, int64_t size)
 }
 
 int policy_resolve_groups(struct policy *p,
-			  bool (*lookup)(const char *name, uint32_t *gid),
-			  struct error **err)
+			  bool (*lookup)(void *ctx, const char *name,
+					 uint32_t *gid),
+			  void *ctx, struct error **err)
 {
 	free(p->privileged_gids);
 	p->privileged_gids = NULL;
@@ -232,7 +233,7 @@ int policy_resolve_groups(struct policy *p,
 			if (id >= UINT32_MAX)
 				continue;
 			gid = (uint32_t)id;
-		} else if (!lookup || !lookup(name, &gid)) {
+		} else if (!lookup || !lookup(ctx, name, &gid)) {
 			continue;
 		}
 		if (add_gid(p, gid, err) < 0)

@@ -215,9 +215,9 @@ void policy_free(struct policy *policy);
 bool policy_system_dir(const char *path);
 
 /* Set privileged_gids from privileged_groups: decimal ids as they are,
- * names through `lookup` (the runtime's reader of the host's group
- * database; a name it does not know is skipped, as the host has no such
- * group).  Group 0 is always added. */
+ * names through `lookup` with `ctx` (the runtime's reader of the host's
+ * group database; a name it does not know is skipped, as the host has no
+ * such group).  Group 0 is always added. */
 /* Narrow `system` (the administrator's policy) by `user` (an ordinary
  * user's own, runtime/rootless.h), in place: every key becomes the
  * narrower of the two (lists their common entries, limits the smaller,
@@ -233,7 +233,8 @@ int policy_narrow(struct policy *system, const struct policy *user,
 int policy_pool_check(int64_t uid, int64_t gid, int64_t size);
 
 int policy_resolve_groups(struct policy *policy,
-			  bool (*lookup)(const char *name, uint32_t *gid),
-			  struct error **err);
+			  bool (*lookup)(void *ctx, const char *name,
+					 uint32_t *gid),
+			  void *ctx, struct error **err);
 
 #endif

@@ -1,6 +1,6 @@
 /* Unit tests of runtime/fsutil.c: whole-file reads with their limit,
- * atomic writes, and paths resolved inside a root (links in the tree
- * stay in it). */
+ * atomic writes, paths resolved inside a root (links in the tree stay in
+ * it), and lookups in colon-separated files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -99,6 +99,33 @@ TEST(a_pid_file_is_whole)
 	CHECK(read_file_at(AT_FDCWD, at("pid"), &text, NULL, NULL) == 0);
 	CHECK_STR(text, "4242");
 	unlink(at("pid"));
+}
+
+/* Each lookup in a stream opened once reads it from its start: a name on
+ * an earlier line than the last one found is still found. */
+TEST(colon_lookups_share_one_open_file)
+{
+	const char *lines = "adm:x:4:\ndisk:x:6:alice\nkvm:x:993:\n";
+	_cleanup_close_ int dir = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_fclose_ FILE *f = NULL;
+	char buf[16] = "";
+
+	CHECK(write_file_atomic_at(dir, "group", lines, strlen(lines), 0600,
+				   NULL) == 0);
+	f = fopen(at("group"), "re");
+	CHECK(f != NULL);
+	CHECK(colon_stream_lookup(f, 0, "kvm", 2, buf, sizeof(buf)));
+	CHECK_STR(buf, "993");
+	CHECK(colon_stream_lookup(f, 0, "adm", 2, buf, sizeof(buf)));
+	CHECK_STR(buf, "4");
+	CHECK(colon_stream_lookup(f, 0, "disk", 3, buf, sizeof(buf)));
+	CHECK_STR(buf, "alice");
+	CHECK(!colon_stream_lookup(f, 0, "kv", 2, buf, sizeof(buf)));
+	CHECK(!colon_stream_lookup(f, 0, "disk", 2, buf, 1));
+	CHECK(!colon_stream_lookup(NULL, 0, "adm", 2, buf, sizeof(buf)));
+	CHECK(colon_file_lookup(at("group"), 2, "6", 0, buf, sizeof(buf)));
+	CHECK_STR(buf, "disk");
+	unlink(at("group"));
 }
 
 int main(void)

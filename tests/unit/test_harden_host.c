@@ -299,7 +299,7 @@ TEST(privileged_groups_are_dropped_primary_and_supplementary)
 	    "[\"sh\"], \"cwd\": \"/\"}, \"root\": {\"path\": \"rootfs\"}}";
 
 	if (p)
-		policy_resolve_groups(p, NULL, NULL);
+		policy_resolve_groups(p, NULL, NULL, NULL);
 	s = spec_of(j);
 	h = harden_in(s, p, NULL);
 	CHECK(h && h->spec->process->user.uid == 1000);
