@@ -96,9 +96,8 @@ static int make_node(int rootfd, const struct spec_device *d,
 				 d->path);
 	*slash = '\0';
 	name = slash + 1;
-	if (mkdir_in_root(rootfd, dir, false, err) < 0)
-		return -1;
-	parent = open_in_root(rootfd, dir, O_PATH | O_DIRECTORY, err);
+	parent = open_made_in_root(rootfd, dir, false, O_PATH | O_DIRECTORY,
+				   false, err);
 	if (parent < 0)
 		return -1;
 	if (unlinkat(parent, name, 0) < 0 && errno != ENOENT)

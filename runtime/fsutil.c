@@ -252,8 +252,9 @@ void now_rfc3339(char *buf, size_t len)
 	units_utc_time(ts.tv_sec, ts.tv_nsec, buf, len);
 }
 
+/* With `missing` given, ENOENT sets it and returns -1 with no error. */
 static int open_rooted(int rootfd, const char *path, int flags,
-		       uint64_t resolve, struct error **err)
+		       uint64_t resolve, bool *missing, struct error **err)
 {
 	struct open_how how = {
 	    .flags = (uint64_t)(flags | O_CLOEXEC),
@@ -266,6 +267,10 @@ static int open_rooted(int rootfd, const char *path, int flags,
 	if (!*path)
 		path = ".";
 	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	if (fd < 0 && errno == ENOENT && missing) {
+		*missing = true;
+		return -1;
+	}
 	if (fd < 0 && errno == ELOOP && (resolve & RESOLVE_NO_SYMLINKS))
 		return error_set(err, ELOOP,
 				 "/%s in the rootfs: a symbolic link is on the "
@@ -278,13 +283,13 @@ static int open_rooted(int rootfd, const char *path, int flags,
 
 int open_in_root(int rootfd, const char *path, int flags, struct error **err)
 {
-	return open_rooted(rootfd, path, flags, 0, err);
+	return open_rooted(rootfd, path, flags, 0, NULL, err);
 }
 
 int open_in_root_nolinks(int rootfd, const char *path, int flags,
 			 struct error **err)
 {
-	return open_rooted(rootfd, path, flags, RESOLVE_NO_SYMLINKS, err);
+	return open_rooted(rootfd, path, flags, RESOLVE_NO_SYMLINKS, NULL, err);
 }
 
 void fd_path(int fd, char buf[FD_PATH_MAX])
@@ -353,6 +358,20 @@ int mkdir_in_root(int rootfd, const char *path, bool file, struct error **err)
 			return -1;
 	}
 	return 0;
+}
+
+int open_made_in_root(int rootfd, const char *path, bool file, int flags,
+		      bool nolinks, struct error **err)
+{
+	uint64_t resolve = nolinks ? RESOLVE_NO_SYMLINKS : 0;
+	bool missing = false;
+	int fd = open_rooted(rootfd, path, flags, resolve, &missing, err);
+
+	if (!missing)
+		return fd;
+	if (mkdir_in_root(rootfd, path, file, err) < 0)
+		return -1;
+	return open_rooted(rootfd, path, flags, resolve, NULL, err);
 }
 
 /* The fds handed to the container must be exactly 3..3+N-1: fill any gap

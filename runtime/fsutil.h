@@ -69,6 +69,11 @@ int open_in_root_nolinks(int rootfd, const char *path, int flags,
 /* Create PATH (and its parents) inside the tree at rootfd as a directory
  * or, with `file`, as an empty regular file; existing entries are kept. */
 int mkdir_in_root(int rootfd, const char *path, bool file, struct error **err);
+/* open_in_root (or, with `nolinks`, open_in_root_nolinks) of PATH, made
+ * first with mkdir_in_root only when it is missing: one walk when it
+ * exists, as it mostly does. */
+int open_made_in_root(int rootfd, const char *path, bool file, int flags,
+		      bool nolinks, struct error **err);
 
 /* "/proc/self/fd/N" for mount(2) on an fd-resolved target. */
 #define FD_PATH_MAX 32

@@ -133,10 +133,8 @@ static int mount_bind(int rootfd, size_t index, const struct spec_mount *m,
 	if (index >= sources->n || sources->binds[index] < 0)
 		return error_set(err, EINVAL, "bind mount %s: no source opened",
 				 m->destination);
-	if (mkdir_in_root(rootfd, m->destination, !sources->is_dir[index],
-			  err) < 0)
-		return -1;
-	target = open_in_root(rootfd, m->destination, O_PATH, err);
+	target = open_made_in_root(rootfd, m->destination,
+				   !sources->is_dir[index], O_PATH, false, err);
 	if (target < 0)
 		return -1;
 	if (syscall(SYS_move_mount, sources->binds[index], "", target, "",
@@ -170,12 +168,8 @@ static int mount_fs(int rootfd, const char *dst, const char *source,
 	_cleanup_close_ int target = -1;
 	char tp[FD_PATH_MAX];
 
-	if (mkdir_in_root(rootfd, dst, false, err) < 0)
-		return -1;
-	target =
-	    kernel_fs(type)
-		? open_in_root_nolinks(rootfd, dst, O_PATH | O_DIRECTORY, err)
-		: open_in_root(rootfd, dst, O_PATH | O_DIRECTORY, err);
+	target = open_made_in_root(rootfd, dst, false, O_PATH | O_DIRECTORY,
+				   kernel_fs(type), err);
 	if (target < 0)
 		return error_wrap(err, "mount %s", type);
 	fd_path(target, tp);
@@ -184,12 +178,17 @@ static int mount_fs(int rootfd, const char *dst, const char *source,
 	return 0;
 }
 
+/* The new mount is reached by a walk of its own: the target's descriptor
+ * is of the directory beneath it.  Only when there is something to set. */
 static int reopen_and_finish(int rootfd, const char *dst,
 			     const struct spec_mount_flags *f,
 			     struct error **err)
 {
-	_cleanup_close_ int fd = open_in_root(rootfd, dst, O_PATH, err);
+	_cleanup_close_ int fd = -1;
 
+	if (!f->propagation && !f->attr_set && !f->attr_clr)
+		return 0;
+	fd = open_in_root(rootfd, dst, O_PATH, err);
 	if (fd < 0)
 		return -1;
 	return set_propagation_and_attrs(fd, f, dst, err);

@@ -91,6 +91,40 @@ TEST(paths_resolve_inside_the_root)
 	rmdir(at("root"));
 }
 
+/* open_made_in_root: an existing entry is opened as it is, a missing one
+ * made (a file or a directory, through links, inside the root) and then
+ * opened; `nolinks` refuses a link on the way either way. */
+TEST(open_made_in_root_opens_or_makes)
+{
+	_cleanup_close_ int rootfd = -1, dir = -1, file = -1, made = -1;
+	_cleanup_error_ struct error *err = NULL;
+	struct stat st;
+
+	mkdir(at("mroot"), 0755);
+	mkdir(at("mroot/etc"), 0755);
+	CHECK(symlink("/etc", at("mroot/out")) == 0);
+	rootfd = open(at("mroot"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dir = open_made_in_root(rootfd, "/etc", false, O_PATH | O_DIRECTORY,
+				true, NULL);
+	CHECK(dir >= 0 && fstat(dir, &st) == 0 && S_ISDIR(st.st_mode));
+	file =
+	    open_made_in_root(rootfd, "/out/new/f", true, O_PATH, false, NULL);
+	CHECK(file >= 0 && fstat(file, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK(access(at("mroot/etc/new/f"), F_OK) == 0);
+	CHECK(open_made_in_root(rootfd, "/out/other", false,
+				O_PATH | O_DIRECTORY, true, &err) < 0);
+	CHECK(err && err->code == ELOOP);
+	made = open_made_in_root(rootfd, "/out/other", false,
+				 O_PATH | O_DIRECTORY, false, NULL);
+	CHECK(made >= 0 && access(at("mroot/etc/other"), F_OK) == 0);
+	rmdir(at("mroot/etc/other"));
+	unlink(at("mroot/etc/new/f"));
+	rmdir(at("mroot/etc/new"));
+	unlink(at("mroot/out"));
+	rmdir(at("mroot/etc"));
+	rmdir(at("mroot"));
+}
+
 TEST(a_pid_file_is_whole)
 {
 	_cleanup_free_ char *text = NULL;
