@@ -155,6 +155,27 @@ bool cgroup_has_cgroup2(const struct cgroup *cg)
 	return cg_hierarchies(cg, false, &h, NULL) == 0 && cgroup2_of(&h);
 }
 
+int cgroup_make_cgroup2(struct cgroup *cg, struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+	_cleanup_(cg_names_clear) struct cg_names made = {0};
+	const struct cg_walk walk = {0};
+	const struct cg_hier *v2;
+	int fd = -1;
+
+	if (cg_hierarchies(cg, true, &h, err) < 0)
+		return -1;
+	if (h.n < 2 || !(v2 = cgroup2_of(&h)))
+		return 0;
+	if (cg_make_path(v2->root, cg->path, &walk, &made, &fd, err) < 0) {
+		cg_rmdir_all(&made);
+		return error_wrap(err, "cgroup");
+	}
+	close(fd);
+	cg->cgroup2_made = true;
+	return 1;
+}
+
 int cgroup_clone_fd(const struct cgroup *cg)
 {
 	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};

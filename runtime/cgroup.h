@@ -39,6 +39,9 @@ struct cgroup {
 	 * the caller's own; the backends take the bases through
 	 * cg_hierarchies(), and no caller asks which layout it is. */
 	struct cgroup_bases bases;
+	/* cgroup_make_cgroup2 made the cgroup2 directory: cgroup_make opens
+	 * it instead of making it */
+	bool cgroup2_made;
 };
 
 /* The backend of the layout mounted at mount_root: cgroup_v2_backend for
@@ -84,6 +87,15 @@ int cgroup_new_delegated(const char *mount_root,
 /* cgroup_prepare for a cgroup named by cgroup_new. */
 int cgroup_make(const struct cgroup *cg, const struct spec_resources *r,
 		bool best_effort, char ***skipped, struct error **err);
+
+/* Beside v1 hierarchies (a hybrid host), make the cgroup2 directory
+ * alone, for clone3 to start the child in: 1.  cgroup_make then makes the
+ * rest and writes the limits while the child makes its namespaces (the
+ * child moves itself into the v1 hierarchies once they are made, as on a
+ * v1-only host).  0, having made nothing, when the cgroup2 hierarchy is
+ * the whole cgroup (a v2 host), which cgroup_make makes, limits and all,
+ * before the clone.  On -1 nothing it made is left. */
+int cgroup_make_cgroup2(struct cgroup *cg, struct error **err);
 
 /* Whether the host has a cgroup2 hierarchy for this cgroup (the v2 tree,
  * or a hybrid host's "unified"), which clone3 can start a process in. */

@@ -480,6 +480,17 @@ static int v1_prepare(const struct cgroup *cg, const struct spec_resources *r,
 	for (size_t i = 0; i < x.h.n; i++) {
 		struct cg_walk walk = {0};
 
+		if (x.h.v[i].cgroup2 && cg->cgroup2_made) {
+			x.h.v[i].fd =
+			    open(x.h.v[i].dir, O_RDONLY | O_DIRECTORY |
+						   O_NOFOLLOW | O_CLOEXEC);
+			if (x.h.v[i].fd < 0) {
+				error_errno(err, "cgroup %s: open",
+					    x.h.v[i].dir);
+				goto out;
+			}
+			continue;
+		}
 		if (strcmp(x.h.v[i].name, "cpuset") == 0)
 			walk.made = cpuset_inherit;
 		if (cg_make_path(x.h.v[i].root, cg->path, &walk, &made,

@@ -7,10 +7,11 @@
  *   prepare(): config.json, harden(),
  *     host paths (mount_sources.c), the
  *     namespace and process plans, the
- *     state dir, [cgroup2] the cgroup
+ *     state dir, [v2] the cgroup, [hybrid]
+ *     its cgroup2 directory
  *   spawn(): clone ───────────────────────▶ [user ns] waits for GO
- *   [v1] make the cgroup; [user ns] move
- *     the child in, write its id maps
+ *   [v1, hybrid] make the cgroup; [user ns]
+ *     move the child in, write its id maps
  *   GO (state JSON) ──────────────── GO ──▶ namespaces, lo, the root;
  *   save sandbox/policy/explain files       [no user ns] waits for GO,
  *                                           enters its cgroup; mounts
@@ -466,11 +467,16 @@ static int prepare(struct create_ctx *c, struct error **err)
 	    report_open_outcome(&c->dir, &c->outcome_fd, err) < 0)
 		return -1;
 	/* clone3 starts the child in its cgroup2 directory, which must exist
-	 * by then; with v1 hierarchies only, the child moves itself (after
-	 * GO) and the cgroup is made while it makes its namespaces. */
-	if (c->cgroup && cgroup_has_cgroup2(c->cgroup) &&
-	    make_cgroup(c, err) < 0)
-		return -1;
+	 * by then: on v2 that is the whole cgroup; beside v1 hierarchies it
+	 * is made alone.  The v1 hierarchies are made, and the limits
+	 * written, while the child makes its namespaces; the child moves
+	 * itself into them after GO. */
+	if (c->cgroup && cgroup_has_cgroup2(c->cgroup)) {
+		int r = cgroup_make_cgroup2(c->cgroup, err);
+
+		if (r < 0 || (r == 0 && make_cgroup(c, err) < 0))
+			return -1;
+	}
 	if (mkfifoat(c->dir.dirfd, FIFO_FILE, 0600) < 0)
 		return error_errno(err, "make exec fifo");
 	if (own_fifo(c, err) < 0)
@@ -654,7 +660,9 @@ static int spawn(struct create_ctx *c, struct error **err)
 	 * makes the cgroup and writes the state meanwhile. */
 	const unsigned long by_child = CLONE_NEWCGROUP | CLONE_NEWNET;
 	_cleanup_close_ int cgroup_fd =
-	    c->cgroup_made ? cgroup_clone_fd(c->cgroup) : -1;
+	    c->cgroup_made || (c->cgroup && c->cgroup->cgroup2_made)
+		? cgroup_clone_fd(c->cgroup)
+		: -1;
 
 	/* a hop's first child joins the pid namespace itself: in it, the
 	 * pid its clone returns would be that namespace's, not the host's */
@@ -718,7 +726,8 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	}
 	if (failed)
 		egress_helper_stop(&c->egress);
-	if (failed && c->cgroup_made) {
+	if (failed &&
+	    (c->cgroup_made || (c->cgroup && c->cgroup->cgroup2_made))) {
 		cgroup_kill(c->cgroup, NULL);
 		cgroup_destroy(c->cgroup, NULL);
 	}

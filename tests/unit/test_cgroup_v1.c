@@ -113,6 +113,43 @@ TEST(v1_writes_every_limit_in_order)
 	tree_free();
 }
 
+/* A hybrid tree: the cgroup2 directory first and alone (clone3 needs it
+ * before the child exists), then the v1 hierarchies and the limits, with
+ * the cgroup2 directory opened, not refused as an existing leaf.  On a v2
+ * tree the first step makes nothing: the whole cgroup is made at once. */
+TEST(v1_cgroup2_first_then_the_rest)
+{
+	_cleanup_error_ struct error *e = NULL;
+	_cleanup_strv_ char **skipped = NULL;
+	struct cgroup *cg = NULL;
+	struct res_bufs x;
+
+	tree_new(false, NULL);
+	full_resources(&x);
+	CHECK(cgroup_new(tree, "corral/ct", &cg, &e) == 0);
+	CHECK(cg && cgroup_make_cgroup2(cg, &e) == 1);
+	CHECK(exists("unified/corral/ct") && !exists("memory/corral/ct") &&
+	      !exists("cpuset/corral"));
+	CHECK(cg && cgroup_make(cg, &x.r, false, &skipped, &e) == 0);
+	if (e)
+		printf("# %s\n", e->msg);
+	CHECK(exists("memory/corral/ct") && exists("systemd/corral/ct"));
+	CHECK(logged("memory/corral/ct memory.limit_in_bytes=268435456",
+		     NULL));
+	CHECK(cg && cgroup_destroy(cg, &e) == 0);
+	CHECK(no_cgroup_left("corral"));
+	cgroup_free(cg);
+	cg = NULL;
+	tree_free();
+
+	tree_new(true, "memory pids");
+	CHECK(cgroup_new(tree, "corral/ct", &cg, &e) == 0);
+	CHECK(cg && cgroup_make_cgroup2(cg, &e) == 0);
+	CHECK(!exists("corral/ct") && !exists("corral"));
+	cgroup_free(cg);
+	tree_free();
+}
+
 TEST(v1_unlimited_values)
 {
 	_cleanup_error_ struct error *e = NULL;
