@@ -169,7 +169,7 @@ int cgroup_make_cgroup2(struct cgroup *cg, struct error **err)
 		return 0;
 	if (cg_make_path(v2->root, cg->path, &walk, &made, &fd, err) < 0) {
 		cg_rmdir_all(&made);
-		return error_wrap(err, "cgroup");
+		return -1;
 	}
 	close(fd);
 	cg->cgroup2_made = true;

@@ -347,7 +347,7 @@ static int make_cgroup(struct create_ctx *c, struct error **err)
 	if (cgroup_make(c->cgroup, l && l->resources ? &r : NULL,
 			c->hardened->sandbox.limits_best_effort, &skipped,
 			err) < 0)
-		return error_wrap(err, "cgroup"); /* it removed what it made */
+		return -1; /* it removed what it made */
 	c->cgroup_made = true;
 	for (char **s = skipped; s && *s; s++)
 		log_warn("%s: %s is not enforced (limits are best-effort)",
