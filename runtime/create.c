@@ -707,6 +707,7 @@ static int spawn(struct create_ctx *c, struct error **err)
  * failed create leaves only its error there, which podman parses). */
 static void log_changes(const char *id, const struct hardened *h)
 {
+	log_hold();
 	if (!h->sandbox.enforced)
 		log_info("%s: SANDBOX OFF: the policy is permissive, the "
 			 "container runs as config.json says",
@@ -716,6 +717,7 @@ static void log_changes(const char *id, const struct hardened *h)
 		    "%s: %s: %s -> %s (%s)", id, h->changes[i].field,
 		    h->changes[i].asked, h->changes[i].applied,
 		    h->changes[i].reason);
+	log_release();
 }
 
 static void ctx_release(struct create_ctx *c, bool failed)

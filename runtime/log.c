@@ -13,6 +13,7 @@
 static const char *log_path;
 static enum log_format log_fmt = LOG_TEXT;
 static bool log_dbg;
+static FILE *log_held;
 
 void log_init(const char *path, enum log_format format, bool debug)
 {
@@ -59,23 +60,44 @@ static void write_line(FILE *f, const char *level, const char *msg)
 	}
 }
 
-static void append(const char *level, const char *msg)
+static FILE *open_log(void)
 {
 	int fd;
 	FILE *f;
 
 	if (!log_path)
-		return;
+		return NULL;
 	fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return;
+		return NULL;
 	f = fdopen(fd, "a");
-	if (!f) {
+	if (!f)
 		close(fd);
+	return f;
+}
+
+static void append(const char *level, const char *msg)
+{
+	FILE *f = log_held ? log_held : open_log();
+
+	if (!f)
 		return;
-	}
 	write_line(f, level, msg);
-	fclose(f);
+	if (f != log_held)
+		fclose(f);
+}
+
+void log_hold(void)
+{
+	if (!log_held)
+		log_held = open_log();
+}
+
+void log_release(void)
+{
+	if (log_held)
+		fclose(log_held);
+	log_held = NULL;
 }
 
 void log_error(const char *msg)

@@ -15,6 +15,12 @@ enum log_format { LOG_TEXT, LOG_JSON };
 void log_init(const char *path, enum log_format format, bool debug);
 bool log_debug_enabled(void);
 
+/* Between log_hold() and log_release() the lines go through one open of
+ * the file and reach it at the release (or when stdio's buffer fills):
+ * a create's change list is one open and one write, not one per line. */
+void log_hold(void);
+void log_release(void);
+
 /* Append the final error message (already "WHAT: WHY"). */
 void log_error(const char *msg);
 
