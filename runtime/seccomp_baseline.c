@@ -16,6 +16,7 @@
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,8 +219,8 @@ static const struct arg_filter baseline_arg_filters[] = {
 };
 
 /* The numbers no allow rule may name: the denied calls and those filtered
- * by argument (libseccomp lets an unconditional rule override a call's
- * conditional ones, so allowing them would erase the conditions). */
+ * by argument (libseccomp would drop the allow rule silently behind the
+ * call's first unconditional rule; the policy gets an error instead). */
 struct fixed_set {
 	int nr[ARRAY_SIZE(baseline_denied) + ARRAY_SIZE(baseline_arg_filters) +
 	       2];
@@ -284,11 +285,6 @@ static int mark_fixed(struct fixed_set *f, int nr, struct error **err)
 	return 0;
 }
 
-static uint32_t action(enum verdict v)
-{
-	return v == ALLOW ? SCMP_ACT_ALLOW : SCMP_ACT_ERRNO(EPERM);
-}
-
 /* The kernel reads these arguments as int and ignores the upper 32 bits of
  * the register, so a comparison must ignore them too: a full 64-bit test
  * is passed by AF_PACKET | 1 << 32. */
@@ -298,106 +294,196 @@ static struct scmp_arg_cmp low32_in(unsigned int arg, uint32_t mask,
 	return (struct scmp_arg_cmp){arg, SCMP_CMP_MASKED_EQ, mask, value};
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+/* ---- the calls filtered by argument -------------------------------------
+ *
+ * libseccomp says "any value but these" of an argument only as one rule
+ * per aligned block of the values between them (a rule may compare an
+ * argument once, and it ranks overlapping rules in an order of its own):
+ * that was 430 of the baseline's 997 instructions, which the kernel checks
+ * and compiles at every load.  So in libseccomp's program each of these
+ * calls gets a marker instead, SECCOMP_RET_TRACE (an action corral uses
+ * nowhere else) with the call's index as its data, and splice_tests()
+ * turns each marker's return into a jump to the call's own test, appended
+ * after the program: load the argument's low 32 bits (the upper half is
+ * ignored, as the kernel ignores it), compare it with each value, return.
+ * Every jump goes forward, as classic BPF requires. */
 
-	return (x > y) - (x < y);
+#define MARKER_BASE 0x5c00u
+#define TESTS_MAX 64 /* below 256: every jump offset in a test fits a byte */
+
+struct tests {
+	struct sock_filter insn[TESTS_MAX];
+	size_t n; /* may pass TESTS_MAX: splice_tests() refuses it */
+	size_t start[ARRAY_SIZE(baseline_arg_filters) + 1];
+	size_t n_calls;
+};
+
+static void emit(struct tests *t, uint16_t code, size_t jt, uint32_t k)
+{
+	if (t->n < TESTS_MAX)
+		t->insn[t->n] = (struct sock_filter){code, (uint8_t)jt, 0, k};
+	t->n++;
 }
 
-/* Give every 32-bit value in [lo, hi) verdict v.  libseccomp compiles
- * overlapping conditions on one argument in an order of its own, so the
- * range is cut into disjoint aligned blocks, each one masked comparison. */
-static int add_range(scmp_filter_ctx ctx, int nr, const struct arg_filter *a,
-		     struct scmp_arg_cmp *cmp, unsigned int n, uint64_t lo,
-		     uint64_t hi, enum verdict v, struct error **err)
+static uint32_t arg_low(unsigned int arg)
 {
-	while (lo < hi) {
-		uint64_t size = lo ? lo & -lo : UINT64_C(1) << 32;
+	bool big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 
-		while (lo + size > hi)
-			size >>= 1;
-		cmp[n] = low32_in(a->arg, (uint32_t) ~(size - 1), (uint32_t)lo);
-		if (seccomp_add_rule(ctx, action(v), nr, cmp, n + 1, a->syscall,
-				     err) < 0)
-			return -1;
-		lo += size;
-	}
-	return 0;
+	return (uint32_t)(offsetof(struct seccomp_data, args) + 8 * arg +
+			  (big ? 4 : 0));
 }
 
-/* One row of baseline_arg_filters: a rule per listed value, and the
- * values between them (less those a `when` row refines) the opposite. */
-static int add_arg_filter(scmp_filter_ctx ctx, const struct arg_filter *a,
-			  struct fixed_set *fixed, struct error **err)
+static uint32_t ret_of(enum verdict v)
 {
-	enum verdict other = a->listed == ALLOW ? DENY : ALLOW;
-	uint32_t cuts[ARRAY_SIZE(a->values) + ARRAY_SIZE(baseline_arg_filters)];
-	struct scmp_arg_cmp cmp[2];
-	size_t n_cuts = 0;
-	unsigned int n = 0;
-	uint64_t lo = 0;
-	int nr = resolve(a->syscall);
+	return v == ALLOW ? SECCOMP_RET_ALLOW : SECCOMP_RET_ERRNO | EPERM;
+}
 
-	if (nr < 0)
-		return 0;
-	if (mark_fixed(fixed, nr, err) < 0)
-		return -1;
-	if (a->when)
-		cmp[n++] = low32_in(a->when_arg, UINT32_MAX, a->when_value);
-	for (size_t i = 0; i < a->n_values; i++) {
-		cmp[n] = low32_in(a->arg, UINT32_MAX, a->values[i]);
-		if (seccomp_add_rule(ctx, action(a->listed), nr, cmp, n + 1,
-				     a->syscall, err) < 0)
-			return -1;
-		cuts[n_cuts++] = a->values[i];
-	}
+/* Load a's argument; each of the `refined` values jumps to its own test,
+ * to[i] instructions past this one's end; each listed value jumps to
+ * `ret listed`; any other value returns the opposite. */
+static void emit_compare(struct tests *t, const struct arg_filter *a,
+			 const uint32_t *refined, const size_t *to,
+			 size_t n_refined)
+{
+	size_t left = n_refined + a->n_values;
+
+	emit(t, BPF_LD | BPF_W | BPF_ABS, 0, arg_low(a->arg));
+	for (size_t i = 0; i < n_refined; i++)
+		emit(t, BPF_JMP | BPF_JEQ | BPF_K, --left + 2 + to[i],
+		     refined[i]);
+	for (size_t i = 0; i < a->n_values; i++)
+		emit(t, BPF_JMP | BPF_JEQ | BPF_K, --left + 1, a->values[i]);
+	emit(t, BPF_RET | BPF_K, 0, ret_of(a->listed == ALLOW ? DENY : ALLOW));
+	emit(t, BPF_RET | BPF_K, 0, ret_of(a->listed));
+}
+
+/* The test of base's call: its own row, then the rows with `when` that
+ * take one of its argument's values further. */
+static int emit_call(struct tests *t, const struct arg_filter *base,
+		     struct error **err)
+{
+	const struct arg_filter *sub[ARRAY_SIZE(baseline_arg_filters)];
+	uint32_t refined[ARRAY_SIZE(baseline_arg_filters)];
+	size_t to[ARRAY_SIZE(baseline_arg_filters)], n = 0, size = 0;
+
 	for (size_t i = 0; i < ARRAY_SIZE(baseline_arg_filters); i++) {
 		const struct arg_filter *r = &baseline_arg_filters[i];
 
-		if (!a->when && r->when && r->when_arg == a->arg &&
-		    strcmp(r->syscall, a->syscall) == 0)
-			cuts[n_cuts++] = r->when_value;
+		if (!r->when || strcmp(r->syscall, base->syscall) != 0)
+			continue;
+		if (r->when_arg != base->arg)
+			return error_set(err, EINVAL,
+					 "seccomp: %s: a row with `when` "
+					 "must refine its call's argument",
+					 r->syscall);
+		sub[n] = r;
+		refined[n] = r->when_value;
+		to[n++] = size;
+		size += r->n_values + 3;
 	}
-	qsort(cuts, n_cuts, sizeof(cuts[0]), cmp_u32);
-	for (size_t i = 0; i < n_cuts; i++) {
-		if (add_range(ctx, nr, a, cmp, n, lo, cuts[i], other, err) < 0)
-			return -1;
-		lo = (uint64_t)cuts[i] + 1;
-	}
-	return add_range(ctx, nr, a, cmp, n, lo, UINT64_C(1) << 32, other, err);
+	emit_compare(t, base, refined, to, n);
+	for (size_t i = 0; i < n; i++)
+		emit_compare(t, sub[i], NULL, NULL, 0);
+	return 0;
 }
 
-/* clone without a namespace flag is allowed; with one, EPERM.  One rule
- * per flag keeps the conditions free of repeated arguments. */
-static int add_clone(scmp_filter_ctx ctx, struct fixed_set *fixed,
-		     struct error **err)
+/* clone without a namespace flag is allowed; with one, EPERM. */
+static void emit_clone(struct tests *t)
 {
-	uint32_t native = seccomp_arch_native(), all = 0;
+	uint32_t native = seccomp_arch_native(), flags = 0;
 	unsigned int arg = 0;
-	struct scmp_arg_cmp cmp;
-	int nr = resolve("clone"), nr3 = resolve(baseline_clone3);
 
-	if (nr3 >= 0 && mark_fixed(fixed, nr3, err) < 0)
-		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(clone_flags_arg); i++)
+		if (clone_flags_arg[i].arch == native)
+			arg = clone_flags_arg[i].arg;
+	for (size_t i = 0; i < ARRAY_SIZE(clone_namespace_flags); i++)
+		flags |= clone_namespace_flags[i];
+	emit(t, BPF_LD | BPF_W | BPF_ABS, 0, arg_low(arg));
+	emit(t, BPF_JMP | BPF_JSET | BPF_K, 1, flags);
+	emit(t, BPF_RET | BPF_K, 0, ret_of(ALLOW));
+	emit(t, BPF_RET | BPF_K, 0, ret_of(DENY));
+}
+
+/* Mark the call `name` for the test that starts at t->n.  Exact: on an
+ * architecture that multiplexes socket calls, libseccomp would otherwise
+ * mark socketcall too, whose first argument is not the domain.  Returns
+ * 1 when the call exists here (its test is to be emitted), 0 when not. */
+static int add_marker(scmp_filter_ctx ctx, struct tests *t,
+		      struct fixed_set *fixed, const char *name,
+		      struct error **err)
+{
+	int nr = resolve(name), r;
+
 	if (nr < 0)
 		return 0;
 	if (mark_fixed(fixed, nr, err) < 0)
 		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(clone_flags_arg); i++)
-		if (clone_flags_arg[i].arch == native)
-			arg = clone_flags_arg[i].arg;
-	for (size_t i = 0; i < ARRAY_SIZE(clone_namespace_flags); i++) {
-		uint32_t flag = clone_namespace_flags[i];
+	r = seccomp_rule_add_exact(
+	    ctx, SCMP_ACT_TRACE(MARKER_BASE + t->n_calls), nr, 0);
+	if (r < 0)
+		return error_set(err, -r, "seccomp rule for %s: %s", name,
+				 strerror(-r));
+	t->start[t->n_calls++] = t->n;
+	return 1;
+}
 
-		all |= flag;
-		cmp = low32_in(arg, flag, flag);
-		if (seccomp_add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, &cmp, 1,
-				     "clone", err) < 0)
-			return -1;
+/* Mark clone and the call of each row of baseline_arg_filters without
+ * `when`, and emit their tests (a row with `when` and none without would
+ * mark nothing: its call stays refused).  clone3 is fixed: nothing allows
+ * it. */
+static int add_argument_calls(scmp_filter_ctx ctx, struct tests *t,
+			      struct fixed_set *fixed, struct error **err)
+{
+	int nr3 = resolve(baseline_clone3), r;
+
+	if (nr3 >= 0 && mark_fixed(fixed, nr3, err) < 0)
+		return -1;
+	r = add_marker(ctx, t, fixed, "clone", err);
+	if (r > 0)
+		emit_clone(t);
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(baseline_arg_filters);
+	     i++) {
+		const struct arg_filter *a = &baseline_arg_filters[i];
+
+		if (a->when)
+			continue;
+		r = add_marker(ctx, t, fixed, a->syscall, err);
+		if (r > 0)
+			r = emit_call(t, a, err);
 	}
-	cmp = low32_in(arg, all, 0);
-	return seccomp_add_rule(ctx, SCMP_ACT_ALLOW, nr, &cmp, 1, "clone", err);
+	return r < 0 ? -1 : 0;
+}
+
+/* Replace every marker's return in p with a jump to its call's test, and
+ * append the tests. */
+static int splice_tests(struct sock_fprog *p, const struct tests *t,
+			struct error **err)
+{
+	size_t len = (size_t)p->len + t->n;
+	struct sock_filter *f;
+
+	if (t->n > TESTS_MAX || len > BPF_MAXINSNS)
+		return error_set(err, E2BIG, "seccomp: filter too large");
+	f = realloc(p->filter, len * sizeof(*f));
+	if (!f)
+		return error_set(err, ENOMEM, "seccomp: out of memory");
+	p->filter = f;
+	for (size_t pc = 0; pc < p->len; pc++) {
+		uint32_t k = f[pc].k, i = (k & SECCOMP_RET_DATA) - MARKER_BASE;
+
+		if (f[pc].code != (BPF_RET | BPF_K) ||
+		    (k & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_TRACE)
+			continue;
+		if (i >= t->n_calls)
+			return error_set(err, EINVAL,
+					 "seccomp: a stray marker %#x", k);
+		f[pc] = (struct sock_filter){
+		    BPF_JMP | BPF_JA, 0, 0,
+		    (uint32_t)(p->len + t->start[i] - pc - 1)};
+	}
+	memcpy(f + p->len, t->insn, t->n * sizeof(*f));
+	p->len = (unsigned short)len;
+	return 0;
 }
 
 /* The always-denied calls: EPERM from the filter itself, or (notify)
@@ -481,6 +567,7 @@ static int baseline_build(char *const *extra, size_t n_extra, bool notify,
 			  struct seccomp_program *out, struct error **err)
 {
 	struct fixed_set fixed = {.n = 0};
+	struct tests tests = {.n = 0};
 	scmp_filter_ctx ctx;
 	int r;
 
@@ -491,9 +578,7 @@ static int baseline_build(char *const *extra, size_t n_extra, bool notify,
 	 * unconditional rule of a call and drops later ones silently. */
 	r = add_denied(ctx, &fixed, notify, err);
 	if (r == 0)
-		r = add_clone(ctx, &fixed, err);
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(baseline_arg_filters); i++)
-		r = add_arg_filter(ctx, &baseline_arg_filters[i], &fixed, err);
+		r = add_argument_calls(ctx, &tests, &fixed, err);
 	if (r == 0)
 		r = add_allowed(ctx, baseline_allowed,
 				ARRAY_SIZE(baseline_allowed), &fixed, err);
@@ -502,6 +587,10 @@ static int baseline_build(char *const *extra, size_t n_extra, bool notify,
 				&fixed, err);
 	if (filter_finish(ctx, r, out, err) < 0)
 		return error_wrap(err, "seccomp baseline");
+	if (splice_tests(&out->prog, &tests, err) < 0) {
+		seccomp_program_free(out);
+		return error_wrap(err, "seccomp baseline");
+	}
 	if (notify)
 		out->flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
 	return 0;

@@ -373,7 +373,7 @@ TEST(baseline_extra_allows_a_listed_call)
 }
 
 /* A policy cannot widen the fixed calls: naming one fails the compile, and
- * says which (an allow would also erase clone's and socket's conditions). */
+ * says which (libseccomp would drop an allow behind the call's own rule). */
 TEST(baseline_extra_cannot_allow_fixed_calls)
 {
 	static const char *const fixed[] = { "mount",	   "unshare", "clone",
