@@ -115,11 +115,18 @@ out:
 	return r;
 }
 
-/* The container's root: under the sandbox the scratch overlay over a
- * read-only clone of the rootfs (so nothing that reaches the lower layer
- * can write the image), otherwise the clone itself.  Made here, detached,
- * because a child in a user namespace may attach a mount but could not
- * build an overlay on a layer its namespace does not own. */
+/* The container's root: under the sandbox the scratch overlay over the
+ * rootfs, otherwise a clone of the rootfs.  Made here, detached, because
+ * a child in a user namespace may attach a mount but could not build an
+ * overlay on a layer its namespace does not own.
+ *
+ * The overlay's lower layer is the opened descriptor itself: overlayfs
+ * takes a private clone of each lower layer's mount and makes that clone
+ * read-only (and noatime), so nothing that reaches the lower layer can
+ * write the image, and no process can see the clone.  A clone of ours
+ * would only add work: made, made read-only, and at its close unmounted,
+ * which waits for an RCU grace period.  Only an idmap needs one (the
+ * kernel cannot idmap the overlay's own clone). */
 static int clone_root(const struct hardened *h, const char *bundle,
 		      int bundle_fd, struct mount_sources *s,
 		      struct error **err)
@@ -141,6 +148,11 @@ static int clone_root(const struct hardened *h, const char *bundle,
 			return -1;
 		if (overlay_is_root(fd))
 			return idmapped_layers(h, fd, ns, s, err);
+	}
+	if (h->sandbox.enforced && ns < 0) {
+		s->root = scratch_mount_root(
+		    &fd, 1, false, h->sandbox.scratch_size, &s->scratch, err);
+		return s->root < 0 ? -1 : 0;
 	}
 	tree = clone_tree(fd, true, "rootfs", err);
 	if (tree < 0)

@@ -14,9 +14,11 @@
 
 #include "error.h"
 
-/* An overlay whose lower layers are lowers[] (detached clones: the
- * rootfs, or an engine overlay's layers, the top first; userxattr: they
- * keep overlayfs's xattrs as user.*); returns its mount fd, not yet
+/* An overlay whose lower layers are lowers[] (the rootfs's descriptor,
+ * or idmapped clones of it or of an engine overlay's layers, the top
+ * first; userxattr: they keep overlayfs's xattrs as user.*); overlayfs
+ * reads them through private read-only clones of its own.  Returns its
+ * mount fd, not yet
  * attached anywhere, or -1.  The parent makes it (mount_sources.c); the
  * child attaches it in its own mount namespace. */
 int scratch_mount_root(const int *lowers, size_t n_lowers, bool userxattr,
