@@ -1,8 +1,8 @@
 """The host side the bench scripts share: the private mount namespace
 (and, on a hybrid cgroup host, the cgroup2 unmounted there), the busybox
 bundle, the header with the load average, tables, and the last-resort
-cleanup by pid.  tests/bench/run, tests/bench/bwrap and
-tests/bench/density use it; tests/bench/README.md says what each
+cleanup by pid.  tests/bench/run, tests/bench/bwrap,
+tests/bench/density and tests/bench/ab use it; tests/bench/README.md says what each
 measures."""
 
 import json
