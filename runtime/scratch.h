@@ -18,9 +18,8 @@
  * or idmapped clones of it or of an engine overlay's layers, the top
  * first; userxattr: they keep overlayfs's xattrs as user.*); overlayfs
  * reads them through private read-only clones of its own.  Returns its
- * mount fd, not yet
- * attached anywhere, or -1.  The parent makes it (mount_sources.c); the
- * child attaches it in its own mount namespace. */
+ * mount fd, not yet attached anywhere, or -1.  The parent makes it
+ * (mount_sources.c); the child attaches it in its own mount namespace. */
 int scratch_mount_root(const int *lowers, size_t n_lowers, bool userxattr,
 		       uint64_t size, int *tmpfs_out, struct error **err);
 
