@@ -61,12 +61,12 @@ static int clone_tree(int fd, bool recursive, const char *what,
 	return tree;
 }
 
-/* A detached clone made read-only and, for corral's own user namespace
- * (ns: a namespace of its slice, userns_slice_open), idmapped: the
- * layer shows its files as the container's, host uid 0 as the
- * namespace's root (the slice's first id), so the image's root owns its
- * files inside, while on the host nothing changes owner. */
-static int restrict_layer(int tree, int ns, bool recursive, struct error **err)
+/* A detached clone made read-only and idmapped onto corral's own user
+ * namespace (ns: a namespace of its slice, userns_slice_open): the layer
+ * shows its files as the container's, host uid 0 as the namespace's root
+ * (the slice's first id), so the image's root owns its files inside,
+ * while on the host nothing changes owner. */
+static int idmap_layer(int tree, int ns, bool recursive, struct error **err)
 {
 	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
 	struct mount_attr idmap = {.attr_set = MOUNT_ATTR_IDMAP,
@@ -75,8 +75,7 @@ static int restrict_layer(int tree, int ns, bool recursive, struct error **err)
 
 	if (syscall(SYS_mount_setattr, tree, "", at, &ro, sizeof(ro)) < 0)
 		return error_errno(err, "rootfs: make it read-only");
-	if (ns >= 0 &&
-	    syscall(SYS_mount_setattr, tree, "", at, &idmap, sizeof(idmap)) < 0)
+	if (syscall(SYS_mount_setattr, tree, "", at, &idmap, sizeof(idmap)) < 0)
 		return error_errno(err, "rootfs: idmap it onto the container's "
 					"user namespace");
 	return 0;
@@ -98,8 +97,7 @@ static int idmapped_layers(const struct hardened *h, int root, int ns,
 		return error_wrap(err, "rootfs");
 	for (; n < l.n; n++) {
 		trees[n] = clone_tree(l.fd[n], false, "rootfs layer", err);
-		if (trees[n] < 0 ||
-		    restrict_layer(trees[n], ns, false, err) < 0) {
+		if (trees[n] < 0 || idmap_layer(trees[n], ns, false, err) < 0) {
 			n++;
 			goto out;
 		}
@@ -141,30 +139,23 @@ static int clone_root(const struct hardened *h, const char *bundle,
 	s->rootfs = realpath(p, NULL);
 	if (!s->rootfs)
 		return error_errno(err, "rootfs %s", h->spec->root->path);
-	if (h->sandbox.enforced && h->sandbox.userns_auto) {
+	if (!h->sandbox.enforced) {
+		s->root = clone_tree(fd, true, "rootfs", err);
+		return s->root < 0 ? -1 : 0;
+	}
+	if (h->sandbox.userns_auto) {
 		ns = userns_slice_open(h->sandbox.userns_uid,
 				       h->sandbox.userns_gid, err);
 		if (ns < 0)
 			return -1;
 		if (overlay_is_root(fd))
 			return idmapped_layers(h, fd, ns, s, err);
+		tree = clone_tree(fd, true, "rootfs", err);
+		if (tree < 0 || idmap_layer(tree, ns, true, err) < 0)
+			return -1;
 	}
-	if (h->sandbox.enforced && ns < 0) {
-		s->root = scratch_mount_root(
-		    &fd, 1, false, h->sandbox.scratch_size, &s->scratch, err);
-		return s->root < 0 ? -1 : 0;
-	}
-	tree = clone_tree(fd, true, "rootfs", err);
-	if (tree < 0)
-		return -1;
-	if (!h->sandbox.enforced) {
-		s->root = take_fd(&tree);
-		return 0;
-	}
-	if (restrict_layer(tree, ns, true, err) < 0)
-		return -1;
-	s->root = scratch_mount_root(&tree, 1, false, h->sandbox.scratch_size,
-				     &s->scratch, err);
+	s->root = scratch_mount_root(tree >= 0 ? &tree : &fd, 1, false,
+				     h->sandbox.scratch_size, &s->scratch, err);
 	return s->root < 0 ? -1 : 0;
 }
 
