@@ -147,48 +147,49 @@ static int read_start_reply(int fifo, int pidfd, char *buf, size_t size)
 	return (int)len;
 }
 
-int container_start(const char *root, const char *id, struct error **err)
+/* Release a created container's init through its exec fifo, then run
+ * the poststart hooks; the caller holds the directory's lock. */
+int container_start_created(const struct container_dir *dir,
+			    struct spec_state *st, struct error **err)
 {
 	_cleanup_close_ int fifo = -1, pidfd = -1;
 	char reply[4096];
+
+	/* The pidfd first: opening the fifo releases init, and a short
+	 * workload can be done and reaped (by conmon, a subreaper) before
+	 * pidfd_open would run. */
+	pidfd = open_init(st, err);
+	if (pidfd < 0)
+		return -1;
+	fifo = openat(dir->dirfd, FIFO_FILE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fifo < 0)
+		return error_errno(err, "open exec fifo");
+	if (read_start_reply(fifo, pidfd, reply, sizeof(reply)) <= 0)
+		return error_set(
+		    err, ESRCH,
+		    "cannot start container %s: its init process exited",
+		    st->id);
+	unlinkat(dir->dirfd, FIFO_FILE, 0);
+	if (reply[0] != '0')
+		return error_set(err, EIO, "start %s: %s", st->id, reply + 1);
+	log_debug("started %s: pid %d", st->id, st->pid);
+	st->status = container_status_name(CONTAINER_RUNNING);
+	run_hooks_warn(dir, st, HOOK_POSTSTART);
+	return 0;
+}
+
+int container_start(const char *root, const char *id, struct error **err)
+{
 	struct container c;
 	int r = -1;
 
 	if (container_open(root, id, &c, err) < 0)
 		return -1;
-	if (c.status != CONTAINER_CREATED) {
+	if (c.status != CONTAINER_CREATED)
 		error_set(err, EINVAL, "cannot start container %s: it is %s",
 			  id, container_status_name(c.status));
-		goto out;
-	}
-	/* The pidfd first: opening the fifo releases init, and a short
-	 * workload can be done and reaped (by conmon, a subreaper) before
-	 * pidfd_open would run. */
-	pidfd = open_init(c.state, err);
-	if (pidfd < 0)
-		goto out;
-	fifo =
-	    openat(c.dir.dirfd, FIFO_FILE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fifo < 0) {
-		error_errno(err, "open exec fifo");
-		goto out;
-	}
-	if (read_start_reply(fifo, pidfd, reply, sizeof(reply)) <= 0) {
-		error_set(err, ESRCH,
-			  "cannot start container %s: its init process exited",
-			  id);
-		goto out;
-	}
-	unlinkat(c.dir.dirfd, FIFO_FILE, 0);
-	if (reply[0] != '0') {
-		error_set(err, EIO, "start %s: %s", id, reply + 1);
-		goto out;
-	}
-	log_debug("started %s: pid %d", id, c.state->pid);
-	c.state->status = container_status_name(CONTAINER_RUNNING);
-	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTART);
-	r = 0;
-out:
+	else
+		r = container_start_created(&c.dir, c.state, err);
 	container_close(&c);
 	return r;
 }
@@ -553,16 +554,14 @@ int container_list(const char *root, enum list_format format, char **out,
 int container_run(const struct create_opts *o, bool detach, int *status,
 		  struct error **err)
 {
+	struct create_opts started = *o;
 	sigset_t set, old;
 	struct container_pids pids;
 	int r;
 
+	started.start = true;
 	forward_block(&set, &old);
-	r = container_create(o, &pids, err);
-	if (r == 0 && container_start(o->root, o->id, err) < 0) {
-		container_delete(o->root, o->id, true, NULL);
-		r = -1;
-	}
+	r = container_create(&started, &pids, err);
 	if (r == 0 && !detach) {
 		*status = forward_until_exit(pids.init, &set);
 		/* The helper ends with the init: once it is gone, delete has

@@ -37,6 +37,9 @@ struct create_opts {
 	int preserve_fds;
 	/* run: write the JSON report there at delete (report_gather.h) */
 	const char *report;
+	/* run: start the container too, before create lets go of its lock;
+	 * a failed start deletes it */
+	bool start;
 };
 
 /* The processes a create leaves: the container's init and, when the
@@ -50,6 +53,10 @@ struct container_pids {
 int container_create(const struct create_opts *o, struct container_pids *pids,
 		     struct error **err);
 int container_start(const char *root, const char *id, struct error **err);
+/* start's work on a container whose lock the caller holds, created as
+ * st says */
+int container_start_created(const struct container_dir *dir,
+			    struct spec_state *st, struct error **err);
 int container_state(const char *root, const char *id, char **json,
 		    struct error **err);
 int container_kill(const char *root, const char *id, int sig, bool all,

@@ -96,6 +96,8 @@ struct create_ctx {
 	int pod_userns;	  /* its pod sandbox's user namespace, or -1 */
 	/* [egress] the child says "lo is up" to the helper through it */
 	int lo_up[2];
+	char created[64];
+	struct spec_state state; /* as saved once created */
 };
 
 /* The container's first process is in a user namespace: one made for it
@@ -488,7 +490,7 @@ static int prepare(struct create_ctx *c, struct error **err)
 }
 
 static void fill_state(const struct create_ctx *c, struct spec_state *st,
-		       char *created, const char *status)
+		       const char *status)
 {
 	*st = (struct spec_state){
 	    .oci_version = c->spec->oci_version,
@@ -497,7 +499,7 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 	    .pid = c->pid,
 	    .bundle = c->bundle,
 	    .rootfs = c->sources.rootfs,
-	    .created = created,
+	    .created = (char *)c->created,
 	    .annotations = c->spec->annotations,
 	    .n_annotations = c->spec->n_annotations,
 	    .cgroup = c->cgroup ? c->cgroup->path : NULL,
@@ -573,10 +575,9 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 {
 	_cleanup_free_ char *state_json = NULL;
 	bool enforced = c->hardened->sandbox.enforced;
-	char created[64];
 	struct spec_state st;
 
-	now_rfc3339(created, sizeof(created));
+	now_rfc3339(c->created, sizeof(c->created));
 	if (c->cgroup && !c->cgroup_made && make_cgroup(c, err) < 0)
 		return -1;
 	/* A child in a user namespace cannot write the host's cgroup files:
@@ -590,7 +591,7 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	if (c->ns.clone_flags & CLONE_NEWUSER &&
 	    ns_write_id_maps(c->pid, c->spec, err) < 0)
 		return -1;
-	fill_state(c, &st, created, "creating");
+	fill_state(c, &st, "creating");
 	if (spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0 ||
 	    sync_send(c->proc.sync[0], SYNC_GO, state_json, strlen(state_json),
 		      err) < 0 ||
@@ -624,11 +625,11 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	 * has run: what the upper layer holds is corral's. */
 	if (report_wanted(c) && report_files_mark_ready(c->dir.dirfd, err) < 0)
 		return -1;
-	fill_state(c, &st, created, "created");
+	fill_state(c, &c->state, "created");
 	free(state_json);
 	state_json = NULL;
-	if (container_dir_save_state(&c->dir, &st, err) < 0 ||
-	    spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0)
+	if (container_dir_save_state(&c->dir, &c->state, err) < 0 ||
+	    spec_state_emit(&c->state, STATE_PUBLIC, &state_json, err) < 0)
 		return -1;
 	if (c->o->pid_file && write_pid_file(c->o->pid_file, c->pid, err) < 0)
 		return -1;
@@ -772,13 +773,16 @@ int container_create(const struct create_opts *o, struct container_pids *pids,
 	    .pod_userns = -1,
 	    .lo_up = {-1, -1},
 	};
-	int r;
+	int r, started = 0;
 
 	for (int i = 0; i < NS_TYPE_COUNT; i++)
 		c.ns.join_fds[i] = -1;
 	r = prepare(&c, err);
 	if (r == 0)
 		r = spawn(&c, err);
+	/* Started before anything is released: the init waits for it. */
+	if (r == 0 && o->start)
+		started = container_start_created(&c.dir, &c.state, err);
 	if (r == 0)
 		log_changes(o->id, c.hardened);
 	if (r == 0 && pids)
@@ -786,5 +790,9 @@ int container_create(const struct create_opts *o, struct container_pids *pids,
 	ctx_release(&c, r < 0);
 	if (r < 0)
 		return error_wrap(err, "create %s", o->id);
+	if (started < 0) {
+		container_delete(o->root, o->id, true, NULL);
+		return -1;
+	}
 	return 0;
 }
