@@ -200,12 +200,8 @@ int cgroup_enter_self(const struct cgroup *cg, bool in_cgroup2,
 
 		if (x->cgroup2 && in_cgroup2)
 			continue;
-		x->fd = open(x->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (x->fd < 0)
-			return error_errno(err, "cgroup %s: open", x->dir);
-		if (cg_write(x->fd, x->dir,
-			     x->cgroup2 ? "cgroup.procs" : "tasks",
-			     x->cgroup2 ? pid : "0", err) < 0)
+		if (cg_write_in(x->dir, x->cgroup2 ? "cgroup.procs" : "tasks",
+				x->cgroup2 ? pid : "0", err) < 0)
 			return -1;
 	}
 	return 0;

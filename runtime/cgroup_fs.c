@@ -72,14 +72,12 @@ bool cg_word_in(const char *list, const char *word)
 
 /* One write(2) per value: the kernel parses each write on its own, so a
  * value split over two writes would be two (wrong) values. */
-int cg_write(int dirfd, const char *dir, const char *file, const char *value,
-	     struct error **err)
+static int write_value(int fd, const char *dir, const char *file,
+		       const char *value, struct error **err)
 {
-	_cleanup_close_ int fd = -1;
 	size_t len = strlen(value);
 	ssize_t n;
 
-	fd = openat(dirfd, file, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return error_errno(err, "cgroup %s: write %s", dir, file);
 	do
@@ -92,6 +90,27 @@ int cg_write(int dirfd, const char *dir, const char *file, const char *value,
 				 dir, file);
 	cg_kernel_wrote(dir, file, value);
 	return 0;
+}
+
+int cg_write(int dirfd, const char *dir, const char *file, const char *value,
+	     struct error **err)
+{
+	_cleanup_close_ int fd =
+	    openat(dirfd, file, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+
+	return write_value(fd, dir, file, value, err);
+}
+
+int cg_write_in(const char *dir, const char *file, const char *value,
+		struct error **err)
+{
+	_cleanup_free_ char *path = cg_join(dir, file);
+	_cleanup_close_ int fd = -1;
+
+	if (!path)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+	return write_value(fd, dir, file, value, err);
 }
 
 int cg_read(int dirfd, const char *dir, const char *file, char **out,

@@ -39,6 +39,10 @@ bool cg_word_in(const char *list, const char *word);
  * kernel wants; errors read "cgroup DIR: write FILE: CAUSE". */
 int cg_write(int dirfd, const char *dir, const char *file, const char *value,
 	     struct error **err);
+/* The same through one open of the path DIR/FILE, for a process that
+ * needs nothing else of DIR. */
+int cg_write_in(const char *dir, const char *file, const char *value,
+		struct error **err);
 int cg_read(int dirfd, const char *dir, const char *file, char **out,
 	    struct error **err);
 bool cg_exists(int dirfd, const char *file);
