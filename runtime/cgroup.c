@@ -264,9 +264,10 @@ static long ms_since(const struct timespec *since)
 	       (now.tv_nsec - since->tv_nsec) / 1000000;
 }
 
-/* The retries on a busy cgroup share one deadline over all hierarchies:
- * a cgroup still in use is busy in each of them. */
-int cgroup_destroy(const struct cgroup *cg, struct error **err)
+/* rmdir in every hierarchy.  The retries on a busy cgroup share one
+ * deadline over all hierarchies: a cgroup still in use is busy in each of
+ * them. */
+static int destroy(const struct cgroup *cg, int timeout_ms, struct error **err)
 {
 	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
 	struct timespec start;
@@ -276,7 +277,7 @@ int cgroup_destroy(const struct cgroup *cg, struct error **err)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (size_t i = 0; i < h.n; i++) {
-		long left = CG_RMDIR_TIMEOUT_MS - ms_since(&start);
+		long left = timeout_ms - ms_since(&start);
 
 		if (cg_rmdir(h.v[i].dir, left > 0 ? (int)left : 0) < 0) {
 			rc = error_errno(err, "cgroup %s: rmdir", h.v[i].dir);
@@ -285,6 +286,24 @@ int cgroup_destroy(const struct cgroup *cg, struct error **err)
 		remove_parents(&h.v[i], cg->path);
 	}
 	return rc;
+}
+
+int cgroup_destroy(const struct cgroup *cg, struct error **err)
+{
+	return destroy(cg, CG_RMDIR_TIMEOUT_MS, err);
+}
+
+int cgroup_remove(const struct cgroup *cg, struct error **err)
+{
+	_cleanup_error_ struct error *busy = NULL;
+
+	if (destroy(cg, 0, &busy) == 0)
+		return 0;
+	if (busy->code != EBUSY) {
+		*err = steal_pointer(&busy);
+		return -1;
+	}
+	return cgroup_kill(cg, err) < 0 ? -1 : cgroup_destroy(cg, err);
 }
 
 void cgroup_free(struct cgroup *cg)

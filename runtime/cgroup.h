@@ -9,10 +9,10 @@
  * or is moved there before it runs a step of its own (cgroup_enter in the
  * parent, cgroup_enter_self in the child); exec moves its process the
  * same way.  pause, resume, ps, kill --all, update and events work on a
- * live cgroup; delete kills what is left and removes it (cgroup_kill,
- * cgroup_destroy).  Fail closed: a limit that cannot be written fails
- * cgroup_make unless best_effort, in which case it is reported in
- * *skipped. */
+ * live cgroup; delete removes it, killing what is left first
+ * (cgroup_remove: cgroup_kill, cgroup_destroy).  Fail closed: a limit
+ * that cannot be written fails cgroup_make unless best_effort, in which
+ * case it is reported in *skipped. */
 #ifndef CORRAL_CGROUP_H
 #define CORRAL_CGROUP_H
 
@@ -216,6 +216,11 @@ int cgroup_oom_kills(const struct cgroup *cg, uint64_t *out,
 
 /* Remove the cgroup directories (retrying while they are busy, bounded). */
 int cgroup_destroy(const struct cgroup *cg, struct error **err);
+/* What delete does: the cgroup of a stopped container is empty as a rule,
+ * and then one rmdir of each directory removes it (the kernel refuses,
+ * EBUSY, one that holds a process); only a cgroup that refuses goes
+ * through cgroup_kill and cgroup_destroy. */
+int cgroup_remove(const struct cgroup *cg, struct error **err);
 
 void cgroup_free(struct cgroup *cg);
 

@@ -310,7 +310,7 @@ static int remove_cgroup(const struct container *c, struct error **err)
 		return 0;
 	if (!(cg = container_cgroup(c, "delete", err)))
 		return -1;
-	if (cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0)
+	if (cgroup_remove(cg, err) < 0)
 		return error_wrap(err, "delete %s", c->state->id);
 	return 0;
 }
@@ -349,7 +349,7 @@ static int remove_leftover_cgroup(const struct container_dir *dir,
 	spec_free(spec);
 	if (r < 0)
 		return error_wrap(err, "delete %s", id);
-	r = cgroup_kill(cg, err) < 0 || cgroup_destroy(cg, err) < 0 ? -1 : 0;
+	r = cgroup_remove(cg, err);
 	cgroup_free(cg);
 	return r < 0 ? error_wrap(err, "delete %s", id) : 0;
 }
