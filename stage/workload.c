@@ -36,16 +36,20 @@ static bool has_cap(const struct stage_params *p, enum stage_cap_set set, int c)
 	return p->caps[set] & (1ULL << c);
 }
 
-/* Every capability not in the bounding set; EINVAL marks numbers past the
- * kernel's last capability. */
+/* Every capability not in the bounding set.  The kernel numbers its
+ * capabilities from 0 without a gap: EINVAL marks the first number past
+ * its last one, and every number after it. */
 static int drop_bounding(const struct stage_params *p, struct error **err)
 {
 	for (int c = 0; c < 64; c++) {
 		if (has_cap(p, STAGE_CAP_BOUNDING, c))
 			continue;
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-			return error_errno(
-			    err, "drop capability %d from the bounding set", c);
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0)
+			continue;
+		if (errno == EINVAL)
+			return 0;
+		return error_errno(
+		    err, "drop capability %d from the bounding set", c);
 	}
 	return 0;
 }
