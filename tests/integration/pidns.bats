@@ -144,6 +144,31 @@ wait_empty() {
 	assert_equal "$(state_field "$ID-pod" status)" running
 }
 
+# SIGKILL leaves the supervisor no time to kill the rest, and the kernel
+# kills nothing either: delete finds a cgroup that refuses its rmdir
+# (EBUSY) and kills what is in it before removing it (cgroup_remove).
+@test "joined pid namespace: delete --force kills what outlives the supervisor in the cgroup" {
+	make_pidns
+	join_pidns "$NS_HOLDER"
+	set_args sh -c 'sleep 100 & sleep 100 & exec sleep 100'
+	corral --policy "$PERMISSIVE" run -d --bundle "$BUNDLE" "$ID" \
+		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/run.err" ||
+		fail "run -d: $(cat "$BATS_TEST_TMPDIR/run.err")"
+	procs="$(procs_file "$ID")"
+	wait_procs "$procs" 4
+	pids="$(cat "$procs")"
+	for pid in $pids; do
+		track_pid "$pid"
+	done
+	run corral delete --force "$ID"
+	assert_success
+	for pid in $pids; do
+		pid_gone "$pid" || fail "pid $pid of the cgroup outlived delete"
+	done
+	[ ! -e "${procs%/cgroup.procs}" ] || fail "the cgroup is still there"
+	kill -0 "$NS_HOLDER" || fail "the pid namespace's own PID 1 died"
+}
+
 # A host with cgroup v1 only (here: the unified hierarchy unmounted in a
 # mount namespace of corral's own): no cgroup.kill, and cgroup.procs is
 # reopened for each listing.
