@@ -16,8 +16,18 @@ setup() {
 	corral_setup
 }
 
+# A delete that failed to remove the container's cgroup leaves it behind
+# its state: remove it here (corral_teardown has killed what was in it).
 teardown() {
-	corral_teardown
+	local rc=0 d
+	corral_teardown || rc=$?
+	for d in /sys/fs/cgroup/*/corral/"$ID" /sys/fs/cgroup/corral/"$ID"; do
+		[ -d "$d" ] || continue
+		# the killed may take a moment to leave it
+		poll_equal "rmdir $d" 0 20 sh -c 'rmdir "$1" 2>/dev/null; echo $?' \
+			sh "$d" || rc=1
+	done
+	return "$rc"
 }
 
 # make_pidns: a pid namespace of the test's own, held by a sleep that is
@@ -76,6 +86,22 @@ wait_procs() {
 	[ "$tries" -gt 0 ] || fail "expected $2 processes in $1: $(cat "$1")"
 }
 
+# run_joined N ARGS...: `run -d` of ARGS under the permissive policy in
+# a pid namespace of the test's own, then wait until its cgroup lists N
+# processes; PROCS is that cgroup.procs.
+run_joined() {
+	local n="$1"
+	shift
+	make_pidns
+	join_pidns "$NS_HOLDER"
+	set_args "$@"
+	corral --policy "$PERMISSIVE" run -d --bundle "$BUNDLE" "$ID" \
+		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/run.err" ||
+		fail "run -d: $(cat "$BATS_TEST_TMPDIR/run.err")"
+	PROCS="$(procs_file "$ID")"
+	wait_procs "$PROCS" "$n"
+}
+
 now_ms() {
 	local t="${EPOCHREALTIME/./}"
 	echo $((t / 1000))
@@ -98,16 +124,9 @@ wait_empty() {
 }
 
 @test "joined pid namespace: when the workload exits, the rest of the cgroup dies (permissive policy)" {
-	make_pidns
-	join_pidns "$NS_HOLDER"
-	set_args sh -c 'sleep 100 & sleep 100 & sleep 1'
-	corral --policy "$PERMISSIVE" run -d --bundle "$BUNDLE" "$ID" \
-		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/run.err" ||
-		fail "run -d: $(cat "$BATS_TEST_TMPDIR/run.err")"
-	procs="$(procs_file "$ID")"
-	wait_procs "$procs" 3
+	run_joined 3 sh -c 'sleep 100 & sleep 100 & sleep 1'
 	wait_for_status "$ID" stopped 50
-	wait_empty "$procs" 20
+	wait_empty "$PROCS" 20
 	# the holder of the namespace is no process of the container's
 	kill -0 "$NS_HOLDER" || fail "the pid namespace's own PID 1 died"
 }
@@ -148,15 +167,8 @@ wait_empty() {
 # kills nothing either: delete finds a cgroup that refuses its rmdir
 # (EBUSY) and kills what is in it before removing it (cgroup_remove).
 @test "joined pid namespace: delete --force kills what outlives the supervisor in the cgroup" {
-	make_pidns
-	join_pidns "$NS_HOLDER"
-	set_args sh -c 'sleep 100 & sleep 100 & exec sleep 100'
-	corral --policy "$PERMISSIVE" run -d --bundle "$BUNDLE" "$ID" \
-		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/run.err" ||
-		fail "run -d: $(cat "$BATS_TEST_TMPDIR/run.err")"
-	procs="$(procs_file "$ID")"
-	wait_procs "$procs" 4
-	pids="$(cat "$procs")"
+	run_joined 4 sh -c 'sleep 100 & sleep 100 & exec sleep 100'
+	pids="$(cat "$PROCS")"
 	for pid in $pids; do
 		track_pid "$pid"
 	done
@@ -165,7 +177,7 @@ wait_empty() {
 	for pid in $pids; do
 		pid_gone "$pid" || fail "pid $pid of the cgroup outlived delete"
 	done
-	[ ! -e "${procs%/cgroup.procs}" ] || fail "the cgroup is still there"
+	[ ! -e "${PROCS%/cgroup.procs}" ] || fail "the cgroup is still there"
 	kill -0 "$NS_HOLDER" || fail "the pid namespace's own PID 1 died"
 }
 
