@@ -97,6 +97,7 @@ struct create_ctx {
 	/* [egress] the child says "lo is up" to the helper through it */
 	int lo_up[2];
 	char created[64];
+	uint64_t start_time;	 /* the init's, read once its pid is final */
 	struct spec_state state; /* as saved once created */
 };
 
@@ -512,7 +513,7 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 	for (int k = 0; k < HOOK_KIND_COUNT; k++)
 		if (c->spec->hooks[k].n > 0)
 			st->hooks |= 1U << k;
-	proc_stat(c->pid, &st->start_time, NULL);
+	st->start_time = c->start_time;
 }
 
 /* In its pod's network, the pod sandbox's proxy serves a container. */
@@ -591,6 +592,7 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	if (c->ns.clone_flags & CLONE_NEWUSER &&
 	    ns_write_id_maps(c->pid, c->spec, err) < 0)
 		return -1;
+	proc_stat(c->pid, &c->start_time, NULL);
 	fill_state(c, &st, "creating");
 	if (spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0 ||
 	    sync_send(c->proc.sync[0], SYNC_GO, state_json, strlen(state_json),
