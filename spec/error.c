@@ -59,6 +59,9 @@ int error_errno(struct error **err, const char *fmt, ...)
 	int code = errno;
 	va_list ap;
 
+	/* nothing would be kept: strerror's lookup is not made */
+	if (!err || *err)
+		return -1;
 	va_start(ap, fmt);
 	set_va(err, code, strerror(code), fmt, ap);
 	va_end(ap);
