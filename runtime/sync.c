@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "util.h"
 
@@ -38,27 +39,39 @@ int sync_send(int fd, enum sync_msg type, const char *payload, size_t len,
 
 int sync_recv(int fd, enum sync_msg *type, char **payload, struct error **err)
 {
-	_cleanup_free_ char *buf = malloc(SYNC_MAX + 1);
+	_cleanup_free_ char *data = NULL;
+	unsigned char t;
+	struct iovec iov[2] = {{&t, 1}, {NULL, 0}};
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
 	ssize_t n;
 
-	if (!buf)
-		return error_set(err, ENOMEM, "sync: out of memory");
+	/* The message's length first (MSG_TRUNC): the buffer is made its
+	 * size, not SYNC_MAX's, which grew and trimmed the heap each time. */
 	do
-		n = recv(fd, buf, SYNC_MAX, 0);
+		n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
 	while (n < 0 && errno == EINTR);
+	if (n > SYNC_MAX)
+		n = SYNC_MAX;
+	if (n > 0) {
+		/* the payload, n - 1 bytes, and its NUL */
+		data = malloc((size_t)n);
+		if (!data)
+			return error_set(err, ENOMEM, "sync: out of memory");
+		iov[1] = (struct iovec){data, (size_t)n - 1};
+		do
+			n = recvmsg(fd, &mh, 0);
+		while (n < 0 && errno == EINTR);
+	}
 	if (n < 0)
 		return error_errno(err, "sync: receive");
 	if (n == 0)
 		return error_set(
 		    err, EPIPE,
 		    "the container's init process exited during setup");
-	buf[n] = '\0';
-	*type = (enum sync_msg)(unsigned char)buf[0];
-	if (payload) {
-		*payload = strdup(buf + 1);
-		if (!*payload)
-			return error_set(err, ENOMEM, "sync: out of memory");
-	}
+	data[n - 1] = '\0';
+	*type = (enum sync_msg)t;
+	if (payload)
+		*payload = steal_pointer(&data);
 	return 0;
 }
 
