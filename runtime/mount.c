@@ -194,28 +194,52 @@ static int reopen_and_finish(int rootfd, const char *dst,
 	return set_propagation_and_attrs(fd, f, dst, err);
 }
 
+/* The next space-separated field of a mountinfo line, NUL-terminated;
+ * NULL at the end of the line. */
+static char *next_field(char **p)
+{
+	char *f = *p + strspn(*p, " "), *end;
+
+	if (!*f)
+		return NULL;
+	end = f + strcspn(f, " ");
+	*p = *end ? end + 1 : end;
+	*end = '\0';
+	return f;
+}
+
 /* A v1 hierarchy's super options, from the host's mountinfo line for
  * /sys/fs/cgroup/NAME: "cpu", "name=systemd", ... */
 static int v1_hierarchies(char ***names, char ***opts, size_t *n,
 			  struct error **err)
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
+	_cleanup_free_ char *text = NULL;
+	char *next;
 
 	*n = 0;
 	*names = *opts = NULL;
-	if (!f)
-		return error_errno(err, "read /proc/self/mountinfo");
-	while (getline(&line, &cap, f) > 0) {
-		char mnt[4096], fstype[64], super[1024];
-		const char *sep = strstr(line, " - ");
-		char *name;
+	if (read_file_at(AT_FDCWD, "/proc/self/mountinfo", &text, NULL, err) <
+	    0)
+		return -1;
+	for (char *line = text; *line; line = next) {
+		char *sep, *p = line, *mnt = NULL, *fstype, *super, *name;
 
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
-		    sscanf(sep + 3, "%63s %*s %1023s", fstype, super) != 2)
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		sep = strstr(line, " - ");
+		if (!sep)
 			continue;
-		if (strncmp(mnt, "/sys/fs/cgroup/", 15) != 0 ||
+		*sep = '\0';
+		/* ID PARENT MAJ:MIN ROOT MOUNT-POINT ... - TYPE SOURCE SUPER */
+		for (int i = 0; i < 5 && p; i++)
+			mnt = next_field(&p);
+		p = sep + 3;
+		fstype = next_field(&p);
+		(void)next_field(&p); /* SOURCE */
+		super = next_field(&p);
+		if (!mnt || !fstype || !super ||
+		    strncmp(mnt, "/sys/fs/cgroup/", 15) != 0 ||
 		    strchr(mnt + 15, '/'))
 			continue;
 		if (strcmp(fstype, "cgroup") != 0 &&
@@ -237,7 +261,6 @@ static int v1_hierarchies(char ***names, char ***opts, size_t *n,
 		(*n)++;
 		(*names)[*n] = (*opts)[*n] = NULL;
 	}
-	free(line);
 	if (!*names || !*opts)
 		return error_set(err, ENOMEM, "cgroup mounts: out of memory");
 	return 0;
