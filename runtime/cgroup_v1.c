@@ -5,6 +5,8 @@
  * frozen and killed through any of them. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,17 @@ struct v1_scan {
 	bool cgroup2[ARRAY_SIZE(hierarchies)];
 };
 
+/* Whether DIR/FILE exists; a path too long for the buffer does not. */
+static bool has_file(const char *dir, const char *file)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return snprintf(path, sizeof(path), "%s/%s", dir, file) <
+		   (int)sizeof(path) &&
+	       fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 static int v1_scan(const char *mount_root, struct v1_scan *out,
 		   struct error **err)
 {
@@ -39,23 +52,23 @@ static int v1_scan(const char *mount_root, struct v1_scan *out,
 	*out = (struct v1_scan){0};
 	for (size_t i = 0; i < ARRAY_SIZE(hierarchies); i++) {
 		_cleanup_free_ char *root = cg_join(mount_root, hierarchies[i]);
-		_cleanup_close_ int fd = -1;
 		bool dup = false;
 
 		if (!root)
 			return error_set(err, ENOMEM, "cgroup: out of memory");
-		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &seen[out->n]) < 0 ||
-		    !cg_exists(fd, "cgroup.procs"))
+		/* a link is followed: "cpu" and "cpuacct" are often links to
+		 * "cpu,cpuacct" */
+		if (stat(root, &seen[out->n]) < 0 ||
+		    !S_ISDIR(seen[out->n].st_mode) ||
+		    !has_file(root, "cgroup.procs"))
 			continue;
-		/* "cpu" and "cpuacct" are often links to "cpu,cpuacct" */
 		for (size_t j = 0; j < out->n; j++)
 			dup |= seen[j].st_dev == seen[out->n].st_dev &&
 			       seen[j].st_ino == seen[out->n].st_ino;
 		if (dup)
 			continue;
 		out->index[out->n] = (unsigned char)i;
-		out->cgroup2[out->n] = cg_exists(fd, "cgroup.controllers");
+		out->cgroup2[out->n] = has_file(root, "cgroup.controllers");
 		out->n++;
 	}
 	out->mount_root = strdup(mount_root);
