@@ -572,6 +572,26 @@ static int hopped_pid(struct create_ctx *c, struct error **err)
 	return 0;
 }
 
+/* GO.  A child that failed before it (its mounts, its namespaces) may
+ * have exited already: the send fails, and the child's ERROR, still in
+ * the socket, says why. */
+static int send_go(struct create_ctx *c, const char *state_json,
+		   struct error **err)
+{
+	_cleanup_error_ struct error *sent = NULL;
+	_cleanup_free_ char *msg = NULL;
+	enum sync_msg type;
+
+	if (sync_send(c->proc.sync[0], SYNC_GO, state_json, strlen(state_json),
+		      &sent) == 0)
+		return 0;
+	if ((sent->code == EPIPE || sent->code == ECONNRESET) &&
+	    sync_recv(c->proc.sync[0], &type, &msg, NULL) == 0 &&
+	    type == SYNC_ERROR)
+		return error_set(err, EIO, "%s", msg);
+	return error_set(err, sent->code, "%s", sent->msg);
+}
+
 static int supervise_setup(struct create_ctx *c, struct error **err)
 {
 	_cleanup_free_ char *state_json = NULL;
@@ -595,9 +615,8 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	proc_stat(c->pid, &c->start_time, NULL);
 	fill_state(c, &st, "creating");
 	if (spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0 ||
-	    sync_send(c->proc.sync[0], SYNC_GO, state_json, strlen(state_json),
-		      err) < 0 ||
-	    fork_egress(c, err) < 0 || save_effective(c, err) < 0)
+	    send_go(c, state_json, err) < 0 || fork_egress(c, err) < 0 ||
+	    save_effective(c, err) < 0)
 		return -1;
 	for (;;) {
 		enum sync_msg type;

@@ -1,6 +1,7 @@
 #include "sync.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -43,24 +44,34 @@ int sync_recv(int fd, enum sync_msg *type, char **payload, struct error **err)
 	unsigned char t;
 	struct iovec iov[2] = {{&t, 1}, {NULL, 0}};
 	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+	bool reset = false;
 	ssize_t n;
 
 	/* The message's length first (MSG_TRUNC): the buffer is made its
-	 * size, not SYNC_MAX's, which grew and trimmed the heap each time. */
-	do
+	 * size, not SYNC_MAX's, which grew and trimmed the heap each time.
+	 * A peer that closed with a message of ours unread (a child that
+	 * failed and exited before reading GO) makes the next call, the
+	 * peek or the read, fail with ECONNRESET ahead of the ERROR it
+	 * sent: the kernel says that once, and a new try reads what is
+	 * queued. */
+	for (;;) {
 		n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
-	while (n < 0 && errno == EINTR);
-	if (n > SYNC_MAX)
-		n = SYNC_MAX;
-	if (n > 0) {
-		/* the payload, n - 1 bytes, and its NUL */
-		data = malloc((size_t)n);
-		if (!data)
-			return error_set(err, ENOMEM, "sync: out of memory");
-		iov[1] = (struct iovec){data, (size_t)n - 1};
-		do
+		if (n > SYNC_MAX)
+			n = SYNC_MAX;
+		if (n > 0) {
+			/* the payload, n - 1 bytes, and its NUL */
+			free(data);
+			data = malloc((size_t)n);
+			if (!data)
+				return error_set(err, ENOMEM,
+						 "sync: out of memory");
+			iov[1] = (struct iovec){data, (size_t)n - 1};
 			n = recvmsg(fd, &mh, 0);
-		while (n < 0 && errno == EINTR);
+		}
+		if (n >= 0 ||
+		    (errno != EINTR && (errno != ECONNRESET || reset)))
+			break;
+		reset |= errno == ECONNRESET;
 	}
 	if (n < 0)
 		return error_errno(err, "sync: receive");

@@ -80,6 +80,17 @@ fails_with() {
 	create_fails .process.args
 }
 
+@test "an error of the child before GO is its own, however soon it exits" {
+	# The child checks rootfsPropagation while create still makes the
+	# cgroup: it can be gone before GO is sent (the send fails), or leave
+	# GO unread (create's next receive fails with ECONNRESET). Either
+	# way create must print the child's error, not the socket's.
+	update_config '.linux.rootfsPropagation = "bogus"'
+	for i in $(seq 20); do
+		create_fails 'rootfsPropagation: unknown value "bogus"'
+	done
+}
+
 @test "missing config.json" {
 	rm "$BUNDLE/config.json"
 	create_fails config.json

@@ -1,6 +1,7 @@
 /* Unit tests of runtime/sync.c: the create/child protocol's messages go
  * through one packet each, a payload survives whole up to the limit, an
- * error from the peer becomes the error, and a dead peer is an error. */
+ * error from the peer becomes the error (also when the peer left one of
+ * ours unread), and a dead peer is an error. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,11 +37,30 @@ TEST(an_error_from_the_peer_is_the_error)
 	sync_send(fds[1], SYNC_ERROR, "mount /proc: Operation not permitted",
 		  36, NULL);
 	CHECK(sync_expect(fds[0], SYNC_READY, NULL, &err) < 0);
-	CHECK(err && strcmp(err->msg, "mount /proc: Operation not permitted") ==
-			 0);
+	CHECK(err &&
+	      strcmp(err->msg, "mount /proc: Operation not permitted") == 0);
 	error_free(err);
 	close(fds[0]);
 	close(fds[1]);
+}
+
+/* A child that fails before reading GO sends ERROR and exits with GO
+ * unread: the kernel then fails the parent's next receive once with
+ * ECONNRESET, ahead of the ERROR still queued. */
+TEST(the_error_of_a_peer_gone_with_our_message_unread)
+{
+	struct error *err = NULL;
+	int fds[2];
+
+	CHECK(sync_socketpair(fds, NULL) == 0);
+	CHECK(sync_send(fds[0], SYNC_GO, "{}", 2, NULL) == 0);
+	sync_send(fds[1], SYNC_ERROR, "rootfsPropagation: unknown value", 32,
+		  NULL);
+	close(fds[1]);
+	CHECK(sync_expect(fds[0], SYNC_READY, NULL, &err) < 0);
+	CHECK(err && strcmp(err->msg, "rootfsPropagation: unknown value") == 0);
+	error_free(err);
+	close(fds[0]);
 }
 
 TEST(an_unexpected_message_and_a_dead_peer_fail)
