@@ -12,9 +12,11 @@
  *   spawn(): clone ───────────────────────▶ [user ns] waits for GO
  *   [v1, hybrid] make the cgroup; [user ns]
  *     move the child in, write its id maps
- *   GO (state JSON) ──────────────── GO ──▶ namespaces, lo, the root;
- *   save sandbox/policy/explain files       [no user ns] waits for GO,
- *                                           enters its cgroup; mounts
+ *   GO (state JSON) ──────────────── GO ──▶ namespaces, lo, the root,
+ *   save sandbox/policy/explain files       the mounts before the first
+ *                                           cgroup mount; [no user ns]
+ *                                           waits for GO, enters its
+ *                                           cgroup; the other mounts
  *   prestart, createRuntime hooks ◀ HOOKS ─ [when config.json has them]
  *                         ── HOOKS_DONE ──▶ createContainer hooks, pivot,
  *                                           proc_plan steps, the stage

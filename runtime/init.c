@@ -62,6 +62,7 @@ static int setup(const struct init_config *c, char **state_json,
 	_cleanup_close_ int rootfd = -1, sysfd = -1;
 	const struct spec *spec = c->spec;
 	bool userns = (c->ns->clone_flags & CLONE_NEWUSER) || c->hopped;
+	size_t next;
 
 	if (process_set_title("corral-init", err) < 0)
 		return -1;
@@ -118,7 +119,8 @@ static int setup(const struct init_config *c, char **state_json,
 	if (sysfd == -1)
 		return -1;
 	rootfd = mount_prepare_root(spec, c->sources, c->sandbox, err);
-	if (rootfd < 0)
+	if (rootfd < 0 || mount_prepare_before_cgroup(rootfd, spec, c->sources,
+						      &next, err) < 0)
 		return -1;
 	if (!userns &&
 	    sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0)
@@ -134,7 +136,7 @@ static int setup(const struct init_config *c, char **state_json,
 	if ((c->ns->clone_flags & CLONE_NEWCGROUP) &&
 	    unshare(CLONE_NEWCGROUP) < 0)
 		return error_errno(err, "new cgroup namespace");
-	if (mount_prepare_rest(rootfd, spec, c->sources, err) < 0)
+	if (mount_prepare_rest(rootfd, spec, c->sources, next, err) < 0)
 		return -1;
 	mount_sources_close(c->sources);
 	if (has_hooks(spec, HOOK_PRESTART, HOOK_CREATE_RUNTIME) &&

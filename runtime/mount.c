@@ -463,10 +463,38 @@ int mount_prepare_root(const struct spec *spec,
 	return take_fd(&rootfd);
 }
 
-int mount_prepare_rest(int rootfd, const struct spec *spec,
-		       const struct mount_sources *sources, struct error **err)
+static bool is_cgroup_mount(const struct spec_mount *m)
 {
-	for (size_t i = 0; i < spec->n_mounts; i++)
+	return m->type && (strcmp(m->type, "cgroup") == 0 ||
+			   strcmp(m->type, "cgroup2") == 0);
+}
+
+/* The kernel memory of a mount made before the child joins its cgroup is
+ * charged to the caller's (v1: the child is born there), not the
+ * container's: at most this many, so that config.json cannot make that
+ * much.  runc's spec has six before /sys/fs/cgroup. */
+#define MOUNTS_BEFORE_CGROUP 16
+
+int mount_prepare_before_cgroup(int rootfd, const struct spec *spec,
+				const struct mount_sources *sources,
+				size_t *next, struct error **err)
+{
+	size_t i;
+
+	for (i = 0; i < spec->n_mounts && i < MOUNTS_BEFORE_CGROUP &&
+		    !is_cgroup_mount(&spec->mounts[i]);
+	     i++)
+		if (mount_one(rootfd, i, &spec->mounts[i], sources, err) < 0)
+			return -1;
+	*next = i;
+	return 0;
+}
+
+int mount_prepare_rest(int rootfd, const struct spec *spec,
+		       const struct mount_sources *sources, size_t from,
+		       struct error **err)
+{
+	for (size_t i = from; i < spec->n_mounts; i++)
 		if (mount_one(rootfd, i, &spec->mounts[i], sources, err) < 0)
 			return -1;
 	if (sources->resolv >= 0 &&

@@ -11,19 +11,27 @@
 #include "mount_sources.h"
 #include "spec.h"
 
-/* Before pivot_root, in two steps.  mount_prepare_root: make the host's
- * mounts slaves so nothing propagates back, make the root from the
- * parent's root (under the sandbox the scratch overlay, otherwise the
+/* Before pivot_root, in three steps.  mount_prepare_root: make the
+ * host's mounts slaves so nothing propagates back, make the root from
+ * the parent's root (under the sandbox the scratch overlay, otherwise the
  * rootfs clone) attached on top of "/", with corral's own /tmp and /dev;
  * returns an fd of the new root mount, or -1.
- * mount_prepare_rest: config.json's mounts inside it (cgroup mounts among
- * them: the process must be in its cgroup and cgroup namespace by then)
- * and the devices; binds attach the parent's clones. */
+ * mount_prepare_before_cgroup: config.json's mounts in its order up to
+ * its first cgroup mount, which need no cgroup (the child makes them
+ * while create makes the cgroup), 16 at most; *next is the index of the
+ * first mount not made (spec->n_mounts when all were).
+ * mount_prepare_rest: the mounts from index `from` on (cgroup mounts
+ * among them: the process must be in its cgroup and cgroup namespace by
+ * then) and the devices.  Binds attach the parent's clones. */
 int mount_prepare_root(const struct spec *spec,
 		       const struct mount_sources *sources,
 		       const struct sandbox *sandbox, struct error **err);
+int mount_prepare_before_cgroup(int rootfd, const struct spec *spec,
+				const struct mount_sources *sources,
+				size_t *next, struct error **err);
 int mount_prepare_rest(int rootfd, const struct spec *spec,
-		       const struct mount_sources *sources, struct error **err);
+		       const struct mount_sources *sources, size_t from,
+		       struct error **err);
 
 /* Switch root to the new root mount (pivot_root, or MS_MOVE + chroot with
  * no_pivot) and detach the host's tree. */
