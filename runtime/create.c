@@ -77,7 +77,7 @@ struct create_ctx {
 	/* The root and the bind sources, opened as harden() said and cloned
 	 * for the child to attach; sources.rootfs is the root's path. */
 	struct mount_sources sources;
-	struct spec *config;   /* config.json as written */
+	struct spec *config; /* config.json as parsed, until harden takes it */
 	struct policy *policy; /* kept in the state dir for exec */
 	struct hardened *hardened;
 	const struct spec *spec; /* the effective spec: hardened->spec */
@@ -235,7 +235,8 @@ static int harden_config(struct create_ctx *c, struct error **err)
 			return error_wrap(err, "user namespace");
 		c->slice_taken = true;
 	}
-	if (harden(c->config, c->policy, c->bundle, &c->hardened, err) < 0)
+	if (harden_take(&c->config, c->policy, c->bundle, &c->hardened, err) <
+	    0)
 		return error_wrap(err, "config.json");
 	c->spec = c->hardened->spec;
 	if (c->slice_taken && !c->hardened->sandbox.userns_auto) {

@@ -89,7 +89,8 @@ enum sandbox_role harden_role(const struct spec *s)
 
 /* A private deep copy.  Through the serialiser on purpose: the effective
  * spec is then exactly what spec_parse() gives for its own text, which is
- * what the runtime saves in the state directory and reads back. */
+ * what the runtime saves in the state directory and reads back (a spec
+ * spec_parse() gave is that already: harden_take() uses it as it is). */
 static int copy_spec(const struct spec *config, struct spec **out,
 		     struct error **err)
 {
@@ -150,14 +151,25 @@ static int apply_rules(struct harden_ctx *c, struct error **err)
 int harden(const struct spec *config, const struct policy *policy,
 	   const char *bundle, struct hardened **out, struct error **err)
 {
+	struct spec *copy = NULL;
+
+	if (copy_spec(config, &copy, err) < 0)
+		return -1;
+	return harden_take(&copy, policy, bundle, out, err);
+}
+
+int harden_take(struct spec **config, const struct policy *policy,
+		const char *bundle, struct hardened **out, struct error **err)
+{
 	_cleanup_(hardened_freep) struct hardened *h = calloc(1, sizeof(*h));
 	_cleanup_(policy_freep) struct policy *defaults = NULL;
 	struct harden_ctx c;
 
-	if (!h)
+	if (!h) {
+		spec_free(steal_pointer(config));
 		return error_set(err, ENOMEM, "out of memory");
-	if (copy_spec(config, &h->spec, err) < 0)
-		return -1;
+	}
+	h->spec = steal_pointer(config);
 	h->sandbox.role = harden_role(h->spec);
 	if (policy->mode == POLICY_PERMISSIVE) {
 		if (permissive(h, err) < 0)

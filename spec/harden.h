@@ -156,6 +156,11 @@ struct hardened {
  * is the bundle's own. */
 int harden(const struct spec *config, const struct policy *policy,
 	   const char *bundle, struct hardened **out, struct error **err);
+/* The same on *config itself, which becomes (*out)->spec: *config is
+ * NULL afterwards, on failure too (freed).  For a config the caller has
+ * just parsed and needs no more: harden()'s copy would give the same. */
+int harden_take(struct spec **config, const struct policy *policy,
+		const char *bundle, struct hardened **out, struct error **err);
 void hardened_free(struct hardened *h);
 
 /* The process of `exec` under the same policy: harden()'s process rules
