@@ -10,6 +10,8 @@
  *     state dir, [v2] the cgroup, [hybrid]
  *     its cgroup2 directory
  *   spawn(): clone ───────────────────────▶ [user ns] waits for GO
+ *   (share_memory: the child shares this memory, this process
+ *   suspended until its exec; the cgroup made before, no GO)
  *   [v1, hybrid] make the cgroup; [user ns]
  *     move the child in, write its id maps
  *   GO (state JSON) ──────────────── GO ──▶ namespaces, lo, the root,
@@ -36,6 +38,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +93,7 @@ struct create_ctx {
 	struct cgroup *cgroup; /* named in prepare, made by make_cgroup */
 	bool cgroup_made;
 	bool in_cgroup; /* made there by clone3 */
+	bool shared;	/* the child shares this memory (share_memory) */
 	int fifo_fd;
 	int outcome_fd; /* runtime/report.h */
 	pid_t pid;
@@ -429,6 +433,32 @@ static void warn_dropped_preopened(const struct create_ctx *c)
 	}
 }
 
+/* In its pod's network, the pod sandbox's proxy serves a container. */
+static bool egress_wanted(const struct create_ctx *c)
+{
+	return c->hardened->sandbox.enforced &&
+	       c->hardened->sandbox.egress_on &&
+	       !c->hardened->sandbox.pod_network;
+}
+
+/* The child shares create's memory until its exec (ns_clone_shared):
+ * no copy of create's address space is made, faulted in and torn down
+ * again, about 0.9 ms of a `run` on the bench's guest.  create is
+ * suspended meanwhile, so nothing it does between the clone and GO may
+ * be needed: not for a child in a user namespace (create moves it into
+ * its cgroup and writes its id maps), nor for hooks that run at create's
+ * side or with GO's state (prestart, createRuntime, createContainer),
+ * nor for the egress helper, which prepares beside the child's setup.
+ * An ordinary user's corral keeps the copy too. */
+static bool share_memory(const struct create_ctx *c)
+{
+	const struct spec_hook_list *h = c->spec->hooks;
+
+	return !in_userns(c) && !c->policy->rootless && !egress_wanted(c) &&
+	       h[HOOK_PRESTART].n == 0 && h[HOOK_CREATE_RUNTIME].n == 0 &&
+	       h[HOOK_CREATE_CONTAINER].n == 0;
+}
+
 static int prepare(struct create_ctx *c, struct error **err)
 {
 	int nlisten = listen_fds();
@@ -483,6 +513,12 @@ static int prepare(struct create_ctx *c, struct error **err)
 		if (r < 0 || (r == 0 && make_cgroup(c, err) < 0))
 			return -1;
 	}
+	/* A child sharing this memory finds create suspended until its
+	 * exec: the whole cgroup is made before it. */
+	c->shared = share_memory(c);
+	if (c->shared && c->cgroup && !c->cgroup_made &&
+	    make_cgroup(c, err) < 0)
+		return -1;
 	if (mkfifoat(c->dir.dirfd, FIFO_FILE, 0600) < 0)
 		return error_errno(err, "make exec fifo");
 	if (own_fifo(c, err) < 0)
@@ -517,14 +553,6 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 		if (c->spec->hooks[k].n > 0)
 			st->hooks |= 1U << k;
 	st->start_time = c->start_time;
-}
-
-/* In its pod's network, the pod sandbox's proxy serves a container. */
-static bool egress_wanted(const struct create_ctx *c)
-{
-	return c->hardened->sandbox.enforced &&
-	       c->hardened->sandbox.egress_on &&
-	       !c->hardened->sandbox.pod_network;
 }
 
 /* The egress helper, forked once GO is sent: it prepares while the init
@@ -618,8 +646,8 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	proc_stat(c->pid, &c->start_time, NULL);
 	fill_state(c, &st, "creating");
 	if (spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0 ||
-	    send_go(c, state_json, err) < 0 || fork_egress(c, err) < 0 ||
-	    save_effective(c, err) < 0)
+	    (!c->shared && send_go(c, state_json, err) < 0) ||
+	    fork_egress(c, err) < 0 || save_effective(c, err) < 0)
 		return -1;
 	for (;;) {
 		enum sync_msg type;
@@ -664,6 +692,70 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	return sync_expect(c->proc.sync[0], SYNC_COMMITTED, NULL, err);
 }
 
+/* In the child: close create's descriptors that the container must not
+ * inherit.  Plain closes, which leave create's numbers for them alone:
+ * a child of ns_clone_shared writes nothing of create's memory. */
+static void close_in_child(const struct create_ctx *c, int cgroup_fd)
+{
+	/* The lock is shared with this copy of its fd: closed here so that
+	 * the parent's close releases the container to other commands. */
+	close(c->dir.lockfd);
+	close(c->dir.dirfd);
+	close(c->proc.sync[0]);
+	if (c->lo_up[0] >= 0)
+		close(c->lo_up[0]);
+	if (cgroup_fd >= 0)
+		close(cgroup_fd);
+	/* Host directories: an fd left open would be a way out for a cwd of
+	 * /proc/self/fd/N (CVE-2024-21626). */
+	close(c->bundle_fd);
+	for (size_t i = 0; i < c->o->n_preopened; i++)
+		close(c->o->preopened[i].fd);
+}
+
+struct shared_start {
+	const struct create_ctx *c;
+	const struct init_config *cfg;
+	int cgroup_fd;
+};
+
+/* The child of ns_clone_shared, in create's memory: it runs on its own
+ * copies of the init config and of the process plan, which init_run
+ * changes. */
+static int shared_child(void *arg)
+{
+	const struct shared_start *s = arg;
+	struct init_config cfg = *s->cfg;
+	struct proc_plan proc = *s->cfg->proc;
+
+	cfg.proc = &proc;
+	close_in_child(s->c, s->cgroup_fd);
+	_exit(init_run(&cfg));
+}
+
+/* The child sharing create's memory; 0, or -1 with errno ENOSYS when it
+ * cannot be made that way (c->shared is then false). */
+static int spawn_shared(struct create_ctx *c, struct init_config *cfg,
+			unsigned long flags, int cgroup_fd)
+{
+	struct shared_start s = {c, cfg, cgroup_fd};
+	int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), saved;
+
+	cfg->shared = true;
+	cfg->in_cgroup2 = cgroup_fd >= 0;
+	c->pid =
+	    ns_clone_shared(flags, cgroup_fd, &c->in_cgroup, shared_child, &s);
+	saved = errno;
+	/* The child made itself non-dumpable, and being dumpable is the
+	 * memory's, so this process's too: back as it was. */
+	if (dumpable >= 0)
+		prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0);
+	errno = saved;
+	if (c->pid < 0 && errno == ENOSYS)
+		c->shared = cfg->shared = false;
+	return c->pid < 0 ? -1 : 0;
+}
+
 static int spawn(struct create_ctx *c, struct error **err)
 {
 	struct init_config cfg = {
@@ -697,31 +789,29 @@ static int spawn(struct create_ctx *c, struct error **err)
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->lo_up) < 0)
 		return error_errno(err, "egress: socketpair");
 	cfg.lo_up = c->lo_up[1];
-	cfg.cpus_saved = cpus_save(&cfg.cpus);
-	/* a hop's first child makes no namespace: init_hop does, after
-	 * joining */
-	c->pid = ns_clone(c->ns.hop ? 0 : c->ns.clone_flags & ~by_child,
-			  cgroup_fd, &c->in_cgroup);
-	if (c->pid < 0)
-		return error_errno(err, "clone the container process");
-	if (c->pid == 0) {
-		/* The lock is shared with this copy of its fd: drop it here so
-		 * the parent's close releases the container to other commands.
-		 */
-		container_dir_close(&c->dir);
-		closep(&c->proc.sync[0]);
-		closep(&c->lo_up[0]);
-		closep(&cgroup_fd);
-		/* Host directories: an fd left open would be a way out for
-		 * a cwd of /proc/self/fd/N (CVE-2024-21626). */
-		closep(&c->bundle_fd);
-		for (size_t i = 0; i < c->o->n_preopened; i++)
-			close(c->o->preopened[i].fd);
-		cfg.in_cgroup2 = c->in_cgroup;
-		_exit(c->ns.hop ? init_hop(&cfg) : init_run(&cfg));
+	if (c->shared && spawn_shared(c, &cfg, c->ns.clone_flags & ~by_child,
+				      cgroup_fd) < 0) {
+		if (c->shared)
+			return error_errno(err, "clone the container process");
+		/* no clone3 on this kernel: a copy, as below; the cgroup is
+		 * made already and GO is sent */
 	}
-	if (cfg.cpus_saved)
-		cpus_away(c->pid, &cfg.cpus);
+	if (!c->shared) {
+		cfg.cpus_saved = cpus_save(&cfg.cpus);
+		/* a hop's first child makes no namespace: init_hop does, after
+		 * joining */
+		c->pid = ns_clone(c->ns.hop ? 0 : c->ns.clone_flags & ~by_child,
+				  cgroup_fd, &c->in_cgroup);
+		if (c->pid < 0)
+			return error_errno(err, "clone the container process");
+		if (c->pid == 0) {
+			close_in_child(c, cgroup_fd);
+			cfg.in_cgroup2 = c->in_cgroup;
+			_exit(c->ns.hop ? init_hop(&cfg) : init_run(&cfg));
+		}
+		if (cfg.cpus_saved)
+			cpus_away(c->pid, &cfg.cpus);
+	}
 	closep(&c->proc.sync[1]);
 	/* the init's alone: if it dies first, the helper reads the end */
 	closep(&c->lo_up[1]);

@@ -64,7 +64,7 @@ static int setup(const struct init_config *c, char **state_json,
 	bool userns = (c->ns->clone_flags & CLONE_NEWUSER) || c->hopped;
 	size_t next;
 
-	if (process_set_title("corral-init", err) < 0)
+	if (!c->shared && process_set_title("corral-init", err) < 0)
 		return -1;
 	if (userns &&
 	    (sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0 ||
@@ -122,7 +122,7 @@ static int setup(const struct init_config *c, char **state_json,
 	if (rootfd < 0 || mount_prepare_before_cgroup(rootfd, spec, c->sources,
 						      &next, err) < 0)
 		return -1;
-	if (!userns &&
+	if (!userns && !c->shared &&
 	    sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0)
 		return -1;
 	if (!userns && c->cpus_saved && cpus_restore(&c->cpus) < 0)

@@ -37,6 +37,11 @@ struct init_config {
 	 * having moved it off its own (cpus.h). */
 	bool cpus_saved;
 	cpu_set_t cpus;
+	/* The child shares create's memory, create suspended until its exec
+	 * (create.c share_memory): there is no GO to wait for, and create's
+	 * memory is not this process's to write (its argument area among
+	 * it). */
+	bool shared;
 };
 
 /* Runs in the cloned child, which becomes the container's PID 1: sets the

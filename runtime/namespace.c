@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -580,4 +581,80 @@ pid_t ns_clone(unsigned long flags, int cgroup_fd, bool *in_cgroup)
 	}
 	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
 			      NULL);
+}
+
+#if defined(__x86_64__)
+/* clone3(args): in the child, which starts on args->stack, call fn(arg)
+ * and exit with its value; never return there.  fn and arg travel in
+ * r12 and r13, which the system call keeps and the child inherits. */
+static long clone3_call(struct clone_args *args, int (*fn)(void *), void *arg)
+{
+	register long rax __asm__("rax") = SYS_clone3;
+	register struct clone_args *rdi __asm__("rdi") = args;
+	register size_t rsi __asm__("rsi") = sizeof(*args);
+	register int (*r12)(void *) __asm__("r12") = fn;
+	register void *r13 __asm__("r13") = arg;
+
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "mov %%r13, %%rdi\n\t"
+			 "call *%%r12\n\t"
+			 "mov %%eax, %%edi\n\t"
+			 "mov %[exit], %%eax\n\t"
+			 "syscall\n\t"
+			 "hlt\n"
+			 "1:"
+			 : "+r"(rax)
+			 : "r"(rdi), "r"(rsi), "r"(r12),
+			   "r"(r13), [exit] "i"(SYS_exit)
+			 : "rcx", "r11", "memory");
+	return rax;
+}
+#endif
+
+pid_t ns_clone_shared(unsigned long flags, int cgroup_fd, bool *in_cgroup,
+		      int (*fn)(void *), void *arg)
+{
+#if defined(__x86_64__)
+	/* the child's stack, with a guard page below it: an overflow faults
+	 * instead of writing over this process's memory */
+	const size_t guard = 4096, size = 256 * 1024;
+	struct clone_args args = {
+	    .flags = flags | CLONE_VM | CLONE_VFORK |
+		     (cgroup_fd >= 0 ? CLONE_INTO_CGROUP : 0),
+	    .exit_signal = SIGCHLD,
+	    .stack_size = size,
+	    .cgroup = cgroup_fd >= 0 ? (uint64_t)cgroup_fd : 0,
+	};
+	char *map = mmap(NULL, guard + size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	long pid;
+
+	*in_cgroup = false;
+	if (map == MAP_FAILED)
+		return -1;
+	if (mprotect(map, guard, PROT_NONE) < 0) {
+		munmap(map, guard + size);
+		return -1;
+	}
+	args.stack = (uint64_t)(uintptr_t)(map + guard);
+	pid = clone3_call(&args, fn, arg);
+	munmap(map, guard + size);
+	if (pid < 0) {
+		errno = pid == -E2BIG ? ENOSYS : (int)-pid;
+		return -1;
+	}
+	*in_cgroup = cgroup_fd >= 0;
+	return (pid_t)pid;
+#else
+	(void)flags;
+	(void)cgroup_fd;
+	(void)fn;
+	(void)arg;
+	*in_cgroup = false;
+	errno = ENOSYS;
+	return -1;
+#endif
 }

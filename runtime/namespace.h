@@ -90,4 +90,13 @@ int ns_join_user(const struct ns_plan *plan, bool *joined, struct error **err);
  * the child. */
 pid_t ns_clone(unsigned long flags, int cgroup_fd, bool *in_cgroup);
 
+/* Like vfork, but into new namespaces: the child shares this process's
+ * memory, runs fn(arg) on a stack of its own (exiting with what fn
+ * returns), and this process is suspended until the child execs or
+ * exits.  cgroup_fd and *in_cgroup as for ns_clone.  -1 with errno
+ * ENOSYS where it is not built (x86_64 only) or the kernel has no
+ * clone3: the caller uses ns_clone. */
+pid_t ns_clone_shared(unsigned long flags, int cgroup_fd, bool *in_cgroup,
+		      int (*fn)(void *), void *arg);
+
 #endif

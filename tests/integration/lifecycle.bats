@@ -335,3 +335,28 @@ trap_term() {
 	[[ "$stderr" == *NOSUCHSIG* ]]
 	[ "$(state_field "$ID" status)" = running ]
 }
+
+@test "process.oomScoreAdj is the init's alone: run keeps its own" {
+	# The init shares run's memory until it execs the stage (create.c
+	# share_memory); the kernel gives a vfork child's oom_score_adj to
+	# it alone, not to every process of that memory.
+	mine="$(cat /proc/self/oom_score_adj)"
+	[ "$mine" -lt 500 ] || skip "this shell's oom_score_adj is $mine already"
+	update_config '.process.oomScoreAdj = 500'
+	set_args sh -c 'echo ready; while :; do sleep 0.1; done'
+	corral run --bundle "$BUNDLE" "$ID" </dev/null \
+		>"$BATS_TEST_TMPDIR/run.out" 2>&1 &
+	run_pid=$!
+	track_pid "$run_pid"
+	wait_for_file "$BATS_TEST_TMPDIR/run.out" ready
+	pid="$(state_field "$ID" pid)"
+	parent="$(awk '{print $4}' "/proc/$pid/stat")"
+	assert_equal "$(cat "/proc/$parent/comm")" corral
+	assert_equal "$(cat "/proc/$pid/oom_score_adj")" 500
+	assert_equal "$(cat "/proc/$parent/oom_score_adj")" "$mine"
+
+	run corral kill "$ID" KILL
+	assert_success
+	wait_bg "$run_pid"
+	assert_no_leftovers "$ID"
+}
