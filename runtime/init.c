@@ -62,7 +62,7 @@ static int setup(const struct init_config *c, char **state_json,
 	_cleanup_close_ int rootfd = -1, sysfd = -1;
 	const struct spec *spec = c->spec;
 	bool userns = (c->ns->clone_flags & CLONE_NEWUSER) || c->hopped;
-	size_t next;
+	size_t next = 0;
 
 	if (!c->shared && process_set_title("corral-init", err) < 0)
 		return -1;
@@ -119,8 +119,12 @@ static int setup(const struct init_config *c, char **state_json,
 	if (sysfd == -1)
 		return -1;
 	rootfd = mount_prepare_root(spec, c->sources, c->sandbox, err);
-	if (rootfd < 0 || mount_prepare_before_cgroup(rootfd, spec, c->sources,
-						      &next, err) < 0)
+	/* The copy makes the mounts that need no cgroup while create makes
+	 * the cgroup; a shared child's cgroup is made already, and it joins
+	 * it before it makes any. */
+	if (rootfd < 0 ||
+	    (!c->shared && mount_prepare_before_cgroup(rootfd, spec, c->sources,
+						       &next, err) < 0))
 		return -1;
 	if (!userns && !c->shared &&
 	    sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0)
