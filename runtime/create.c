@@ -721,7 +721,9 @@ struct shared_start {
 
 /* The child of ns_clone_shared, in create's memory: it runs on its own
  * copies of the init config and of the process plan, which init_run
- * changes. */
+ * changes.  It returns, and ns_clone_shared's code exits with the value:
+ * a call to _exit here would be a noreturn call on a stack that
+ * AddressSanitizer did not make, which it warns about on stderr. */
 static int shared_child(void *arg)
 {
 	const struct shared_start *s = arg;
@@ -730,7 +732,7 @@ static int shared_child(void *arg)
 
 	cfg.proc = &proc;
 	close_in_child(s->c, s->cgroup_fd);
-	_exit(init_run(&cfg));
+	return init_run(&cfg);
 }
 
 /* The child sharing create's memory; 0, or -1 with errno ENOSYS when it
