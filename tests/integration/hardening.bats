@@ -318,10 +318,7 @@ EOF
 	chmod 0755 "$ROOTFS/bin/escape"
 	update_config '.annotations["run.corral.timeout"] = "2"'
 	set_args /bin/escape "$tag"
-	corral run --bundle "$BUNDLE" "$ID" </dev/null \
-		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
-	run_pid=$!
-	track_pid "$run_pid"
+	run_in_background "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/err"
 
 	child=""
 	for _ in $(seq 15); do
@@ -334,7 +331,7 @@ EOF
 	read -r -a f <<<"${stat##*) }"
 	[ "${f[3]}" = "$child" ] || fail "child $child is not a session leader (sid ${f[3]})"
 
-	wait_bg "$run_pid" 60
+	wait_bg "$RUN_PID" 60
 	assert_equal "$BG_STATUS" 137
 	grep -q "wall-clock limit of 2s reached" "$BATS_TEST_TMPDIR/err" ||
 		fail "stderr: $(cat "$BATS_TEST_TMPDIR/err")"

@@ -188,6 +188,20 @@ track_pid() {
 	TRACKED_PIDS+=("$1:$start")
 }
 
+# run_in_background OUT [ERR]: `corral run` of this test's bundle as a
+# background job of this shell, its stdout in OUT and its stderr in ERR
+# (or OUT too); its pid in RUN_PID, tracked.  wait_bg waits for it.
+run_in_background() {
+	local out="$1" err="${2:-$1}"
+	if [ "$err" = "$out" ]; then
+		corral run --bundle "$BUNDLE" "$ID" </dev/null >"$out" 2>&1 &
+	else
+		corral run --bundle "$BUNDLE" "$ID" </dev/null >"$out" 2>"$err" &
+	fi
+	RUN_PID=$!
+	track_pid "$RUN_PID"
+}
+
 # A pid is gone when it no longer exists or is a zombie: a zombie is dead,
 # only waiting for the host's init (not ours to hurry) to reap it.
 pid_gone() {

@@ -84,15 +84,12 @@ trap_term() {
 
 @test "run of a workload killed from outside exits 128+N" {
 	set_args sh -c 'echo ready; while :; do sleep 0.1; done'
-	corral run --bundle "$BUNDLE" "$ID" </dev/null \
-		>"$BATS_TEST_TMPDIR/run.out" 2>&1 &
-	run_pid=$!
-	track_pid "$run_pid"
+	run_in_background "$BATS_TEST_TMPDIR/run.out"
 	wait_for_file "$BATS_TEST_TMPDIR/run.out" ready
 
 	run corral kill "$ID" KILL
 	assert_success
-	wait_bg "$run_pid"
+	wait_bg "$RUN_PID"
 	[ "$BG_STATUS" -eq 137 ] || fail "run exited $BG_STATUS, expected 137"
 	assert_no_leftovers "$ID"
 }
@@ -295,15 +292,12 @@ trap_term() {
 
 @test "kill TERM reaches a workload that traps it" {
 	trap_term
-	corral run --bundle "$BUNDLE" "$ID" </dev/null \
-		>"$BATS_TEST_TMPDIR/run.out" 2>&1 &
-	run_pid=$!
-	track_pid "$run_pid"
+	run_in_background "$BATS_TEST_TMPDIR/run.out"
 	wait_for_file "$BATS_TEST_TMPDIR/run.out" ready
 
 	run corral kill "$ID" TERM
 	assert_success
-	wait_bg "$run_pid"
+	wait_bg "$RUN_PID"
 	[ "$BG_STATUS" -eq 7 ] ||
 		fail "run exited $BG_STATUS, expected 7: $(cat "$BATS_TEST_TMPDIR/run.out")"
 	assert_no_leftovers "$ID"
@@ -344,10 +338,7 @@ trap_term() {
 	[ "$mine" -lt 500 ] || skip "this shell's oom_score_adj is $mine already"
 	update_config '.process.oomScoreAdj = 500'
 	set_args sh -c 'echo ready; while :; do sleep 0.1; done'
-	corral run --bundle "$BUNDLE" "$ID" </dev/null \
-		>"$BATS_TEST_TMPDIR/run.out" 2>&1 &
-	run_pid=$!
-	track_pid "$run_pid"
+	run_in_background "$BATS_TEST_TMPDIR/run.out"
 	wait_for_file "$BATS_TEST_TMPDIR/run.out" ready
 	pid="$(state_field "$ID" pid)"
 	parent="$(awk '{print $4}' "/proc/$pid/stat")"
@@ -357,6 +348,6 @@ trap_term() {
 
 	run corral kill "$ID" KILL
 	assert_success
-	wait_bg "$run_pid"
+	wait_bg "$RUN_PID"
 	assert_no_leftovers "$ID"
 }

@@ -475,10 +475,7 @@ core 0"
 	# exits, and the container with it.
 	set_args sh -c 'b() { if [ $1 -lt 9 ]; then b $(($1 + 1)) | b $(($1 + 1)) & fi
 		sleep 5 2>/dev/null; }; (b 0) & while :; do :; done'
-	corral run --bundle "$BUNDLE" "$ID" </dev/null \
-		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
-	run_pid=$!
-	track_pid "$run_pid"
+	run_in_background "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/err"
 	wait_for_status "$ID" running 50 2>/dev/null ||
 		fail "not running: $(cat "$BATS_TEST_TMPDIR/err")"
 	init="$(container_pid "$ID")"
@@ -493,7 +490,7 @@ core 0"
 		sleep 0.05
 	done
 	refused="$(awk '$1 == "max" { print $2 }' "$events_file" 2>/dev/null)"
-	wait_bg "$run_pid" 80
+	wait_bg "$RUN_PID" 80
 	assert_equal "$BG_STATUS" 137
 	[ "$peak" -le 24 ] || fail "$peak processes under a limit of 24"
 	[ "${refused:-0}" -gt 0 ] || fail "no fork was refused: the bomb did not reach the limit"
@@ -535,11 +532,8 @@ EOF
 	set_args /bin/escape "$tag"
 	# in the background, so a missing wall clock fails the test, never hangs it
 	start=$(now_ms)
-	corral run --bundle "$BUNDLE" "$ID" </dev/null \
-		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
-	run_pid=$!
-	track_pid "$run_pid"
-	wait_bg "$run_pid" 50
+	run_in_background "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/err"
+	wait_bg "$RUN_PID" 50
 	elapsed=$(($(now_ms) - start))
 	assert_equal "$BG_STATUS" 137
 	grep -q "wall-clock limit of 2s reached" "$BATS_TEST_TMPDIR/err" ||
