@@ -131,22 +131,22 @@ static int hopped_pid(struct create_ctx *c, struct error **err)
 	return 0;
 }
 
-/* GO.  A child that failed before it (its mounts, its namespaces) may
- * have exited already: the send fails, and the child's ERROR, still in
- * the socket, says why. */
-static int send_go(struct create_ctx *c, const char *state_json,
-		   struct error **err)
+/* GO or COMMIT.  A child that failed before reading it (its mounts, its
+ * namespaces; the stage's baseline filter) may have exited already: the
+ * send fails, and the child's ERROR, still in the socket, says why. */
+static int send_to_child(struct create_ctx *c, enum sync_msg type,
+			 const char *state_json, struct error **err)
 {
 	_cleanup_error_ struct error *sent = NULL;
 	_cleanup_free_ char *msg = NULL;
-	enum sync_msg type;
+	enum sync_msg got;
 
-	if (sync_send(c->proc.sync[0], SYNC_GO, state_json, strlen(state_json),
+	if (sync_send(c->proc.sync[0], type, state_json, strlen(state_json),
 		      &sent) == 0)
 		return 0;
 	if ((sent->code == EPIPE || sent->code == ECONNRESET) &&
-	    sync_recv(c->proc.sync[0], &type, &msg, NULL) == 0 &&
-	    type == SYNC_ERROR)
+	    sync_recv(c->proc.sync[0], &got, &msg, NULL) == 0 &&
+	    got == SYNC_ERROR)
 		return error_set(err, EIO, "%s", msg);
 	return error_set(err, sent->code, "%s", sent->msg);
 }
@@ -177,7 +177,7 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	if (!c->shared) {
 		fill_state(c, &st, "creating");
 		if (spec_state_emit(&st, STATE_PUBLIC, &state_json, err) < 0 ||
-		    send_go(c, state_json, err) < 0)
+		    send_to_child(c, SYNC_GO, state_json, err) < 0)
 			return -1;
 	}
 	if (fork_egress(c, err) < 0 || save_effective(c, err) < 0)
@@ -220,8 +220,7 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 	if (c->o->pid_file && write_pid_file(c->o->pid_file, c->pid, err) < 0)
 		return -1;
 	/* The created state goes along: the startContainer hooks read it. */
-	if (sync_send(c->proc.sync[0], SYNC_COMMIT, state_json,
-		      strlen(state_json), err) < 0)
+	if (send_to_child(c, SYNC_COMMIT, state_json, err) < 0)
 		return -1;
 	return sync_expect(c->proc.sync[0], SYNC_COMMITTED, NULL, err);
 }

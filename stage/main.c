@@ -84,11 +84,17 @@ static int read_params(int argc, char **argv, struct stage_params *p,
 }
 
 /* The end of create's sync protocol: "ready", then the parent commits
- * the state and sends it back (the startContainer hooks read it). */
+ * the state and sends it back (the startContainer hooks read it).  With
+ * no startContainer hooks, which is always so under the sandbox (harden()
+ * drops them), the workload's baseline is loaded while the parent
+ * commits (workload_preload_baseline): it costs neither create nor
+ * `start` any time then.  A failure there fails create. */
 static int report_ready(struct stage_params *p, char **state_json,
-			struct error **err)
+			int *listener, struct error **err)
 {
 	if (sync_send(p->sync_fd, SYNC_READY, NULL, 0, err) < 0 ||
+	    (!p->n_start_hooks &&
+	     workload_preload_baseline(p, listener, err) < 0) ||
 	    sync_expect(p->sync_fd, SYNC_COMMIT, state_json, err) < 0)
 		return -1;
 	/* The parent waits for this answer before it exits: were it to exit
@@ -106,30 +112,26 @@ static int report_ready(struct stage_params *p, char **state_json,
  * hooks, and tell `start` how that went: "0", or "1" and the error, which
  * start reports as its own.  The fifo was opened O_PATH before pivot_root;
  * it is reopened for writing through /proc/self/fd, as the host path is
- * out of reach.  The workload's baseline is loaded here too
- * (workload_preload_baseline): before the wait when there are no
- * startContainer hooks, which is always so under the sandbox (harden()
- * drops them), so that it costs `start` nothing; after them otherwise, so
- * that no hook runs under it. */
+ * out of reach.  With startContainer hooks the workload's baseline is
+ * loaded after them, so that no hook runs under it (report_ready loads
+ * it otherwise). */
 static int wait_for_start(struct stage_params *p, const char *state_json,
 			  int *listener, struct error **err)
 {
 	struct spec_hook_list hooks = {p->start_hooks, p->n_start_hooks};
 	_cleanup_close_ int fd = -1;
 	char path[FD_PATH_MAX];
-	int r =
-	    p->n_start_hooks ? 0 : workload_preload_baseline(p, listener, err);
+	int r;
 
 	fd_path(p->fifo_fd, path);
 	do
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0)
-		return r < 0 ? -1 : error_errno(err, "open exec fifo");
+		return error_errno(err, "open exec fifo");
 	close(p->fifo_fd);
-	if (r == 0)
-		r = hooks_run(&hooks, HOOK_START_CONTAINER, state_json,
-			      !p->enforced, err);
+	r = hooks_run(&hooks, HOOK_START_CONTAINER, state_json, !p->enforced,
+		      err);
 	if (r == 0 && p->n_start_hooks)
 		r = workload_preload_baseline(p, listener, err);
 	if (r < 0) {
@@ -174,7 +176,7 @@ static int init_main(struct stage_params *p)
 	 * to the host's root, out of reach for the fifo's reopen. */
 	if (p->dumpable && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
 		error_errno(&err, "set dumpable");
-	if (err || report_ready(p, &state_json, &err) < 0) {
+	if (err || report_ready(p, &state_json, &sc.listener, &err) < 0) {
 		sync_send(p->sync_fd, SYNC_ERROR, err->msg, strlen(err->msg),
 			  NULL);
 		return 1;
