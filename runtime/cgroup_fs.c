@@ -7,8 +7,10 @@
  * Privileged: this runs as root on the host's cgroupfs.  It stays inside
  * the container's cgroup because every path is normalized first (no
  * "..", never a hierarchy's root), each directory is opened from its
- * parent with O_NOFOLLOW, and a leaf that already exists is refused, so
- * the limits written are only ever those of a cgroup this call made. */
+ * parent with O_NOFOLLOW (or, when the parents exist, the leaf's parent
+ * by its path: cgroupfs holds no link), and a leaf that already exists
+ * is refused, so the limits written are only ever those of a cgroup this
+ * call made. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -305,10 +307,44 @@ static int walk_once(const char *hier_root, const char *path,
 	return 0;
 }
 
+/* The usual case, with no descend hook: the leaf's parents exist
+ * (corral's "corral" stays), so only the leaf is made, from its parent
+ * opened by its whole path: below a hierarchy's root the path holds no
+ * link, which cgroupfs cannot hold, and it is normalized (no "..").
+ * Three system calls fewer per level than the walk.  1 when a parent is
+ * missing: the walk makes it. */
+static int make_leaf(const char *hier_root, const char *path,
+		     const struct cg_walk *walk, struct cg_names *made,
+		     int *leaf_fd, struct error **err)
+{
+	const char *slash = strrchr(path, '/');
+	_cleanup_free_ char *within =
+	    slash ? strndup(path, (size_t)(slash - path)) : NULL;
+	_cleanup_free_ char *parent = cg_join(hier_root, within);
+	_cleanup_free_ char *leaf = cg_join(hier_root, path);
+	_cleanup_close_ int fd = -1;
+
+	if ((slash && !within) || !parent || !leaf)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 1;
+	if (fd < 0)
+		return error_errno(err, "cgroup %s: open", parent);
+	return make_one(fd, parent, slash ? slash + 1 : path, leaf, true, walk,
+			made, leaf_fd, err);
+}
+
 int cg_make_path(const char *hier_root, const char *path,
 		 const struct cg_walk *walk, struct cg_names *made,
 		 int *leaf_fd, struct error **err)
 {
+	if (!walk->descend) {
+		int r = make_leaf(hier_root, path, walk, made, leaf_fd, err);
+
+		if (r <= 0)
+			return r;
+	}
 	for (int attempt = 0; attempt < 3; attempt++) {
 		int r = walk_once(hier_root, path, walk, made, leaf_fd, err);
 

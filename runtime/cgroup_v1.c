@@ -455,19 +455,16 @@ static int v1_target(struct cg_writer *w, enum cg_controller c,
 }
 
 /* A new cpuset cgroup has no cpus and no mems, and no task can join it
- * until it has: give it its parent's. */
+ * until it has: give it its parent's (which the kernel copied already
+ * when the parent has cgroup.clone_children: the same values). */
 static int cpuset_inherit(void *ctx, int parent_fd, const char *parent, int fd,
 			  const char *dir, struct error **err)
 {
 	static const char *const files[] = {"cpuset.cpus", "cpuset.mems"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		_cleanup_free_ char *mine = NULL, *theirs = NULL;
+		_cleanup_free_ char *theirs = NULL;
 
-		if (cg_read(fd, dir, files[i], &mine, err) < 0)
-			return -1;
-		if (mine[strspn(mine, " \n")])
-			continue;
 		if (cg_read(parent_fd, parent, files[i], &theirs, err) < 0)
 			return -1;
 		theirs[strcspn(theirs, "\n")] = '\0';
