@@ -80,14 +80,16 @@ static int bind_host_node(int parent, const char *name,
 	return 0;
 }
 
-static int make_node(int rootfd, const struct spec_device *d,
+/* D's node, in `dev` (/dev, opened once) when that is its directory. */
+static int make_node(int rootfd, int dev, const struct spec_device *d,
 		     struct error **err)
 {
 	_cleanup_free_ char *dir = strdup(d->path);
-	_cleanup_close_ int parent = -1;
+	_cleanup_close_ int own = -1;
 	mode_t mode = d->file_mode.set ? (mode_t)d->file_mode.v : 0666;
 	char *slash = dir ? strrchr(dir, '/') : NULL;
 	const char *name;
+	int parent = dev;
 
 	if (!dir)
 		return error_set(err, ENOMEM, "out of memory");
@@ -96,10 +98,13 @@ static int make_node(int rootfd, const struct spec_device *d,
 				 d->path);
 	*slash = '\0';
 	name = slash + 1;
-	parent = open_made_in_root(rootfd, dir, false, O_PATH | O_DIRECTORY,
-				   false, err);
-	if (parent < 0)
-		return -1;
+	if (strcmp(dir, "/dev") != 0) {
+		own = open_made_in_root(rootfd, dir, false,
+					O_PATH | O_DIRECTORY, false, err);
+		if (own < 0)
+			return -1;
+		parent = own;
+	}
 	if (unlinkat(parent, name, 0) < 0 && errno != ENOENT)
 		return error_errno(err, "device %s", d->path);
 	if (mknodat(parent, name, node_type(d->type) | (mode & 07777),
@@ -129,15 +134,16 @@ int devices_setup(int rootfd, const struct spec *spec, struct error **err)
 	const struct spec_linux *l = spec->linux_;
 	_cleanup_close_ int dev = -1;
 
-	for (size_t i = 0; i < ARRAY_SIZE(standard); i++)
-		if (make_node(rootfd, &standard[i], err) < 0)
-			return -1;
-	for (size_t i = 0; l && i < l->n_devices; i++)
-		if (make_node(rootfd, &l->devices[i], err) < 0)
-			return -1;
-	dev = open_in_root(rootfd, "/dev", O_PATH | O_DIRECTORY, err);
+	dev = open_made_in_root(rootfd, "/dev", false, O_PATH | O_DIRECTORY,
+				false, err);
 	if (dev < 0)
 		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(standard); i++)
+		if (make_node(rootfd, dev, &standard[i], err) < 0)
+			return -1;
+	for (size_t i = 0; l && i < l->n_devices; i++)
+		if (make_node(rootfd, dev, &l->devices[i], err) < 0)
+			return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(links); i++)
 		if (symlinkat(links[i].target, dev, links[i].name) < 0 &&
 		    errno != EEXIST)

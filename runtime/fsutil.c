@@ -360,6 +360,27 @@ int mkdir_in_root(int rootfd, const char *path, bool file, struct error **err)
 	return 0;
 }
 
+/* The usual missing entry: its parent exists, and only the entry is made
+ * (as mkdir_in_root would make it: from its resolved parent's fd).  1,
+ * with nothing made and no error kept, when that is not so (the parent
+ * missing too, a ".." in the path): mkdir_in_root then walks it all. */
+static int make_last(int rootfd, const char *path, bool file)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	_cleanup_free_ char *parent = NULL;
+
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (!p[2] || p[2] == '/'))
+			return 1;
+	if (!*name || strcmp(name, ".") == 0)
+		return 1;
+	parent = strndup(path, slash ? (size_t)(slash - path) : 0);
+	if (!parent || create_entry(rootfd, parent, name, file, NULL) < 0)
+		return 1;
+	return 0;
+}
+
 int open_made_in_root(int rootfd, const char *path, bool file, int flags,
 		      bool nolinks, struct error **err)
 {
@@ -369,7 +390,8 @@ int open_made_in_root(int rootfd, const char *path, bool file, int flags,
 
 	if (!missing)
 		return fd;
-	if (mkdir_in_root(rootfd, path, file, err) < 0)
+	if (make_last(rootfd, path, file) != 0 &&
+	    mkdir_in_root(rootfd, path, file, err) < 0)
 		return -1;
 	return open_rooted(rootfd, path, flags, resolve, NULL, err);
 }
