@@ -39,10 +39,11 @@ struct create_ctx {
 	/* an ordinary user's delegated cgroup (rootless_cgroup), which the
 	 * container's is made in */
 	struct cgroup_bases cgroup_bases;
-	struct cgroup *cgroup; /* named in prepare, made by create_make_cgroup */
+	/* named in prepare, made by create_make_cgroup */
+	struct cgroup *cgroup;
 	bool cgroup_made;
 	bool in_cgroup; /* made there by clone3 */
-	bool shared;	/* the child shares this memory (create.c share_memory) */
+	bool shared;	/* the child shares this memory (share_memory) */
 	int fifo_fd;
 	int outcome_fd; /* runtime/report.h */
 	pid_t pid;
