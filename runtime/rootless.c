@@ -215,13 +215,14 @@ static bool subids(const char *file, uint32_t id, const char *name,
 	return false;
 }
 
-/* newuidmap PID 0 SUB IN  IN CALLER 1  IN+1 SUB+IN 65535-IN */
-static int run_idmap(const char *tool, pid_t pid, uint32_t in, uint32_t caller,
-		     uint32_t sub, struct error **err)
+/* newuidmap PID 0 SUB IN  IN CALLER 1  IN+1 SUB+IN 65535-IN, started;
+ * its pid, or -1. */
+static pid_t spawn_idmap(const char *tool, pid_t pid, uint32_t in,
+			 uint32_t caller, uint32_t sub, struct error **err)
 {
 	char a[12][16];
 	char *argv[14];
-	int n = 0, k = 0, status;
+	int n = 0, k = 0;
 	pid_t child;
 
 	argv[n++] = (char *)tool;
@@ -247,8 +248,16 @@ static int run_idmap(const char *tool, pid_t pid, uint32_t in, uint32_t caller,
 	}
 #undef ADD
 	argv[n] = NULL;
-	if (posix_spawn(&child, tool, NULL, NULL, argv, (char *[]){NULL}) != 0)
+	errno = posix_spawn(&child, tool, NULL, NULL, argv, (char *[]){NULL});
+	if (errno != 0)
 		return error_errno(err, "%s", tool);
+	return child;
+}
+
+static int wait_idmap(const char *tool, pid_t child, struct error **err)
+{
+	int status;
+
 	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) != 0)
 		return error_set(err, EPERM, "%s failed", tool);
@@ -269,23 +278,13 @@ static int write_proc(pid_t pid, const char *file, const char *text,
 	return 0;
 }
 
-/* The child's maps: with subordinate ids for both, through the setuid
- * helpers; else the caller's own ids only, which an ordinary process may
- * map itself once setgroups is denied. */
-static int map_ids(pid_t pid, uint32_t in_uid, uint32_t in_gid,
-		   struct error **err)
+/* The caller's own ids only, which an ordinary process may map itself
+ * (PID's maps, PID itself or its child) once setgroups is denied. */
+static int map_own_ids(pid_t pid, uint32_t in_uid, uint32_t in_gid, uid_t uid,
+		       gid_t gid, struct error **err)
 {
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-	uint32_t subu, subg;
 	char line[64];
 
-	if (have_subids(&subu, &subg))
-		return run_idmap(NEWUIDMAP, pid, in_uid, uid, subu, err) < 0 ||
-			       run_idmap(NEWGIDMAP, pid, in_gid, gid, subg,
-					 err) < 0
-			   ? error_wrap(err, "user namespace")
-			   : 0;
 	snprintf(line, sizeof(line), "%u %u 1\n", in_uid, (unsigned)uid);
 	if (write_proc(pid, "uid_map", line, err) < 0 ||
 	    write_proc(pid, "setgroups", "deny", err) < 0)
@@ -302,13 +301,59 @@ static void forward(int sig)
 		kill(entered, sig);
 }
 
+/* The child's maps: with subordinate ids for both, through the setuid
+ * helpers, the two at once; else the caller's own ids only. */
+static int map_ids(pid_t pid, uint32_t in_uid, uint32_t in_gid,
+		   struct error **err)
+{
+	uint32_t subu, subg;
+	pid_t u, g;
+	int r;
+
+	if (!have_subids(&subu, &subg))
+		return map_own_ids(pid, in_uid, in_gid, getuid(), getgid(),
+				   err);
+	u = spawn_idmap(NEWUIDMAP, pid, in_uid, getuid(), subu, err);
+	if (u < 0)
+		return error_wrap(err, "user namespace");
+	g = spawn_idmap(NEWGIDMAP, pid, in_gid, getgid(), subg, err);
+	if (g < 0) {
+		waitpid(u, NULL, 0);
+		return error_wrap(err, "user namespace");
+	}
+	r = wait_idmap(NEWUIDMAP, u, err);
+	if (wait_idmap(NEWGIDMAP, g, r < 0 ? NULL : err) < 0 || r < 0)
+		return error_wrap(err, "user namespace");
+	return 0;
+}
+
+/* With the caller's own ids alone no setuid helper maps them from
+ * outside, so no process of the caller's stays there: this one enters
+ * the namespaces and maps itself (its ids read before the unshare, after
+ * which they are unmapped). */
+static int enter_self(uint32_t inside_uid, uint32_t inside_gid,
+		      struct error **err)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return error_set(err, EPERM,
+				 "user namespace: unprivileged user namespaces "
+				 "are off on this host");
+	return map_own_ids(getpid(), inside_uid, inside_gid, uid, gid, err);
+}
+
 int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
 		   struct error **err)
 {
 	int up[2], go[2], ws;
+	uint32_t subu, subg;
 	char c = 0;
 	pid_t pid;
 
+	if (!have_subids(&subu, &subg))
+		return enter_self(inside_uid, inside_gid, err);
 	if (pipe2(up, O_CLOEXEC) < 0)
 		return error_errno(err, "user namespace: pipe");
 	if (pipe2(go, O_CLOEXEC) < 0) {

@@ -67,11 +67,13 @@ bool rootless_has_groups(void);
  * base, and harden() refuses unless limits are best-effort. */
 void rootless_cgroup(struct policy *p, struct cgroup_bases *bases);
 
-/* Fork into a new user and mount namespace where inside_uid and
- * inside_gid are the caller's ids.  In the child it returns 0 and the
- * command goes on there; in the caller, once the child has ended, 1 with
- * *status the child's exit status (which the caller exits with); -1 with
- * *err on failure. */
+/* Enter a new user and mount namespace where inside_uid and inside_gid
+ * are the caller's ids: with subordinate ids, by a fork (the setuid
+ * helpers map the child's ids from outside); in the child it returns 0
+ * and the command goes on there; in the caller, once the child has
+ * ended, 1 with *status the child's exit status (which the caller exits
+ * with).  With the caller's own ids alone, this process enters them and
+ * maps itself, and returns 0.  -1 with *err on failure. */
 int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
 		   struct error **err);
 
