@@ -362,14 +362,15 @@ bool create_egress_wanted(const struct create_ctx *c)
  * its cgroup and writes its id maps), nor for hooks that run at create's
  * side or with GO's state (prestart, createRuntime, createContainer),
  * nor for the egress helper, which prepares beside the child's setup.
- * An ordinary user's corral keeps the copy too. */
+ * An ordinary user's corral shares it too: the container's namespaces
+ * are made in the user namespace corral entered, not a new one. */
 static bool share_memory(const struct create_ctx *c)
 {
 	const struct spec_hook_list *h = c->spec->hooks;
 
-	return !create_in_userns(c) && !c->policy->rootless &&
-	       !create_egress_wanted(c) && h[HOOK_PRESTART].n == 0 &&
-	       h[HOOK_CREATE_RUNTIME].n == 0 && h[HOOK_CREATE_CONTAINER].n == 0;
+	return !create_in_userns(c) && !create_egress_wanted(c) &&
+	       h[HOOK_PRESTART].n == 0 && h[HOOK_CREATE_RUNTIME].n == 0 &&
+	       h[HOOK_CREATE_CONTAINER].n == 0;
 }
 
 static int prepare(struct create_ctx *c, struct error **err)
