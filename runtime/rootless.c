@@ -278,8 +278,8 @@ static int write_proc(pid_t pid, const char *file, const char *text,
 	return 0;
 }
 
-/* The caller's own ids only, which an ordinary process may map itself
- * (PID's maps, PID itself or its child) once setgroups is denied. */
+/* The caller's own ids only (UID and GID), which an ordinary process
+ * may map for itself once setgroups is denied. */
 static int map_own_ids(pid_t pid, uint32_t in_uid, uint32_t in_gid, uid_t uid,
 		       gid_t gid, struct error **err)
 {
@@ -301,22 +301,18 @@ static void forward(int sig)
 		kill(entered, sig);
 }
 
-/* The child's maps: with subordinate ids for both, through the setuid
- * helpers, the two at once; else the caller's own ids only. */
-static int map_ids(pid_t pid, uint32_t in_uid, uint32_t in_gid,
-		   struct error **err)
+/* The child's maps, through the setuid helpers (the two at once), from
+ * the caller's subordinate uids and gids (sub[0], sub[1]). */
+static int map_subids(pid_t pid, uint32_t in_uid, uint32_t in_gid,
+		      const uint32_t sub[2], struct error **err)
 {
-	uint32_t subu, subg;
 	pid_t u, g;
 	int r;
 
-	if (!have_subids(&subu, &subg))
-		return map_own_ids(pid, in_uid, in_gid, getuid(), getgid(),
-				   err);
-	u = spawn_idmap(NEWUIDMAP, pid, in_uid, getuid(), subu, err);
+	u = spawn_idmap(NEWUIDMAP, pid, in_uid, getuid(), sub[0], err);
 	if (u < 0)
 		return error_wrap(err, "user namespace");
-	g = spawn_idmap(NEWGIDMAP, pid, in_gid, getgid(), subg, err);
+	g = spawn_idmap(NEWGIDMAP, pid, in_gid, getgid(), sub[1], err);
 	if (g < 0) {
 		waitpid(u, NULL, 0);
 		return error_wrap(err, "user namespace");
@@ -348,11 +344,11 @@ int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
 		   struct error **err)
 {
 	int up[2], go[2], ws;
-	uint32_t subu, subg;
+	uint32_t sub[2];
 	char c = 0;
 	pid_t pid;
 
-	if (!have_subids(&subu, &subg))
+	if (!have_subids(&sub[0], &sub[1]))
 		return enter_self(inside_uid, inside_gid, err);
 	if (pipe2(up, O_CLOEXEC) < 0)
 		return error_errno(err, "user namespace: pipe");
@@ -384,7 +380,7 @@ int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
 		error_set(err, EPERM,
 			  "user namespace: unprivileged user namespaces are "
 			  "off on this host");
-	else if (map_ids(pid, inside_uid, inside_gid, err) == 0 &&
+	else if (map_subids(pid, inside_uid, inside_gid, sub, err) == 0 &&
 		 write(go[1], "1", 1) == 1)
 		c = 'g';
 	closep(&go[1]);
