@@ -109,7 +109,6 @@ static int fork_egress(struct create_ctx *c, struct error **err)
 	return r;
 }
 
-/* The parent's half of the sync protocol. */
 /* A hop (ns_plan.hop): the first child tells the pid of the container's
  * first process, its sibling, and ends; from then on c->pid is that
  * process. */
