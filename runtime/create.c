@@ -69,13 +69,12 @@ static int load_bundle(struct create_ctx *c, struct error **err)
 	struct stat st;
 	size_t len;
 
-	c->bundle = realpath(c->o->bundle ? c->o->bundle : ".", NULL);
-	if (!c->bundle)
+	/* opened first, and its absolute path taken from what was opened */
+	c->bundle_fd = open(c->o->bundle ? c->o->bundle : ".",
+			    O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->bundle_fd < 0 || !(c->bundle = fd_real_path(c->bundle_fd)))
 		return error_errno(err, "bundle %s",
 				   c->o->bundle ? c->o->bundle : ".");
-	c->bundle_fd = open(c->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (c->bundle_fd < 0)
-		return error_errno(err, "bundle %s", c->bundle);
 	cfd = hostpath_open_at(c->bundle_fd, c->bundle, "config.json", false,
 			       O_RDONLY, "bundle file", err);
 	if (cfd < 0)

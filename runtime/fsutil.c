@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <signal.h>
 #include <stdio.h>
@@ -295,6 +296,32 @@ int open_in_root_nolinks(int rootfd, const char *path, int flags,
 void fd_path(int fd, char buf[FD_PATH_MAX])
 {
 	snprintf(buf, FD_PATH_MAX, "/proc/self/fd/%d", fd);
+}
+
+#define DELETED " (deleted)"
+
+char *fd_real_path(int fd)
+{
+	char p[FD_PATH_MAX], real[PATH_MAX];
+	ssize_t len;
+
+	fd_path(fd, p);
+	len = readlink(p, real, sizeof(real));
+	if (len < 0)
+		return NULL;
+	if ((size_t)len == sizeof(real)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	/* not a file's path ("pipe:[N]"), or one removed since it was opened,
+	 * which realpath(3) would not resolve either */
+	if (real[0] != '/' || (len >= (ssize_t)sizeof(DELETED) - 1 &&
+			       memcmp(real + len - (sizeof(DELETED) - 1),
+				      DELETED, sizeof(DELETED) - 1) == 0)) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return strndup(real, (size_t)len);
 }
 
 static int create_entry(int rootfd, const char *parent_path, const char *name,

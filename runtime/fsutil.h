@@ -79,6 +79,11 @@ int open_made_in_root(int rootfd, const char *path, bool file, int flags,
 #define FD_PATH_MAX 32
 void fd_path(int fd, char buf[FD_PATH_MAX]);
 
+/* The absolute path of what FD has open, as the kernel names it (no
+ * link in it; one readlink, where realpath(3) reads one per component),
+ * malloc'd; NULL with errno set on failure. */
+char *fd_real_path(int fd);
+
 /* Make fds 3 .. 3+keep-1 all open (gaps filled with /dev/null), so that no
  * fd the runtime opens afterwards lands in the range handed to the
  * container's process (--preserve-fds, LISTEN_FDS). */

@@ -131,12 +131,10 @@ static int clone_root(const struct hardened *h, const char *bundle,
 {
 	_cleanup_close_ int fd = open_root(h, bundle, bundle_fd, err);
 	_cleanup_close_ int tree = -1, ns = -1;
-	char p[FD_PATH_MAX];
 
 	if (fd < 0)
 		return -1;
-	fd_path(fd, p);
-	s->rootfs = realpath(p, NULL);
+	s->rootfs = fd_real_path(fd);
 	if (!s->rootfs)
 		return error_errno(err, "rootfs %s", h->spec->root->path);
 	if (!h->sandbox.enforced) {

@@ -125,6 +125,61 @@ TEST(open_made_in_root_opens_or_makes)
 	rmdir(at("mroot"));
 }
 
+/* A missing entry whose parent exists is made from that parent alone; a
+ * ".." anywhere still goes to mkdir_in_root, which refuses it. */
+TEST(open_made_in_root_makes_the_last_entry_alone)
+{
+	_cleanup_close_ int rootfd = -1, a = -1, b = -1;
+	_cleanup_error_ struct error *err = NULL;
+	struct stat st;
+
+	mkdir(at("lroot"), 0755);
+	mkdir(at("lroot/dev"), 0755);
+	rootfd = open(at("lroot"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	a = open_made_in_root(rootfd, "/dev/pts", false, O_PATH | O_DIRECTORY,
+			      true, NULL);
+	CHECK(a >= 0 && fstat(a, &st) == 0 && S_ISDIR(st.st_mode));
+	b = open_made_in_root(rootfd, "dev/null", true, O_PATH, true, NULL);
+	CHECK(b >= 0 && fstat(b, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK(open_made_in_root(rootfd, "/dev/../dev/shm", false,
+				O_PATH | O_DIRECTORY, false, &err) < 0);
+	CHECK(err && err->code == EINVAL);
+	CHECK(access(at("lroot/dev/shm"), F_OK) < 0);
+	unlink(at("lroot/dev/null"));
+	rmdir(at("lroot/dev/pts"));
+	rmdir(at("lroot/dev"));
+	rmdir(at("lroot"));
+}
+
+/* The path of what an fd has open, links resolved; none for what is no
+ * file of a path, or was removed since. */
+TEST(fd_real_path_names_what_was_opened)
+{
+	_cleanup_close_ int fd = -1, gone = -1;
+	_cleanup_free_ char *path = NULL, *want = NULL;
+	int p[2];
+
+	mkdir(at("real"), 0755);
+	CHECK(symlink("real", at("link")) == 0);
+	fd = open(at("link"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	path = fd_real_path(fd);
+	want = realpath(at("real"), NULL);
+	CHECK(path && want);
+	CHECK_STR(path, want);
+	CHECK(pipe(p) == 0);
+	errno = 0;
+	CHECK(fd_real_path(p[0]) == NULL && errno == ENOENT);
+	close(p[0]);
+	close(p[1]);
+	mkdir(at("gone"), 0755);
+	gone = open(at("gone"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rmdir(at("gone"));
+	errno = 0;
+	CHECK(fd_real_path(gone) == NULL && errno == ENOENT);
+	unlink(at("link"));
+	rmdir(at("real"));
+}
+
 TEST(a_pid_file_is_whole)
 {
 	_cleanup_free_ char *text = NULL;
