@@ -118,10 +118,11 @@ int policy_load_text(const char *json, size_t len, struct policy **out,
 	return 0;
 }
 
-/* What the runtime knows of the caller, for harden() (policy.h). */
-static void host_facts(struct policy *p)
+/* What the runtime knows of the caller, for harden() (policy.h);
+ * OUTSIDE: not root of the host's user namespace. */
+static void host_facts(struct policy *p, bool outside)
 {
-	p->rootless = rootless() || rootless_outside_host();
+	p->rootless = outside;
 	p->rootless_nested = p->rootless && !rootless();
 	p->rootless_single =
 	    p->rootless && strcmp(rootless_mapping(), "single") == 0;
@@ -188,9 +189,10 @@ static int load_rootless(const char *given, struct policy **out,
 
 int policy_load(const char *path, struct policy **out, struct error **err)
 {
+	bool outside = rootless() || rootless_outside_host();
 	int r;
 
-	if (rootless() || rootless_outside_host())
+	if (outside)
 		r = load_rootless(path, out, err);
 	else if (path)
 		r = load_file(path, true, out, err);
@@ -198,7 +200,7 @@ int policy_load(const char *path, struct policy **out, struct error **err)
 		r = load_file(POLICY_PATH, false, out, err);
 	if (r < 0)
 		return -1;
-	host_facts(*out);
+	host_facts(*out, outside);
 	pool_from_subid(*out);
 	return 0;
 }
