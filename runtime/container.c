@@ -147,23 +147,33 @@ static int read_start_reply(int fifo, int pidfd, char *buf, size_t size)
 	return (int)len;
 }
 
-/* Release a created container's init through its exec fifo, then run
- * the poststart hooks; the caller holds the directory's lock. */
-int container_start_created(const struct container_dir *dir,
-			    struct spec_state *st, struct error **err)
+int container_start_open(const struct container_dir *dir,
+			 const struct spec_state *st, struct start_fds *s,
+			 struct error **err)
 {
-	_cleanup_close_ int fifo = -1, pidfd = -1;
-	char reply[4096];
-
 	/* The pidfd first: opening the fifo releases init, and a short
 	 * workload can be done and reaped (by conmon, a subreaper) before
 	 * pidfd_open would run. */
-	pidfd = open_init(st, err);
-	if (pidfd < 0)
+	s->pidfd = open_init(st, err);
+	if (s->pidfd < 0)
 		return -1;
-	fifo = openat(dir->dirfd, FIFO_FILE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fifo < 0)
+	s->fifo =
+	    openat(dir->dirfd, FIFO_FILE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (s->fifo < 0) {
+		closep(&s->pidfd);
 		return error_errno(err, "open exec fifo");
+	}
+	return 0;
+}
+
+int container_start_opened(const struct container_dir *dir,
+			   struct spec_state *st, struct start_fds *s,
+			   struct error **err)
+{
+	_cleanup_close_ int fifo = take_fd(&s->fifo);
+	_cleanup_close_ int pidfd = take_fd(&s->pidfd);
+	char reply[4096];
+
 	if (read_start_reply(fifo, pidfd, reply, sizeof(reply)) <= 0)
 		return error_set(
 		    err, ESRCH,
@@ -176,6 +186,18 @@ int container_start_created(const struct container_dir *dir,
 	st->status = container_status_name(CONTAINER_RUNNING);
 	run_hooks_warn(dir, st, HOOK_POSTSTART);
 	return 0;
+}
+
+/* Release a created container's init through its exec fifo, then run
+ * the poststart hooks; the caller holds the directory's lock. */
+int container_start_created(const struct container_dir *dir,
+			    struct spec_state *st, struct error **err)
+{
+	struct start_fds s = START_FDS_INIT;
+
+	if (container_start_open(dir, st, &s, err) < 0)
+		return -1;
+	return container_start_opened(dir, st, &s, err);
 }
 
 int container_start(const char *root, const char *id, struct error **err)

@@ -57,6 +57,25 @@ int container_start(const char *root, const char *id, struct error **err);
  * st says */
 int container_start_created(const struct container_dir *dir,
 			    struct spec_state *st, struct error **err);
+/* The same in two halves.  container_start_open takes the init's pidfd
+ * and opens the exec fifo for reading, which lets the init, once it
+ * opens its end, go on at once (run opens it before COMMIT, so that the
+ * init does not wait for create to come back); container_start_opened
+ * reads the init's answer, runs the poststart hooks and closes both. */
+struct start_fds {
+	int pidfd;
+	int fifo;
+};
+#define START_FDS_INIT                                                         \
+	{                                                                      \
+		-1, -1                                                         \
+	}
+int container_start_open(const struct container_dir *dir,
+			 const struct spec_state *st, struct start_fds *s,
+			 struct error **err);
+int container_start_opened(const struct container_dir *dir,
+			   struct spec_state *st, struct start_fds *s,
+			   struct error **err);
 int container_state(const char *root, const char *id, char **json,
 		    struct error **err);
 int container_kill(const char *root, const char *id, int sig, bool all,

@@ -27,6 +27,7 @@
  *     the child's netns once the child,
  *     its lo up, writes to their pipe)
  *   state.json "created", pid file
+ *   [run] open the init's pidfd, the fifo
  *   COMMIT (state JSON) ─────── COMMIT ───▶ stops dying with the parent
  *   exit                   ◀ COMMITTED ─── waits on the exec fifo
  */
@@ -484,6 +485,8 @@ static void ctx_release(struct create_ctx *c, bool failed)
 	closep(&c->outcome_fd);
 	closep(&c->lo_up[0]);
 	closep(&c->lo_up[1]);
+	closep(&c->start.pidfd);
+	closep(&c->start.fifo);
 	closep(&c->bundle_fd);
 	mount_sources_release(&c->sources);
 	ns_plan_release(&c->ns);
@@ -510,6 +513,7 @@ int container_create(const struct create_opts *o, struct container_pids *pids,
 	    .egress = {.pid = -1, .ready = -1},
 	    .pod_userns = -1,
 	    .lo_up = {-1, -1},
+	    .start = START_FDS_INIT,
 	};
 	int r, started = 0;
 
@@ -520,7 +524,8 @@ int container_create(const struct create_opts *o, struct container_pids *pids,
 		r = create_spawn(&c, err);
 	/* Started before anything is released: the init waits for it. */
 	if (r == 0 && o->start)
-		started = container_start_created(&c.dir, &c.state, err);
+		started =
+		    container_start_opened(&c.dir, &c.state, &c.start, err);
 	if (r == 0)
 		log_changes(o->id, c.hardened);
 	if (r == 0 && pids)

@@ -52,6 +52,7 @@ struct create_ctx {
 	int pod_userns;	  /* its pod sandbox's user namespace, or -1 */
 	/* [egress] the child says "lo is up" to the helper through it */
 	int lo_up[2];
+	struct start_fds start; /* run's, opened before COMMIT */
 	char created[64];
 	uint64_t start_time;	 /* the init's, read once its pid is final */
 	struct spec_state state; /* as saved once created */

@@ -218,6 +218,12 @@ static int supervise_setup(struct create_ctx *c, struct error **err)
 		return -1;
 	if (c->o->pid_file && write_pid_file(c->o->pid_file, c->pid, err) < 0)
 		return -1;
+	/* run: the fifo is open for reading before COMMIT, so that the init
+	 * goes on once it has answered COMMITTED, not once this process has
+	 * read that answer and come back to open it */
+	if (c->o->start &&
+	    container_start_open(&c->dir, &c->state, &c->start, err) < 0)
+		return -1;
 	/* The created state goes along: the startContainer hooks read it. */
 	if (send_to_child(c, SYNC_COMMIT, state_json, err) < 0)
 		return -1;
