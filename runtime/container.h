@@ -66,10 +66,7 @@ struct start_fds {
 	int pidfd;
 	int fifo;
 };
-#define START_FDS_INIT                                                         \
-	{                                                                      \
-		-1, -1                                                         \
-	}
+#define START_FDS_INIT ((struct start_fds){.pidfd = -1, .fifo = -1})
 int container_start_open(const struct container_dir *dir,
 			 const struct spec_state *st, struct start_fds *s,
 			 struct error **err);
