@@ -15,7 +15,10 @@
 
 load faults
 
+KILLAFTER="${KILLAFTER:-$REPO_ROOT/build/helpers/killafter}"
+
 setup_file() {
+	[ -x "$KILLAFTER" ] || fail "$KILLAFTER not found: run make helpers"
 	corral_setup_file
 }
 
@@ -43,26 +46,22 @@ teardown() {
 
 # ---- SIGKILL at random moments ------------------------------------------
 
-# kill_randomly [-now | -max MS] COMMAND ARGS...: `corral COMMAND ARGS...`
-# in the background, SIGKILLed 0-50 ms later (-max: 0-MS ms; -now: at
-# once, which catches a command faster than a sleep).  Counts in KILLED the runs that the
-# signal ended, in FINISHED those that had exited on their own.
+# kill_randomly [-max MS] COMMAND ARGS...: `corral COMMAND ARGS...`
+# SIGKILLed 0-50 ms (-max: 0-MS ms) after it started, timed to the
+# microsecond by the killafter helper from its own fork: a shell's `sleep`
+# costs about as long as a fast command takes, and so missed most of it.
+# Each test's MS is about twice its command's time here, so that the kills
+# fall all along it and some runs finish first.  Counts in KILLED the runs
+# that the signal ended, in FINISHED those that had exited on their own.
 kill_randomly() {
-	local pid st=0 now="" max=50
-	if [ "$1" = -now ]; then
-		now=1
-		shift
-	elif [ "$1" = -max ]; then
+	local st=0 us max=50
+	if [ "$1" = -max ]; then
 		max="$2"
 		shift 2
 	fi
-	"$CORRAL" --root "$ROOT" "$@" </dev/null >>"$BATS_TEST_TMPDIR/bg.out" \
-		2>>"$BATS_TEST_TMPDIR/bg.err" 3>&- &
-	pid=$!
-	[ -n "$now" ] || random_delay "$max"
-	kill -KILL "$pid" 2>/dev/null || true
-	# (not `wait || st=$?`: bash reports the kill on stderr for that)
-	wait "$pid" 2>/dev/null || st=$?
+	us=$((((RANDOM << 15) | RANDOM) % (max * 1000 + 1)))
+	"$KILLAFTER" "$us" "$CORRAL" --root "$ROOT" "$@" </dev/null \
+		>>"$BATS_TEST_TMPDIR/bg.out" 2>>"$BATS_TEST_TMPDIR/bg.err" 3>&- || st=$?
 	if [ "$st" -eq 137 ]; then
 		KILLED=$((KILLED + 1))
 	else
@@ -112,9 +111,9 @@ report_kills() {
 
 @test "SIGKILL of create at random moments (50 tries)" {
 	KILLED=0 FINISHED=0
-	# a create takes a few ms: delays up to 50 ms would mostly miss it
+	# a create takes about 10 ms
 	for i in $(seq 50); do
-		kill_randomly -max 8 create --bundle "$BUNDLE" "$PREFIX$i"
+		kill_randomly -max 20 create --bundle "$BUNDLE" "$PREFIX$i"
 		after_kill "$PREFIX$i"
 	done
 	report_kills create
@@ -127,21 +126,19 @@ report_kills() {
 		corral create --bundle "$BUNDLE" "$PREFIX$i" </dev/null \
 			>/dev/null 2>>"$BATS_TEST_TMPDIR/create.err" ||
 			fail "create: $(cat "$BATS_TEST_TMPDIR/create.err")"
-		# start takes about a millisecond: every other try kills at once
-		if [ $((i % 2)) -eq 0 ]; then
-			kill_randomly -now start "$PREFIX$i"
-		else
-			kill_randomly start "$PREFIX$i"
-		fi
+		# start takes about 4 ms
+		kill_randomly -max 8 start "$PREFIX$i"
 		after_kill "$PREFIX$i"
 	done
 	report_kills start
+	[ "$KILLED" -gt 0 ] || fail "no start was killed mid-way"
 }
 
 @test "SIGKILL of exec at random moments (50 tries)" {
 	KILLED=0 FINISHED=0
 	for i in $(seq 50); do
 		run_detached "$PREFIX$i" || fail "run -d: $(cat "$BATS_TEST_TMPDIR/$PREFIX$i.err")"
+		# an exec of this sleep takes about 25 ms
 		kill_randomly exec "$PREFIX$i" sh -c 'sleep 0.02'
 		after_kill "$PREFIX$i"
 	done
@@ -153,12 +150,8 @@ report_kills() {
 	KILLED=0 FINISHED=0
 	for i in $(seq 50); do
 		run_detached "$PREFIX$i" || fail "run -d: $(cat "$BATS_TEST_TMPDIR/$PREFIX$i.err")"
-		# delete takes a few milliseconds: every other try kills at once
-		if [ $((i % 2)) -eq 0 ]; then
-			kill_randomly -now delete --force "$PREFIX$i"
-		else
-			kill_randomly delete --force "$PREFIX$i"
-		fi
+		# a delete --force of a running container takes about 6 ms
+		kill_randomly -max 12 delete --force "$PREFIX$i"
 		after_kill "$PREFIX$i"
 	done
 	report_kills delete
