@@ -323,6 +323,25 @@ static int map_subids(pid_t pid, uint32_t in_uid, uint32_t in_gid,
 	return 0;
 }
 
+/* Why unshare(CLONE_NEWUSER) failed with E, in the terms of the host's
+ * setting that decides it. */
+static int unshare_refused(int e, struct error **err)
+{
+	if (e == EPERM || e == EACCES)
+		return error_set(err, EPERM,
+				 "user namespace: unprivileged user namespaces "
+				 "are off on this host "
+				 "(kernel.unprivileged_userns_clone, or a "
+				 "seccomp or LSM rule over the caller)");
+	if (e == ENOSPC || e == EUSERS)
+		return error_set(err, e,
+				 "user namespace: no more user namespaces "
+				 "allowed (user.max_user_namespaces, or 32 "
+				 "nested)");
+	errno = e;
+	return error_errno(err, "user namespace: unshare");
+}
+
 /* With the caller's own ids alone no setuid helper maps them from
  * outside, so no process of the caller's stays there: this one enters
  * the namespaces and maps itself (its ids read before the unshare, after
@@ -334,9 +353,7 @@ static int enter_self(uint32_t inside_uid, uint32_t inside_gid,
 	gid_t gid = getgid();
 
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-		return error_set(err, EPERM,
-				 "user namespace: unprivileged user namespaces "
-				 "are off on this host");
+		return unshare_refused(errno, err);
 	return map_own_ids(getpid(), inside_uid, inside_gid, uid, gid, err);
 }
 
@@ -365,8 +382,9 @@ int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
 	if (pid == 0) {
 		close(up[0]);
 		close(go[1]);
-		c = unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? '1' : '0';
-		if (write(up[1], &c, 1) != 1 || c != '1' ||
+		/* 0, or unshare's errno (every errno fits a byte) */
+		c = unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? 0 : (char)errno;
+		if (write(up[1], &c, 1) != 1 || c != 0 ||
 		    read(go[0], &c, 1) != 1 || c != '1')
 			_exit(125);
 		close(up[1]);
@@ -376,10 +394,10 @@ int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
 	close(up[1]);
 	close(go[0]);
 	up[1] = go[0] = -1;
-	if (read(up[0], &c, 1) != 1 || c != '1')
-		error_set(err, EPERM,
-			  "user namespace: unprivileged user namespaces are "
-			  "off on this host");
+	if (read(up[0], &c, 1) != 1)
+		error_set(err, EPROTO, "user namespace: the child ended");
+	else if (c != 0)
+		unshare_refused((unsigned char)c, err);
 	else if (map_subids(pid, inside_uid, inside_gid, sub, err) == 0 &&
 		 write(go[1], "1", 1) == 1)
 		c = 'g';

@@ -185,6 +185,30 @@ status_as() {
 		fail "state left"
 }
 
+# A user namespace 33 deep has no room for another: a corral started
+# there as each user (its uid mapped at every level, so that it is an
+# ordinary user to itself; the host's root behind it, so that a root-owned
+# directory is its own) cannot enter one, with its own ids (unshare in
+# corral itself) or with subordinate ids (unshare in its child).
+@test "rootless: no user namespace left to make: one line naming user.max_user_namespaces, for either mapping; nothing made" {
+	local u i nest
+	mkdir -m 0700 "$T/run-nested"
+	for u in "$RL_ONE" "$RL_SUB"; do
+		nest=()
+		for i in $(seq 33); do
+			nest+=(unshare -U "--map-user=$(id -u "$u")" "--map-group=$(id -g "$u")")
+		done
+		run --separate-stderr "${nest[@]}" env -i XDG_RUNTIME_DIR="$T/run-nested" \
+			HOME=/nonexistent PATH=/usr/bin:/bin ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
+			"$RL_DIR/corral" --policy "$RL_DIR/best-effort.json" sandbox -- true
+		assert_failure
+		[ "${#stderr_lines[@]}" -eq 1 ] || fail "$u: stderr: $stderr"
+		[[ "$stderr" == "corral: user namespace: no more user namespaces allowed (user.max_user_namespaces"* ]] ||
+			fail "$u: stderr: $stderr"
+		[ -z "$(ls -A "$T/run-nested/corral" 2>/dev/null)" ] || fail "$u: state left"
+	done
+}
+
 # The sandbox from inside, as each user: the same rows as root's.
 sandbox_rows() {
 	local u="$1"
