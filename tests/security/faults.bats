@@ -15,10 +15,7 @@
 
 load faults
 
-KILLAFTER="${KILLAFTER:-$REPO_ROOT/build/helpers/killafter}"
-
 setup_file() {
-	[ -x "$KILLAFTER" ] || fail "$KILLAFTER not found: run make helpers"
 	corral_setup_file
 }
 
@@ -48,20 +45,25 @@ teardown() {
 
 # kill_randomly [-max MS] COMMAND ARGS...: `corral COMMAND ARGS...`
 # SIGKILLed 0-50 ms (-max: 0-MS ms) after it started, timed to the
-# microsecond by the killafter helper from its own fork: a shell's `sleep`
-# costs about as long as a fast command takes, and so missed most of it.
-# Each test's MS is about twice its command's time here, so that the kills
-# fall all along it and some runs finish first.  Counts in KILLED the runs
-# that the signal ended, in FINISHED those that had exited on their own.
+# microsecond by coreutils' timeout from its own fork (a shell's `sleep`
+# costs about as long as a fast command takes, and so missed most of it):
+# --foreground signals corral alone, as a kill of its pid would, and
+# --preserve-status gives its own status, 137 only when the signal ended
+# it.  A timeout of 0 would never fire: 1 us at least.  Each test's MS is
+# about twice its command's time here, so that the kills fall all along
+# it and some runs finish first.  Counts in KILLED the runs that the
+# signal ended, in FINISHED those that had exited on their own.
 kill_randomly() {
-	local st=0 us max=50
+	local st=0 us secs max=50
 	if [ "$1" = -max ]; then
 		max="$2"
 		shift 2
 	fi
-	us=$((((RANDOM << 15) | RANDOM) % (max * 1000 + 1)))
-	"$KILLAFTER" "$us" "$CORRAL" --root "$ROOT" "$@" </dev/null \
-		>>"$BATS_TEST_TMPDIR/bg.out" 2>>"$BATS_TEST_TMPDIR/bg.err" 3>&- || st=$?
+	us=$((((RANDOM << 15) | RANDOM) % (max * 1000) + 1))
+	printf -v secs '%d.%06d' $((us / 1000000)) $((us % 1000000))
+	timeout --foreground --preserve-status -s KILL "$secs" \
+		"$CORRAL" --root "$ROOT" "$@" </dev/null >>"$BATS_TEST_TMPDIR/bg.out" \
+		2>>"$BATS_TEST_TMPDIR/bg.err" 3>&- || st=$?
 	if [ "$st" -eq 137 ]; then
 		KILLED=$((KILLED + 1))
 	else
