@@ -362,7 +362,8 @@ int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
 {
 	int up[2], go[2], ws;
 	uint32_t sub[2];
-	char c = 0;
+	unsigned char c; /* the child's: 0, or unshare's errno; then '1' */
+	bool mapped = false;
 	pid_t pid;
 
 	if (!have_subids(&sub[0], &sub[1]))
@@ -382,8 +383,10 @@ int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
 	if (pid == 0) {
 		close(up[0]);
 		close(go[1]);
-		/* 0, or unshare's errno (every errno fits a byte) */
-		c = unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? 0 : (char)errno;
+		/* every errno fits a byte */
+		c = unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0
+			? 0
+			: (unsigned char)errno;
 		if (write(up[1], &c, 1) != 1 || c != 0 ||
 		    read(go[0], &c, 1) != 1 || c != '1')
 			_exit(125);
@@ -397,10 +400,11 @@ int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
 	if (read(up[0], &c, 1) != 1)
 		error_set(err, EPROTO, "user namespace: the child ended");
 	else if (c != 0)
-		unshare_refused((unsigned char)c, err);
-	else if (map_subids(pid, inside_uid, inside_gid, sub, err) == 0 &&
-		 write(go[1], "1", 1) == 1)
-		c = 'g';
+		unshare_refused(c, err);
+	else
+		mapped =
+		    map_subids(pid, inside_uid, inside_gid, sub, err) == 0 &&
+		    write(go[1], "1", 1) == 1;
 	closep(&go[1]);
 	/* the terminal's signals reach the child itself; others are passed
 	 * on, so that stopping this process stops the container */
@@ -411,7 +415,7 @@ int rootless_enter(uint32_t inside_uid, uint32_t inside_gid, int *status,
 	signal(SIGHUP, forward);
 	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 		;
-	if (c != 'g')
+	if (!mapped)
 		goto out;
 	*status = WIFEXITED(ws)	    ? WEXITSTATUS(ws)
 		  : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws)
