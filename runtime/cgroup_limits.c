@@ -10,10 +10,12 @@
 #include "util.h"
 
 const char *const cg_controller_names[CG_N_CONTROLLERS] = {
-    [CG_CPUSET] = "cpuset",   [CG_CPU] = "cpu",		[CG_IO] = "io",
-    [CG_MEMORY] = "memory",   [CG_HUGETLB] = "hugetlb", [CG_PIDS] = "pids",
-    [CG_RDMA] = "rdma",	      [CG_MISC] = "misc",	[CG_BLKIO] = "blkio",
-    [CG_DEVICES] = "devices",
+    [CG_CPUSET] = "cpuset",   [CG_CPU] = "cpu",
+    [CG_IO] = "io",	      [CG_MEMORY] = "memory",
+    [CG_HUGETLB] = "hugetlb", [CG_PIDS] = "pids",
+    [CG_RDMA] = "rdma",	      [CG_MISC] = "misc",
+    [CG_BLKIO] = "blkio",     [CG_DEVICES] = "devices",
+    [CG_NET_CLS] = "net_cls", [CG_NET_PRIO] = "net_prio",
 };
 
 /* The controller a file belongs to: its name up to the first dot. */

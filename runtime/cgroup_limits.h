@@ -32,6 +32,8 @@ enum cg_controller {
 	CG_MISC,
 	CG_BLKIO, /* v1 only from here */
 	CG_DEVICES,
+	CG_NET_CLS,
+	CG_NET_PRIO,
 	CG_N_CONTROLLERS,
 };
 extern const char *const cg_controller_names[CG_N_CONTROLLERS];

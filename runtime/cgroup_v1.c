@@ -18,8 +18,9 @@
 
 /* cpuset first: a task cannot join a cpuset without cpus and mems. */
 static const char *const hierarchies[] = {
-    "cpuset",  "cpu",	  "cpuacct", "memory",	"pids",	   "blkio",
-    "devices", "freezer", "hugetlb", "systemd", "unified",
+    "cpuset",	"cpu",	   "cpuacct", "memory",	 "pids",
+    "blkio",	"devices", "freezer", "hugetlb", "net_cls",
+    "net_prio", "systemd", "unified",
 };
 
 /* Which of `hierarchies` are mounted below mount_root, co-mounted ones
@@ -335,6 +336,30 @@ static int hugetlb_limit(struct cg_writer *w, const struct spec_resources *r,
 	return 0;
 }
 
+static int net_class(struct cg_writer *w, const struct spec_resources *r,
+		     struct error **err)
+{
+	if (!r->network || !r->network->class_id.set)
+		return 0;
+	return cg_put(w, "net_cls.classid", err, "%lld",
+		      (long long)r->network->class_id.v);
+}
+
+/* One write per interface: the kernel takes one "NAME PRIO" a write.  The
+ * parser checked each name as the kernel does (no space, no newline). */
+static int net_priorities(struct cg_writer *w, const struct spec_resources *r,
+			  struct error **err)
+{
+	const struct spec_network *n = r->network;
+
+	for (size_t i = 0; n && i < n->n_priorities; i++)
+		if (cg_put(w, "net_prio.ifpriomap", err, "%s %u",
+			   n->priorities[i].name,
+			   n->priorities[i].priority) < 0)
+			return -1;
+	return 0;
+}
+
 static int unified(struct cg_writer *w, const struct spec_resources *r,
 		   struct error **err)
 {
@@ -422,27 +447,52 @@ static const struct cg_limit v1_limits[] = {
     {".linux.resources.blockIO.throttle", blkio_throttle},
     {".linux.resources.hugepageLimits", hugetlb_limit},
     {".linux.resources.devices", devices},
+    {".linux.resources.network.classID", net_class},
+    {".linux.resources.network.priorities", net_priorities},
     {".linux.resources.unified", unified},
 };
 
 /* ---- making the directories ------------------------------------------ */
 
-/* A controller's files are in the hierarchy of its name (at create every
- * one listed is made and open; at update one may be gone). */
+/* The hierarchy a controller shares with one listed under another name
+ * ("net_prio" a link to "net_cls,net_prio", which the scan lists once, as
+ * "net_cls"): the one whose root is the same directory. */
+static const struct cg_hier *comounted(const struct cg_update *x,
+				       const char *name)
+{
+	_cleanup_free_ char *link = cg_join(x->cg->mount_root, name);
+	struct stat want, st;
+
+	if (!link || stat(link, &want) < 0)
+		return NULL;
+	for (size_t i = 0; i < x->h.n; i++)
+		if (stat(x->h.v[i].root, &st) == 0 &&
+		    st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+			return &x->h.v[i];
+	return NULL;
+}
+
+/* A controller's files are in the hierarchy of its name, or the one it is
+ * mounted with (at create every one listed is made and open; at update
+ * one may be gone). */
 static int v1_target(struct cg_writer *w, enum cg_controller c,
 		     const char **dir, struct error **err)
 {
 	const struct cg_update *x = w->ctx;
 	const char *name = cg_controller_names[c];
+	const struct cg_hier *h = NULL;
 
 	*dir = NULL;
-	for (size_t i = 0; i < x->h.n; i++) {
-		if (strcmp(x->h.v[i].name, name) != 0)
-			continue;
-		*dir = x->h.v[i].dir;
-		if (x->h.v[i].fd >= 0)
-			return x->h.v[i].fd;
-		return error_errno(err, "cgroup %s: open", x->h.v[i].dir);
+	for (size_t i = 0; i < x->h.n && !h; i++)
+		if (strcmp(x->h.v[i].name, name) == 0)
+			h = &x->h.v[i];
+	if (!h && !x->cg->bases.n)
+		h = comounted(x, name);
+	if (h) {
+		*dir = h->dir;
+		if (h->fd >= 0)
+			return h->fd;
+		return error_errno(err, "cgroup %s: open", h->dir);
 	}
 	if (x->cg->bases.n)
 		return error_set(err, EOPNOTSUPP,

@@ -287,6 +287,21 @@ static int unified(struct cg_writer *w, const struct spec_resources *r,
 	return 0;
 }
 
+/* net_cls and net_prio are v1 controllers; cgroup v2 has neither (a BPF
+ * program or nftables' "socket cgroupv2" match takes their place). */
+static int network(struct cg_writer *w, const struct spec_resources *r,
+		   struct error **err)
+{
+	const struct spec_network *n = r->network;
+
+	if (!n || (!n->class_id.set && n->n_priorities == 0))
+		return 0;
+	return cg_cannot(w, err,
+			 "%s: needs cgroup v1 (cgroup v2 has no net_cls or "
+			 "net_prio controller)",
+			 w->row->name);
+}
+
 /* The rules become one BPF program, built in both modes: while
  * collecting, so that a wrong rule fails before any directory is made;
  * when writing, to be attached to the leaf before any process is in it. */
@@ -331,6 +346,7 @@ static const struct cg_limit v2_limits[] = {
     {".linux.resources.blockIO.throttle", io_max},
     {".linux.resources.hugepageLimits", hugetlb_max},
     {".linux.resources.devices", devices},
+    {".linux.resources.network", network},
     {".linux.resources.unified", unified},
 };
 

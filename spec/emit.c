@@ -372,6 +372,26 @@ static void emit_hugepage_limit(struct emitter *e, const void *item)
 	close_map(e);
 }
 
+static void emit_net_priority(struct emitter *e, const void *item)
+{
+	const struct spec_net_priority *np = item;
+
+	open_map(e);
+	kstr(e, "name", np->name);
+	ku64(e, "priority", np->priority);
+	close_map(e);
+}
+
+static void emit_network(struct emitter *e, const struct spec_network *n)
+{
+	key(e, "network");
+	open_map(e);
+	kopt(e, "classID", n->class_id);
+	karray(e, "priorities", n->priorities, n->n_priorities,
+	       sizeof(*n->priorities), emit_net_priority);
+	close_map(e);
+}
+
 static void emit_resources(struct emitter *e, const struct spec_resources *r)
 {
 	key(e, "resources");
@@ -392,6 +412,8 @@ static void emit_resources(struct emitter *e, const struct spec_resources *r)
 		emit_block_io(e, r->block_io);
 	karray(e, "hugepageLimits", r->hugepage_limits, r->n_hugepage_limits,
 	       sizeof(*r->hugepage_limits), emit_hugepage_limit);
+	if (r->network)
+		emit_network(e, r->network);
 	kmap(e, "unified", r->unified, r->n_unified);
 	close_map(e);
 }

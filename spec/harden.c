@@ -40,6 +40,7 @@ static const struct {
     {"time", harden_time},
     {"memory", harden_memory},
     {"memory", harden_kernel_memory},
+    {"network", harden_net_classes},
     {"pids", harden_pids},
     {"cpu", harden_cpu},
     {"kernel surface", harden_kernel_paths},

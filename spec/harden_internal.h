@@ -104,6 +104,7 @@ int harden_memory(struct harden_ctx *c, struct error **err);
 int harden_pids(struct harden_ctx *c, struct error **err);
 int harden_cpu(struct harden_ctx *c, struct error **err);
 int harden_kernel_memory(struct harden_ctx *c, struct error **err);
+int harden_net_classes(struct harden_ctx *c, struct error **err);
 
 /* harden_mounts.c */
 int harden_mounts(struct harden_ctx *c, struct error **err);

@@ -471,6 +471,42 @@ int harden_kernel_memory(struct harden_ctx *c, struct error **err)
 	return 0;
 }
 
+/* net_cls.classid and net_prio.ifpriomap tag the container's packets for
+ * the host's traffic control and firewall rules (a classid is what
+ * `-m cgroup --cgroup` and tc's cgroup classifier match): how the host
+ * treats traffic is not the container's to choose.  Its own packets stay
+ * in its own network namespace, where the tags do nothing, so dropping
+ * them loosens nothing; the egress helper's are the host's to tag. */
+int harden_net_classes(struct harden_ctx *c, struct error **err)
+{
+	struct spec_linux *lx = c->spec->linux_;
+	struct spec_resources *r = lx ? lx->resources : NULL;
+	struct spec_network *n = r ? r->network : NULL;
+	static const char rule[] =
+	    "default: how the host classifies traffic is not the "
+	    "container's to choose";
+
+	(void)err;
+	if (!n)
+		return 0;
+	if (n->class_id.set) {
+		_cleanup_free_ char *asked = harden_opt(c, n->class_id);
+
+		harden_record(c, ".linux.resources.network.classID", asked,
+			      "dropped", rule);
+	}
+	if (n->n_priorities) {
+		_cleanup_free_ char *asked =
+		    harden_fmt(c, "%zu interface(s)", n->n_priorities);
+
+		harden_record(c, ".linux.resources.network.priorities",
+			      asked ? asked : "?", "dropped", rule);
+	}
+	spec_network_free(n);
+	r->network = NULL;
+	return 0;
+}
+
 /* ---- cpu ------------------------------------------------------------- */
 
 /* config.json sets something of the cpu controller's. */

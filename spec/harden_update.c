@@ -142,6 +142,10 @@ static int check_policy(const struct policy *p, const struct spec_resources *r,
 			     fmt_count((long long)p->pids));
 	if (check_cpu(p, r, cur, err) < 0)
 		return -1;
+	if (r->network)
+		return error_set(err, EPERM,
+				 "network: classID and priorities are the "
+				 "host's to choose under the sandbox");
 	for (size_t i = 0; i < r->n_unified; i++)
 		for (size_t j = 0; j < ARRAY_SIZE(policy_files); j++)
 			if (strcmp(r->unified[i].key, policy_files[j]) == 0)
@@ -280,6 +284,19 @@ static int merge_unified(struct spec_resources *cur, struct spec_resources *r,
 	return 0;
 }
 
+static int merge_network(struct spec_resources *cur, struct spec_network *n,
+			 struct error **err)
+{
+	if (!n)
+		return 0;
+	if (!cur->network && !(cur->network = calloc(1, sizeof(*cur->network))))
+		return error_set(err, ENOMEM, "out of memory");
+	TAKE(cur->network, n, class_id);
+	SWAP_LIST(cur->network->priorities, cur->network->n_priorities,
+		  n->priorities, n->n_priorities);
+	return 0;
+}
+
 int harden_update_merge(struct spec_resources *stored,
 			struct spec_resources *request, struct error **err)
 {
@@ -291,5 +308,5 @@ int harden_update_merge(struct spec_resources *stored,
 	TAKE(stored, request, pids_limit);
 	SWAP_LIST(stored->hugepage_limits, stored->n_hugepage_limits,
 		  request->hugepage_limits, request->n_hugepage_limits);
-	return 0;
+	return merge_network(stored, request->network, err);
 }

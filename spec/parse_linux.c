@@ -275,6 +275,49 @@ static int parse_hugepage_limit(yajl_val o, const struct jpath *p, void *elem,
 	return 0;
 }
 
+/* An interface name as the kernel takes one (dev_valid_name): 1 to 15
+ * bytes, not "." or "..", no '/', ':', space or control byte.  It goes
+ * into net_prio.ifpriomap as "NAME PRIORITY", so nothing may split it. */
+static bool ifname_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 15 || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0)
+		return false;
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		if (*c <= ' ' || *c == 0x7f || *c == '/' || *c == ':')
+			return false;
+	return true;
+}
+
+static int parse_net_priority(yajl_val o, const struct jpath *p, void *elem,
+			      struct error **err)
+{
+	struct spec_net_priority *np = elem;
+	struct jpath name = JKEY(p, "name");
+
+	if (json_field_string(o, p, "name", true, &np->name, err) < 0)
+		return -1;
+	if (!ifname_ok(np->name))
+		return json_fail_value(
+		    &name, err, "not a network interface name", np->name);
+	return json_field_u32(o, p, "priority", &np->priority, err);
+}
+
+static int parse_network(yajl_val o, const struct jpath *p, void *elem,
+			 struct error **err)
+{
+	struct spec_network *n = elem;
+
+	if (json_field_opt(o, p, "classID", JSON_U32, &n->class_id, err) < 0 ||
+	    json_field_objects(o, p, "priorities", sizeof(*n->priorities),
+			       parse_net_priority, &n->priorities,
+			       &n->n_priorities, err) < 0)
+		return -1;
+	return 0;
+}
+
 static int parse_pids(yajl_val res, const struct jpath *p,
 		      struct spec_resources *r, struct error **err)
 {
@@ -307,6 +350,8 @@ static int parse_resources(yajl_val o, const struct jpath *p, void *elem,
 			       sizeof(*r->hugepage_limits),
 			       parse_hugepage_limit, &r->hugepage_limits,
 			       &r->n_hugepage_limits, err) < 0 ||
+	    json_field_struct(o, p, "network", sizeof(*r->network),
+			      parse_network, &r->network, err) < 0 ||
 	    json_field_map(o, p, "unified", &r->unified, &r->n_unified, err) <
 		0)
 		return -1;
@@ -454,6 +499,16 @@ int spec_parse_linux(yajl_val o, const struct jpath *p, void *elem,
 
 /* ---- freeing --------------------------------------------------------- */
 
+void spec_network_free(struct spec_network *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; n->priorities && i < n->n_priorities; i++)
+		free(n->priorities[i].name);
+	free(n->priorities);
+	free(n);
+}
+
 void spec_resources_free(struct spec_resources *r)
 {
 	if (!r)
@@ -476,6 +531,7 @@ void spec_resources_free(struct spec_resources *r)
 	for (size_t i = 0; r->hugepage_limits && i < r->n_hugepage_limits; i++)
 		free(r->hugepage_limits[i].page_size);
 	free(r->hugepage_limits);
+	spec_network_free(r->network);
 	spec_kv_free(r->unified, r->n_unified);
 	free(r);
 }

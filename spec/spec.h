@@ -229,6 +229,18 @@ struct spec_hugepage_limit {
 	uint64_t limit;
 };
 
+/* net_prio.ifpriomap's line for one interface */
+struct spec_net_priority {
+	char *name; /* a network interface's name, checked as the kernel does */
+	uint32_t priority;
+};
+
+struct spec_network {
+	struct spec_opt class_id; /* net_cls.classid, a uint32 */
+	struct spec_net_priority *priorities;
+	size_t n_priorities;
+};
+
 struct spec_resources {
 	struct spec_device_rule *devices;
 	size_t n_devices;
@@ -238,6 +250,7 @@ struct spec_resources {
 	struct spec_block_io *block_io;
 	struct spec_hugepage_limit *hugepage_limits;
 	size_t n_hugepage_limits;
+	struct spec_network *network;
 	struct spec_kv *unified;
 	size_t n_unified;
 };
@@ -342,6 +355,7 @@ int spec_default_emit(char **out, struct error **err);
 void spec_free(struct spec *spec);
 void spec_process_free(struct spec_process *process);
 void spec_resources_free(struct spec_resources *resources);
+void spec_network_free(struct spec_network *network);
 
 /* The capability names Linux knows ("CAP_CHOWN" ... "CAP_CHECKPOINT_RESTORE"),
  * shared by the features document and the policy's name check. */

@@ -124,3 +124,105 @@ run_p() {
 	assert_success
 	assert_output "/tmp/m1/tmp/m2/tmp/m3/tmp/m4"
 }
+
+# net_cls and net_prio (cgroup v1): this host mounts neither, so the test
+# mounts them, co-mounted as systemd does, in a /sys/fs/cgroup of its own
+# made in a private mount namespace, where the whole lifecycle runs; the
+# host's /sys/fs/cgroup is not touched, and the hierarchy goes with the
+# namespace once the container's cgroup is removed.
+@test "permissive: linux.resources.network writes net_cls.classid and net_prio.ifpriomap" {
+	if [ -e /sys/fs/cgroup/cgroup.controllers ]; then
+		update_config '.linux.resources.network = {"classID": 1048577}'
+		run --separate-stderr corral_p create --bundle "$BUNDLE" "$ID"
+		assert_failure
+		assert_error_line
+		[[ "$stderr" == *"needs cgroup v1 (cgroup v2 has no net_cls"* ]] ||
+			fail "unexpected error: $stderr"
+		return
+	fi
+	update_config '.linux.resources.network = {"classID": 1048577,
+		"priorities": [{"name": "lo", "priority": 7}]}'
+	cat >"$BATS_TEST_TMPDIR/net.sh" <<'SCRIPT'
+set -eu
+t="$(mktemp -d "$BATS_TEST_TMPDIR/cgroupfs.XXXXXX")"
+mount -t tmpfs -o mode=755 tmpfs "$t"
+for e in /sys/fs/cgroup/*; do
+	n="$(basename "$e")"
+	if [ -L "$e" ]; then
+		ln -s "$(readlink "$e")" "$t/$n"
+	else
+		mkdir "$t/$n"
+		mount --bind "$e" "$t/$n"
+	fi
+done
+ours=""
+if [ ! -e "$t/net_cls" ]; then
+	mkdir "$t/net_cls,net_prio"
+	mount -t cgroup -o net_cls,net_prio cgroup "$t/net_cls,net_prio" ||
+		{ echo "skip: cannot mount net_cls,net_prio"; exit 0; }
+	ln -s net_cls,net_prio "$t/net_cls"
+	ln -s net_cls,net_prio "$t/net_prio"
+	ours=/sys/fs/cgroup/net_cls,net_prio
+fi
+umount -l /sys/fs/cgroup
+mount --move "$t" /sys/fs/cgroup
+c() { "$CORRAL" --root "$ROOT" --policy "$PERMISSIVE" "$@" 3>&-; }
+# The hierarchy this script made goes with this mount namespace, once
+# it has no cgroup but its root (the test checks that it went).
+cleanup() {
+	c delete --force "$ID" >/dev/null 2>&1 || true
+	[ -z "$ours" ] || rmdir "$ours/corral" 2>/dev/null || true
+}
+trap cleanup EXIT
+c create --bundle "$BUNDLE" "$ID" </dev/null >/dev/null
+dir="/sys/fs/cgroup/net_cls/corral/$ID"
+echo "classid $(cat "$dir/net_cls.classid")"
+grep '^lo ' "/sys/fs/cgroup/net_prio/corral/$ID/net_prio.ifpriomap"
+c delete --force "$ID"
+[ ! -e "$dir" ] && echo "removed"
+[ -z "$ours" ] || echo "own hierarchy"
+SCRIPT
+	export CORRAL ROOT PERMISSIVE BUNDLE ID BATS_TEST_TMPDIR
+	run unshare -m --propagation private bash "$BATS_TEST_TMPDIR/net.sh"
+	[[ "$output" != skip:* ]] || skip "${output#skip: }"
+	# A hierarchy is destroyed at an unmount that leaves it no child;
+	# the container's cgroup may still have been dying at the namespace's
+	# end, so it is mounted (in a namespace of its own) and unmounted
+	# again until it goes.
+	if [[ "$output" == *"own hierarchy"* ]]; then
+		for _ in $(seq 50); do
+			[ "$(awk '$1 == "net_cls" { print $2 }' /proc/cgroups)" != 0 ] ||
+				break
+			unshare -m --propagation private sh -c 'mount -t cgroup \
+				-o net_cls,net_prio cgroup "$1" && umount "$1"' \
+				- "$BATS_TEST_TMPDIR" 2>/dev/null || true
+			sleep 0.1
+		done
+		[ "$(awk '$1 == "net_cls" { print $2 }' /proc/cgroups)" = 0 ] ||
+			fail "the test's net_cls,net_prio hierarchy stayed"
+	fi
+	assert_success
+	assert_output --regexp "^classid 1048577
+lo 7
+removed(
+own hierarchy)?$"
+}
+
+@test "the default policy drops linux.resources.network, and update cannot set it" {
+	update_config '.linux.resources.network = {"classID": 1048577,
+		"priorities": [{"name": "lo", "priority": 7}]}'
+	run corral explain --bundle "$BUNDLE"
+	assert_success
+	assert_output --regexp '\.linux\.resources\.network\.classID +1048577 -> dropped'
+	assert_output --regexp '\.linux\.resources\.network\.priorities +1 interface\(s\) -> dropped'
+	set_args sleep 30
+	create_container "$ID" || fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+	run jq -c '.linux.resources.network' "$ROOT/$ID/config.json"
+	assert_output null
+	echo '{"network": {"classID": 7}}' >"$BATS_TEST_TMPDIR/res.json"
+	run --separate-stderr corral update --resources "$BATS_TEST_TMPDIR/res.json" "$ID"
+	assert_failure
+	assert_error_line
+	[[ "$stderr" == *"network: classID and priorities are the host's to choose under the sandbox"* ]] ||
+		fail "unexpected error: $stderr"
+}

@@ -114,6 +114,9 @@ static const struct fake_files v1_files[] = {
     {"freezer", {"freezer.state"}},
     {"hugetlb", {"hugetlb.2MB.limit_in_bytes"}},
     {"cpuacct", {"cpuacct.usage"}},
+    {"net_cls", {"net_cls.classid"}},
+    {"net_prio", {"net_prio.ifpriomap"}},
+    {"net_cls,net_prio", {"net_cls.classid", "net_prio.ifpriomap"}},
     {"systemd", {"notify_on_release"}},
 };
 
@@ -186,6 +189,18 @@ static int populate(int parent_fd, int fd, const char *dir)
 		return populate_v2(parent_fd, fd);
 	snprintf(hier, sizeof(hier), "%s", dir + strlen(tree) + 1);
 	hier[strcspn(hier, "/")] = '\0';
+	/* reached through a link: the files of the hierarchy it names */
+	{
+		char link[1024], to[64];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "%s/%s", tree, hier);
+		n = readlink(link, to, sizeof(to) - 1);
+		if (n > 0) {
+			to[n] = '\0';
+			snprintf(hier, sizeof(hier), "%s", to);
+		}
+	}
 	populate_v1_hier(fd, hier);
 	return 0;
 }
@@ -434,6 +449,23 @@ void tree_new(bool v2, const char *controllers)
 	close(fd);
 }
 
+void tree_add_v1(const char *name, const char *link_to)
+{
+	int fd = open(tree, O_RDONLY | O_DIRECTORY);
+	int h;
+
+	if (link_to) {
+		if (symlinkat(link_to, fd, name) < 0)
+			perror("tree_add_v1: symlinkat");
+	} else {
+		mkdirat(fd, name, 0755);
+		h = openat(fd, name, O_RDONLY | O_DIRECTORY);
+		populate_v1_hier(h, name);
+		close(h);
+	}
+	close(fd);
+}
+
 /* The log after the line `s` at or after `from`; NULL when absent. */
 const char *find_line(const char *from, const char *s)
 {
@@ -500,8 +532,11 @@ bool has_subdir(const char *rel)
 bool no_cgroup_left(const char *name)
 {
 	static const char *const hiers[] = {
-	    "",	     "cpuset",	"cpu",	   "cpuacct", "memory",	 "pids",
-	    "blkio", "devices", "freezer", "hugetlb", "systemd", "unified"};
+	    "",		"cpuset",	    "cpu",
+	    "cpuacct",	"memory",	    "pids",
+	    "blkio",	"devices",	    "freezer",
+	    "hugetlb",	"net_cls,net_prio", "net_cls",
+	    "net_prio", "systemd",	    "unified"};
 	char rel[256];
 	bool ok = true;
 

@@ -25,6 +25,9 @@ extern long (*fake_bpf)(int cmd, void *attr, unsigned size);
 /* A new fake tree: v2 with these controllers in the root's
  * cgroup.controllers, or v1 with these hierarchies (NULL: all). */
 void tree_new(bool v2, const char *controllers);
+/* A v1 hierarchy more in the tree: a directory, or a link to LINK_TO
+ * ("net_prio" to "net_cls,net_prio", as hosts co-mount them). */
+void tree_add_v1(const char *name, const char *link_to);
 void tree_free(void);
 
 void put_file(int dirfd, const char *name, const char *content);

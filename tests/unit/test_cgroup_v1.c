@@ -134,8 +134,7 @@ TEST(v1_cgroup2_first_then_the_rest)
 	if (e)
 		printf("# %s\n", e->msg);
 	CHECK(exists("memory/corral/ct") && exists("systemd/corral/ct"));
-	CHECK(logged("memory/corral/ct memory.limit_in_bytes=268435456",
-		     NULL));
+	CHECK(logged("memory/corral/ct memory.limit_in_bytes=268435456", NULL));
 	CHECK(cg && cgroup_destroy(cg, &e) == 0);
 	CHECK(no_cgroup_left("corral"));
 	cgroup_free(cg);
@@ -228,6 +227,64 @@ TEST(v1_missing_hierarchy_and_unified)
 	CHECK(has(skipped, ".linux.resources.blockIO.weight"));
 	CHECK(has(skipped, ".linux.resources.hugepageLimits"));
 	CHECK(has(skipped, ".linux.resources.unified"));
+	CHECK(cg && cgroup_destroy(cg, &e) == 0);
+	CHECK(no_cgroup_left("corral"));
+	cgroup_free(cg);
+	tree_free();
+}
+
+/* net_cls.classid and one net_prio.ifpriomap line per interface, in a
+ * hierarchy of each, or in the one they share (the link named after each
+ * controller leads to it), or refused where neither is mounted. */
+TEST(v1_network_classes)
+{
+	struct spec_net_priority prio[2] = {{(char *)"eth0", 5},
+					    {(char *)"lo", 1}};
+	struct spec_network net = {SET(1048577), prio, 2};
+	struct spec_resources r = {.network = &net};
+	_cleanup_error_ struct error *e = NULL;
+	_cleanup_strv_ char **skipped = NULL;
+	struct cgroup *cg = NULL;
+
+	tree_new(false, "memory pids freezer");
+	tree_add_v1("net_cls", NULL);
+	tree_add_v1("net_prio", NULL);
+	CHECK(prepare("corral/ct", &r, false, &cg, &skipped, &e) == 0);
+	if (e)
+		printf("# %s\n", e->msg);
+	CHECK(logged("net_cls/corral/ct net_cls.classid=1048577",
+		     "net_prio/corral/ct net_prio.ifpriomap=eth0 5",
+		     "net_prio/corral/ct net_prio.ifpriomap=lo 1", NULL));
+	CHECK(cg && cgroup_destroy(cg, &e) == 0);
+	CHECK(no_cgroup_left("corral"));
+	cgroup_free(cg);
+	cg = NULL;
+
+	tree_new(false, "memory pids freezer");
+	tree_add_v1("net_cls,net_prio", NULL);
+	tree_add_v1("net_cls", "net_cls,net_prio");
+	tree_add_v1("net_prio", "net_cls,net_prio");
+	CHECK(prepare("corral/ct", &r, false, &cg, &skipped, &e) == 0);
+	if (e)
+		printf("# %s\n", e->msg);
+	CHECK(logged("net_cls/corral/ct net_cls.classid=1048577",
+		     "net_cls/corral/ct net_prio.ifpriomap=eth0 5",
+		     "net_cls/corral/ct net_prio.ifpriomap=lo 1", NULL));
+	CHECK(exists("net_cls,net_prio/corral/ct"));
+	CHECK(cg && cgroup_destroy(cg, &e) == 0);
+	CHECK(no_cgroup_left("corral"));
+	cgroup_free(cg);
+	cg = NULL;
+
+	tree_new(false, "memory pids freezer");
+	CHECK(prepare("corral/ct", &r, false, &cg, &skipped, &e) < 0);
+	CHECK(msg_has(e, "no net_cls hierarchy is mounted"));
+	CHECK(no_cgroup_left("corral"));
+	error_free(e);
+	e = NULL;
+	CHECK(prepare("corral/ct", &r, true, &cg, &skipped, &e) == 0);
+	CHECK(has(skipped, ".linux.resources.network.classID"));
+	CHECK(has(skipped, ".linux.resources.network.priorities"));
 	CHECK(cg && cgroup_destroy(cg, &e) == 0);
 	CHECK(no_cgroup_left("corral"));
 	cgroup_free(cg);

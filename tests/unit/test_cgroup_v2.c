@@ -159,6 +159,31 @@ TEST(v2_missing_controller_fails_closed)
 	tree_free();
 }
 
+/* cgroup v2 has no net_cls or net_prio: refused, or skipped when limits
+ * are best-effort; nothing is made either way. */
+TEST(v2_has_no_network_classes)
+{
+	struct spec_network net = {SET(7), NULL, 0};
+	struct spec_resources r = {.network = &net};
+	_cleanup_error_ struct error *e = NULL;
+	_cleanup_strv_ char **skipped = NULL;
+	struct cgroup *cg = NULL;
+
+	tree_new(true, "cpuset cpu io memory pids");
+	CHECK(prepare("corral/ct", &r, false, &cg, &skipped, &e) < 0);
+	CHECK(msg_has(e, ".linux.resources.network: needs cgroup v1 (cgroup "
+			 "v2 has no net_cls or net_prio controller)"));
+	CHECK(no_cgroup_left("corral"));
+	error_free(e);
+	e = NULL;
+	CHECK(prepare("corral/ct", &r, true, &cg, &skipped, &e) == 0);
+	CHECK(has(skipped, ".linux.resources.network"));
+	CHECK(cg && cgroup_destroy(cg, &e) == 0);
+	CHECK(no_cgroup_left("corral"));
+	cgroup_free(cg);
+	tree_free();
+}
+
 TEST(v2_swap_without_accounting)
 {
 	_cleanup_error_ struct error *e = NULL;

@@ -560,6 +560,39 @@ TEST(kernel_memory_is_dropped_in_every_mode)
 	spec_free(s);
 }
 
+/* net_cls and net_prio tag traffic for the host's rules: the sandbox
+ * drops both, with a record each; the permissive mode keeps them. */
+TEST(network_classes_are_dropped_by_the_sandbox)
+{
+	struct spec *s = config("", "\"resources\": {\"network\": {"
+				    "\"classID\": 1048577, \"priorities\": ["
+				    "{\"name\": \"eth0\", \"priority\": 5},"
+				    "{\"name\": \"lo\", \"priority\": 1}]}}");
+	struct policy *p = policy_of("{\"mode\": \"permissive\"}");
+	struct hardened *hd = harden_ok(s, NULL), *hp = harden_ok(s, p);
+	const struct spec_resources *rp = res(hp);
+
+	CHECK(res(hd) && !res(hd)->network);
+	CHECK_CHANGE(hd, ".linux.resources.network.classID", "1048577",
+		     "dropped",
+		     "default: how the host classifies traffic is not the "
+		     "container's to choose");
+	CHECK_CHANGE(hd, ".linux.resources.network.priorities",
+		     "2 interface(s)", "dropped",
+		     "default: how the host classifies traffic is not the "
+		     "container's to choose");
+	CHECK(rp && rp->network && rp->network->class_id.set &&
+	      rp->network->class_id.v == 1048577 &&
+	      rp->network->n_priorities == 2);
+	CHECK(rp && rp->network &&
+	      strcmp(rp->network->priorities[1].name, "lo") == 0 &&
+	      rp->network->priorities[1].priority == 1);
+	hardened_free(hd);
+	hardened_free(hp);
+	policy_free(p);
+	spec_free(s);
+}
+
 TEST(sandbox_settings_round_trip)
 {
 	struct spec *s = fixture("podman_busybox.json");

@@ -48,14 +48,14 @@ TEST(narrowing_is_free_widening_stops_at_the_policy)
 {
 	const char *cur = "{\"memory\": {\"limit\": 268435456}, "
 			  "\"pids\": {\"limit\": 100}}";
-	char *ok = update_error("{\"memory\": {\"limit\": 1048576}}", cur,
-				NULL, NULL);
+	char *ok =
+	    update_error("{\"memory\": {\"limit\": 1048576}}", cur, NULL, NULL);
 	char *mem = update_error("{\"memory\": {\"limit\": 1073741824}}", cur,
 				 NULL, NULL);
-	char *unl = update_error("{\"memory\": {\"limit\": -1}}", cur, NULL,
-				 NULL);
-	char *pids = update_error("{\"pids\": {\"limit\": 100000}}", cur, NULL,
-				  NULL);
+	char *unl =
+	    update_error("{\"memory\": {\"limit\": -1}}", cur, NULL, NULL);
+	char *pids =
+	    update_error("{\"pids\": {\"limit\": 100000}}", cur, NULL, NULL);
 	char *perm = update_error("{\"memory\": {\"limit\": 1073741824}}", cur,
 				  "{\"mode\": \"permissive\"}", NULL);
 
@@ -76,10 +76,10 @@ TEST(a_quota_is_checked_with_the_stored_period)
 	const char *cur = "{\"cpu\": {\"quota\": 10000, \"period\": 50000}}";
 	const char *pol = "{\"limits\": {\"cpus\": 0.5}}";
 	/* 30000/50000 = 0.6 CPU: wider than 0.5 */
-	char *wide = update_error("{\"cpu\": {\"quota\": 30000}}", cur, pol,
-				  NULL);
-	char *fine = update_error("{\"cpu\": {\"quota\": 25000}}", cur, pol,
-				  NULL);
+	char *wide =
+	    update_error("{\"cpu\": {\"quota\": 30000}}", cur, pol, NULL);
+	char *fine =
+	    update_error("{\"cpu\": {\"quota\": 25000}}", cur, pol, NULL);
 
 	CHECK_STR(wide, "cpu quota 30000/50000 is wider than the policy's "
 			"50000/100000");
@@ -124,6 +124,33 @@ TEST(the_request_merges_into_the_stored_resources)
 	CHECK(cur && cur->pids_limit.set && cur->pids_limit.v == 10);
 	spec_resources_free(cur);
 	spec_resources_free(r);
+}
+
+/* The sandbox dropped network at create; an update cannot bring it
+ * back.  Under the permissive mode it merges field by field. */
+TEST(network_only_under_the_permissive_mode)
+{
+	char *sb =
+	    update_error("{\"network\": {\"classID\": 7}}", "{}", NULL, NULL);
+	char *perm = update_error("{\"network\": {\"classID\": 7}}", "{}",
+				  "{\"mode\": \"permissive\"}", NULL);
+	struct spec_resources *cur =
+	    resources("{\"network\": {\"classID\": 1, \"priorities\": "
+		      "[{\"name\": \"lo\", \"priority\": 2}]}}");
+	struct spec_resources *r = resources("{\"network\": {\"classID\": 9}}");
+	_cleanup_error_ struct error *err = NULL;
+
+	CHECK_STR(sb, "network: classID and priorities are the host's to "
+		      "choose under the sandbox");
+	CHECK_STR(perm, "(ok)");
+	CHECK(cur && r && harden_update_merge(cur, r, &err) == 0);
+	CHECK(cur && cur->network && cur->network->class_id.v == 9 &&
+	      cur->network->n_priorities == 1 &&
+	      strcmp(cur->network->priorities[0].name, "lo") == 0);
+	spec_resources_free(cur);
+	spec_resources_free(r);
+	free(sb);
+	free(perm);
 }
 
 int main(void)
