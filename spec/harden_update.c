@@ -142,7 +142,8 @@ static int check_policy(const struct policy *p, const struct spec_resources *r,
 			     fmt_count((long long)p->pids));
 	if (check_cpu(p, r, cur, err) < 0)
 		return -1;
-	if (r->network)
+	if (r->network &&
+	    (r->network->class_id.set || r->network->n_priorities))
 		return error_set(err, EPERM,
 				 "network: classID and priorities are the "
 				 "host's to choose under the sandbox");

@@ -134,6 +134,7 @@ TEST(network_only_under_the_permissive_mode)
 	    update_error("{\"network\": {\"classID\": 7}}", "{}", NULL, NULL);
 	char *perm = update_error("{\"network\": {\"classID\": 7}}", "{}",
 				  "{\"mode\": \"permissive\"}", NULL);
+	char *empty = update_error("{\"network\": {}}", "{}", NULL, NULL);
 	struct spec_resources *cur =
 	    resources("{\"network\": {\"classID\": 1, \"priorities\": "
 		      "[{\"name\": \"lo\", \"priority\": 2}]}}");
@@ -143,6 +144,7 @@ TEST(network_only_under_the_permissive_mode)
 	CHECK_STR(sb, "network: classID and priorities are the host's to "
 		      "choose under the sandbox");
 	CHECK_STR(perm, "(ok)");
+	CHECK_STR(empty, "(ok)");
 	CHECK(cur && r && harden_update_merge(cur, r, &err) == 0);
 	CHECK(cur && cur->network && cur->network->class_id.v == 9 &&
 	      cur->network->n_priorities == 1 &&
@@ -151,6 +153,7 @@ TEST(network_only_under_the_permissive_mode)
 	spec_resources_free(r);
 	free(sb);
 	free(perm);
+	free(empty);
 }
 
 int main(void)
