@@ -181,6 +181,21 @@ static void populate_v1_hier(int fd, const char *hier)
 		put_file(fd, "freezer.state", "THAWED\n");
 }
 
+/* A hierarchy reached through a link ("net_prio" to "net_cls,net_prio")
+ * has the files of the one the link names: HIER becomes that name. */
+static void link_target(char *hier, size_t size)
+{
+	char link[1024], to[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "%s/%s", tree, hier);
+	n = readlink(link, to, sizeof(to) - 1);
+	if (n > 0) {
+		to[n] = '\0';
+		snprintf(hier, size, "%s", to);
+	}
+}
+
 static int populate(int parent_fd, int fd, const char *dir)
 {
 	char hier[64];
@@ -189,18 +204,7 @@ static int populate(int parent_fd, int fd, const char *dir)
 		return populate_v2(parent_fd, fd);
 	snprintf(hier, sizeof(hier), "%s", dir + strlen(tree) + 1);
 	hier[strcspn(hier, "/")] = '\0';
-	/* reached through a link: the files of the hierarchy it names */
-	{
-		char link[1024], to[64];
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "%s/%s", tree, hier);
-		n = readlink(link, to, sizeof(to) - 1);
-		if (n > 0) {
-			to[n] = '\0';
-			snprintf(hier, sizeof(hier), "%s", to);
-		}
-	}
+	link_target(hier, sizeof(hier));
 	populate_v1_hier(fd, hier);
 	return 0;
 }
