@@ -250,7 +250,7 @@ TEST(v1_network_classes)
 	tree_new(false, "memory pids freezer");
 	tree_add_v1("net_cls", NULL);
 	tree_add_v1("net_prio", NULL);
-	CHECK(prepare("corral/ct", &r, false, &cg, &skipped, &e) == 0);
+	CHECK(prepare("corral/ct", &r, false, &cg, NULL, &e) == 0);
 	if (e)
 		printf("# %s\n", e->msg);
 	CHECK(logged("net_cls/corral/ct net_cls.classid=1048577",
@@ -265,7 +265,7 @@ TEST(v1_network_classes)
 	tree_add_v1("net_cls,net_prio", NULL);
 	tree_add_v1("net_cls", "net_cls,net_prio");
 	tree_add_v1("net_prio", "net_cls,net_prio");
-	CHECK(prepare("corral/ct", &r, false, &cg, &skipped, &e) == 0);
+	CHECK(prepare("corral/ct", &r, false, &cg, NULL, &e) == 0);
 	if (e)
 		printf("# %s\n", e->msg);
 	CHECK(logged("net_cls/corral/ct net_cls.classid=1048577",
@@ -278,7 +278,7 @@ TEST(v1_network_classes)
 	cg = NULL;
 
 	tree_new(false, "memory pids freezer");
-	CHECK(prepare("corral/ct", &r, false, &cg, &skipped, &e) < 0);
+	CHECK(prepare("corral/ct", &r, false, &cg, NULL, &e) < 0);
 	CHECK(msg_has(e, "no net_cls hierarchy is mounted"));
 	CHECK(no_cgroup_left("corral"));
 	error_free(e);
