@@ -44,6 +44,25 @@ struct cgroup {
 	bool cgroup2_made;
 };
 
+/* The roots of the v1 hierarchies below mount_root that the v1 backend
+ * makes a container's cgroup in: every controller's, name=systemd's and
+ * a hybrid host's cgroup2. */
+#define CGROUP_V1_MAX 16
+struct cgroup_v1_roots {
+	size_t n;
+	dev_t dev[CGROUP_V1_MAX];
+	ino_t ino[CGROUP_V1_MAX];
+};
+int cgroup_v1_joined(const char *mount_root, struct cgroup_v1_roots *out,
+		     struct error **err);
+
+/* Whether DIR, a mount below dirfd ("memory", "cpu,cpuacct", "systemd"),
+ * is one of them (reached through the link named after a controller when
+ * co-mounted).  In one that is not, a named one say, the container stays
+ * in its creator's cgroup: the host's root. */
+bool cgroup_v1_joins(const struct cgroup_v1_roots *roots, int dirfd,
+		     const char *dir);
+
 /* The backend of the layout mounted at mount_root: cgroup_v2_backend for
  * one cgroup2 mount, cgroup_v1_backend for controllers on v1 mounts (a
  * cgroup2 may be beside them). */

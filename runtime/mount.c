@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "devices.h"
 #include "fsutil.h"
 #include "log.h"
@@ -292,8 +293,10 @@ static int mount_hierarchy(int base, const char *dst, const char *name,
 }
 
 /* type "cgroup": on a cgroup2 host a cgroup2 mount; on v1 and hybrid hosts
- * a tmpfs holding one mount per hierarchy.  The child is in a new cgroup
- * namespace, so each shows only the container's own subtree.  The tmpfs
+ * a tmpfs holding one mount per hierarchy the container has a cgroup of
+ * its own in.  The child is in a new cgroup namespace, so each shows only
+ * the container's own subtree; a hierarchy it has no cgroup in (a named
+ * one) would show the host's whole tree, and is left out.  The tmpfs
  * is this process's, mounted just now in a mount namespace no other
  * process is in yet: the hierarchies' directories are made and opened
  * from its descriptor, not resolved from the root again one by one. */
@@ -302,7 +305,8 @@ static int mount_cgroup(int rootfd, const struct spec_mount *m,
 {
 	_cleanup_strv_ char **names = NULL, **opts = NULL;
 	unsigned long flags = f->flags & ~(MS_BIND | MS_REC | MS_REMOUNT);
-	_cleanup_close_ int base = -1;
+	_cleanup_close_ int base = -1, host = -1;
+	struct cgroup_v1_roots joined;
 	char p[FD_PATH_MAX];
 	struct statfs sfs;
 	size_t n = 0;
@@ -328,8 +332,14 @@ static int mount_cgroup(int rootfd, const struct spec_mount *m,
 		opts = NULL;
 		return -1;
 	}
+	host = open(CGROUP_MOUNT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (host < 0)
+		return error_errno(err, "open %s", CGROUP_MOUNT);
+	if (cgroup_v1_joined(CGROUP_MOUNT, &joined, err) < 0)
+		return error_wrap(err, "mount cgroup");
 	for (size_t i = 0; i < n; i++)
-		if (mount_hierarchy(base, m->destination, names[i], opts[i],
+		if (cgroup_v1_joins(&joined, host, names[i]) &&
+		    mount_hierarchy(base, m->destination, names[i], opts[i],
 				    flags, err) < 0)
 			return -1;
 	fd_path(base, p);

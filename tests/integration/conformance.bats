@@ -141,35 +141,22 @@ run_p() {
 			fail "unexpected error: $stderr"
 		return
 	fi
+	local had_net_cls=""
+	! cgroupfs_listed net_cls,net_prio || had_net_cls=y
 	update_config '.linux.resources.network = {"classID": 1048577,
 		"priorities": [{"name": "lo", "priority": 7}]}'
-	cat >"$BATS_TEST_TMPDIR/net.sh" <<'SCRIPT'
-set -eu
-t="$(mktemp -d "$BATS_TEST_TMPDIR/cgroupfs.XXXXXX")"
-mount -t tmpfs -o mode=755 tmpfs "$t"
-for e in /sys/fs/cgroup/*; do
-	n="$(basename "$e")"
-	if [ -L "$e" ]; then
-		ln -s "$(readlink "$e")" "$t/$n"
-	else
-		mkdir "$t/$n"
-		mount --bind "$e" "$t/$n"
-	fi
-done
+	{
+		cgroupfs_prelude
+		cat <<'SCRIPT'
 ours=""
 if [ ! -e "$t/net_cls" ]; then
-	mkdir "$t/net_cls,net_prio"
-	mount -t cgroup -o net_cls,net_prio cgroup "$t/net_cls,net_prio" ||
-		{ echo "skip: cannot mount net_cls,net_prio"; exit 0; }
-	ln -s net_cls,net_prio "$t/net_cls"
-	ln -s net_cls,net_prio "$t/net_prio"
+	add_hierarchy net_cls,net_prio net_cls,net_prio net_cls net_prio
 	ours=/sys/fs/cgroup/net_cls,net_prio
 fi
-umount -l /sys/fs/cgroup
-mount --move "$t" /sys/fs/cgroup
+SCRIPT
+		cgroupfs_take
+		cat <<'SCRIPT'
 c() { "$CORRAL" --root "$ROOT" --policy "$PERMISSIVE" "$@" 3>&-; }
-# The hierarchy this script made goes with this mount namespace, once
-# it has no cgroup but its root (the test checks that it went).
 cleanup() {
 	c delete --force "$ID" >/dev/null 2>&1 || true
 	[ -z "$ours" ] || rmdir "$ours/corral" 2>/dev/null || true
@@ -183,25 +170,11 @@ c delete --force "$ID"
 [ ! -e "$dir" ] && echo "removed"
 [ -z "$ours" ] || echo "own hierarchy"
 SCRIPT
+	} >"$BATS_TEST_TMPDIR/net.sh"
 	export CORRAL ROOT PERMISSIVE BUNDLE ID BATS_TEST_TMPDIR
 	run unshare -m --propagation private bash "$BATS_TEST_TMPDIR/net.sh"
 	[[ "$output" != skip:* ]] || skip "${output#skip: }"
-	# A hierarchy is destroyed at an unmount that leaves it no child;
-	# the container's cgroup may still have been dying at the namespace's
-	# end, so it is mounted (in a namespace of its own) and unmounted
-	# again until it goes.
-	if [[ "$output" == *"own hierarchy"* ]]; then
-		for _ in $(seq 50); do
-			[ "$(awk '$1 == "net_cls" { print $2 }' /proc/cgroups)" != 0 ] ||
-				break
-			unshare -m --propagation private sh -c 'mount -t cgroup \
-				-o net_cls,net_prio cgroup "$1" && umount "$1"' \
-				- "$BATS_TEST_TMPDIR" 2>/dev/null || true
-			sleep 0.1
-		done
-		[ "$(awk '$1 == "net_cls" { print $2 }' /proc/cgroups)" = 0 ] ||
-			fail "the test's net_cls,net_prio hierarchy stayed"
-	fi
+	[ -n "$had_net_cls" ] || cgroupfs_destroy net_cls,net_prio
 	assert_success
 	assert_output --regexp "^classid 1048577
 lo 7

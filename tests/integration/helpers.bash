@@ -348,3 +348,71 @@ userns_slices_of() {
 	done
 	return 0
 }
+
+# A /sys/fs/cgroup of a test's own, for tests that need v1 hierarchies
+# this host does not mount.  cgroupfs_prelude prints the start of a bash
+# script to run under `unshare -m --propagation private`: it builds a
+# tmpfs with the host's hierarchies bound into it and puts it over
+# /sys/fs/cgroup (the host's is not touched), and defines
+# `add_hierarchy DIR OPTIONS [LINK...]`, which mounts a v1 hierarchy at
+# DIR there with its links, or prints "skip: ..." and exits when it
+# cannot.  A hierarchy the script made lives on in the kernel until an
+# unmount leaves it without a child: cgroupfs_destroy OPTIONS... (after
+# the script) mounts and unmounts each until /proc/self/cgroup no longer
+# lists it.  Only a hierarchy the host had not mounted is to be added.
+cgroupfs_prelude() {
+	cat <<'PRELUDE'
+set -eu
+t="$(mktemp -d "$BATS_TEST_TMPDIR/cgroupfs.XXXXXX")"
+mount -t tmpfs -o mode=755 tmpfs "$t"
+for e in /sys/fs/cgroup/*; do
+	n="$(basename "$e")"
+	if [ -L "$e" ]; then
+		ln -s "$(readlink "$e")" "$t/$n"
+	else
+		mkdir "$t/$n"
+		mount --bind "$e" "$t/$n"
+	fi
+done
+add_hierarchy() {
+	local dir="$1" opts="$2" link
+	shift 2
+	mkdir "$t/$dir"
+	mount -t cgroup -o "$opts" cgroup "$t/$dir" ||
+		{ echo "skip: cannot mount a $opts hierarchy"; exit 0; }
+	for link in "$@"; do
+		ln -s "$dir" "$t/$link"
+	done
+}
+PRELUDE
+}
+
+# cgroupfs_take: the line that puts the script's tmpfs in place of
+# /sys/fs/cgroup, once its hierarchies are added.
+cgroupfs_take() {
+	echo 'umount -l /sys/fs/cgroup && mount --move "$t" /sys/fs/cgroup'
+}
+
+# cgroupfs_listed NAME: /proc/self/cgroup has a line for the hierarchy
+# NAME ("perf_event", "net_cls,net_prio", "name=x").
+cgroupfs_listed() {
+	awk -F: -v o="$1" '$2 == o { found = 1 } END { exit !found }' /proc/self/cgroup
+}
+
+# cgroupfs_destroy NAME...: as /proc/self/cgroup names them.
+cgroupfs_destroy() {
+	local name opts i
+	for name in "$@"; do
+		opts="$name"
+		[[ "$name" != name=* ]] || opts="none,$name"
+		for i in $(seq 50); do
+			cgroupfs_listed "$name" || break
+			unshare -m --propagation private sh -c 'mount -t cgroup \
+				-o "$2" cgroup "$1" && umount "$1"' \
+				- "$BATS_TEST_TMPDIR" "$opts" 2>/dev/null || true
+			sleep 0.1
+		done
+		! cgroupfs_listed "$name" ||
+			fail "the test's $name hierarchy stayed in the kernel"
+	done
+}

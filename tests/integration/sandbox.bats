@@ -125,6 +125,57 @@ masked_check='
 	done
 }
 
+# A cgroup namespace roots each hierarchy at the container's own cgroup
+# only where it has one.  perf_event (mounted here for the test when the
+# host has not, as most v1 hosts do) must be one of them, another
+# tenant's cgroup beside the container's out of sight; a named hierarchy
+# of another program's, where corral makes no cgroup, must not be
+# mounted at all: it would show the host's whole tree.
+@test "a v1 host's /sys/fs/cgroup shows the container's own cgroups, no other" {
+	local had_perf_event=""
+	[ ! -e /sys/fs/cgroup/cgroup.controllers ] ||
+		skip "cgroup v2 host: one hierarchy, rooted at the container's cgroup"
+	! cgroupfs_listed name=corraltest ||
+		skip "a name=corraltest hierarchy exists already"
+	! cgroupfs_listed perf_event || had_perf_event=y
+	set_args sh -c 'cd /sys/fs/cgroup || exit 1
+		[ -e perf_event/cgroup.procs ] && echo "perf_event: own"
+		[ -e perf_event/other-tenant ] && echo "perf_event: another tenant"
+		[ -e corraltest ] && echo "corraltest: mounted"
+		true'
+	{
+		cgroupfs_prelude
+		cat <<'SCRIPT'
+ours=""
+if [ ! -e "$t/perf_event" ]; then
+	add_hierarchy perf_event perf_event
+	mkdir "$t/perf_event/other-tenant"
+	ours=/sys/fs/cgroup/perf_event
+fi
+add_hierarchy corraltest none,name=corraltest
+mkdir "$t/corraltest/other-tenant"
+SCRIPT
+		cgroupfs_take
+		cat <<'SCRIPT'
+cleanup() {
+	"$CORRAL" --root "$ROOT" delete --force "$ID" >/dev/null 2>&1 3>&- || true
+	rmdir /sys/fs/cgroup/corraltest/other-tenant
+	[ -z "$ours" ] || rmdir "$ours/other-tenant"
+	[ -z "$ours" ] || [ ! -d "$ours/corral" ] || rmdir "$ours/corral"
+}
+trap cleanup EXIT
+"$CORRAL" --root "$ROOT" run --bundle "$BUNDLE" "$ID" </dev/null 3>&-
+SCRIPT
+	} >"$BATS_TEST_TMPDIR/cg.sh"
+	export CORRAL ROOT BUNDLE ID BATS_TEST_TMPDIR
+	run unshare -m --propagation private bash "$BATS_TEST_TMPDIR/cg.sh"
+	[[ "$output" != skip:* ]] || skip "${output#skip: }"
+	cgroupfs_destroy name=corraltest
+	[ -n "$had_perf_event" ] || cgroupfs_destroy perf_event
+	assert_success
+	assert_output "perf_event: own"
+}
+
 @test "/proc/sys is mounted read-only" {
 	run_in_container awk '$5 == "/proc/sys" { print $6 }' /proc/self/mountinfo
 	assert_success

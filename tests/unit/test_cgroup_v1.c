@@ -292,6 +292,34 @@ TEST(v1_network_classes)
 	tree_free();
 }
 
+/* The hierarchies a container's /sys/fs/cgroup may mount: those the
+ * cgroup is made in, a co-mounted one by its directory's name too; not
+ * a named hierarchy of another program's, nor a path. */
+TEST(v1_joins_names_the_hierarchies_made)
+{
+	_cleanup_error_ struct error *e = NULL;
+	struct cgroup_v1_roots roots;
+	int dirfd;
+
+	tree_new(false, "memory pids");
+	tree_add_v1("perf_event", NULL);
+	tree_add_v1("cpu,cpuacct", NULL);
+	tree_add_v1("cpu", "cpu,cpuacct");
+	tree_add_v1("cpuacct", "cpu,cpuacct");
+	tree_add_v1("elogind", NULL);
+	dirfd = open(tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	CHECK(cgroup_v1_joined(tree, &roots, &e) == 0 && roots.n == 4);
+	CHECK(cgroup_v1_joins(&roots, dirfd, "memory"));
+	CHECK(cgroup_v1_joins(&roots, dirfd, "perf_event"));
+	CHECK(cgroup_v1_joins(&roots, dirfd, "cpu,cpuacct"));
+	CHECK(!cgroup_v1_joins(&roots, dirfd, "cpu")); /* a link, no mount */
+	CHECK(!cgroup_v1_joins(&roots, dirfd, "elogind"));
+	CHECK(!cgroup_v1_joins(&roots, dirfd, "hugetlb"));
+	CHECK(!cgroup_v1_joins(&roots, dirfd, "../memory"));
+	close(dirfd);
+	tree_free();
+}
+
 TEST(v1_failed_write_leaves_nothing)
 {
 	_cleanup_error_ struct error *e = NULL;
