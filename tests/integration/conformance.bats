@@ -173,8 +173,8 @@ SCRIPT
 	} >"$BATS_TEST_TMPDIR/net.sh"
 	export CORRAL ROOT PERMISSIVE BUNDLE ID BATS_TEST_TMPDIR
 	run unshare -m --propagation private bash "$BATS_TEST_TMPDIR/net.sh"
-	[[ "$output" != skip:* ]] || skip "${output#skip: }"
 	[ -n "$had_net_cls" ] || cgroupfs_destroy net_cls,net_prio
+	[[ "$output" != skip:* ]] || skip "${output#skip: }"
 	assert_success
 	assert_output --regexp "^classid 1048577
 lo 7

@@ -149,29 +149,29 @@ masked_check='
 ours=""
 if [ ! -e "$t/perf_event" ]; then
 	add_hierarchy perf_event perf_event
-	mkdir "$t/perf_event/other-tenant"
 	ours=/sys/fs/cgroup/perf_event
 fi
 add_hierarchy corraltest none,name=corraltest
-mkdir "$t/corraltest/other-tenant"
 SCRIPT
 		cgroupfs_take
 		cat <<'SCRIPT'
 cleanup() {
 	"$CORRAL" --root "$ROOT" delete --force "$ID" >/dev/null 2>&1 3>&- || true
-	rmdir /sys/fs/cgroup/corraltest/other-tenant
-	[ -z "$ours" ] || rmdir "$ours/other-tenant"
-	[ -z "$ours" ] || [ ! -d "$ours/corral" ] || rmdir "$ours/corral"
+	rmdir /sys/fs/cgroup/corraltest/other-tenant 2>/dev/null || true
+	[ -z "$ours" ] || rmdir "$ours/other-tenant" "$ours/corral" 2>/dev/null ||
+		true
 }
 trap cleanup EXIT
+mkdir /sys/fs/cgroup/corraltest/other-tenant
+[ -z "$ours" ] || mkdir "$ours/other-tenant"
 "$CORRAL" --root "$ROOT" run --bundle "$BUNDLE" "$ID" </dev/null 3>&-
 SCRIPT
 	} >"$BATS_TEST_TMPDIR/cg.sh"
 	export CORRAL ROOT BUNDLE ID BATS_TEST_TMPDIR
 	run unshare -m --propagation private bash "$BATS_TEST_TMPDIR/cg.sh"
-	[[ "$output" != skip:* ]] || skip "${output#skip: }"
 	cgroupfs_destroy name=corraltest
 	[ -n "$had_perf_event" ] || cgroupfs_destroy perf_event
+	[[ "$output" != skip:* ]] || skip "${output#skip: }"
 	assert_success
 	assert_output "perf_event: own"
 }
