@@ -44,22 +44,22 @@ struct cgroup {
 	bool cgroup2_made;
 };
 
-/* The roots of the v1 hierarchies below mount_root that the v1 backend
- * makes a container's cgroup in: every controller's, name=systemd's and
- * a hybrid host's cgroup2. */
+/* The v1 hierarchies cg has its cgroup in, as the roots of their mounts
+ * below cg->mount_root: every controller's that is mounted, name=systemd's
+ * and a hybrid host's cgroup2; in a delegated layout those with a base. */
 #define CGROUP_V1_MAX 16
 struct cgroup_v1_roots {
 	size_t n;
 	dev_t dev[CGROUP_V1_MAX];
 	ino_t ino[CGROUP_V1_MAX];
 };
-int cgroup_v1_joined(const char *mount_root, struct cgroup_v1_roots *out,
+int cgroup_v1_joined(const struct cgroup *cg, struct cgroup_v1_roots *out,
 		     struct error **err);
 
 /* Whether DIR, a mount below dirfd ("memory", "cpu,cpuacct", "systemd"),
  * is one of them (reached through the link named after a controller when
  * co-mounted).  In one that is not, a named one say, the container stays
- * in its creator's cgroup: the host's root. */
+ * in its creator's cgroup, whose tree its cgroup namespace would show. */
 bool cgroup_v1_joins(const struct cgroup_v1_roots *roots, int dirfd,
 		     const char *dir);
 

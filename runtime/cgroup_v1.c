@@ -18,16 +18,14 @@
 
 /* Every v1 controller, name=systemd and a hybrid host's cgroup2: the
  * container has a cgroup of its own in each that is mounted, so that
- * none of the container's cgroup namespace roots is the host's (a
- * hierarchy without one would show the host's whole tree in the
- * container's /sys/fs/cgroup; runtime/mount.c mounts only these).
- * cpuset first: a task cannot join a cpuset without cpus and mems. */
+ * none of its cgroup namespace's roots is the host's (runtime/mount.c
+ * mounts no other in the container's /sys/fs/cgroup).  cpuset first: a
+ * task cannot join a cpuset without cpus and mems. */
 static const char *const hierarchies[] = {
     "cpuset",  "cpu",	  "cpuacct", "memory",	"pids",	    "blkio",
     "devices", "freezer", "hugetlb", "net_cls", "net_prio", "perf_event",
     "rdma",    "misc",	  "systemd", "unified",
 };
-
 _Static_assert(ARRAY_SIZE(hierarchies) <= CGROUP_V1_MAX,
 	       "struct cgroup_v1_roots holds every hierarchy");
 
@@ -39,7 +37,6 @@ struct v1_scan {
 	size_t n;
 	unsigned char index[ARRAY_SIZE(hierarchies)];
 	bool cgroup2[ARRAY_SIZE(hierarchies)];
-	struct stat root[ARRAY_SIZE(hierarchies)]; /* each one's root */
 };
 
 /* Whether DIR/FILE exists; a path too long for the buffer does not. */
@@ -56,7 +53,7 @@ static bool has_file(const char *dir, const char *file)
 static int v1_scan(const char *mount_root, struct v1_scan *out,
 		   struct error **err)
 {
-	struct stat *seen = out->root;
+	struct stat seen[ARRAY_SIZE(hierarchies)];
 
 	free(out->mount_root);
 	*out = (struct v1_scan){0};
@@ -87,61 +84,14 @@ static int v1_scan(const char *mount_root, struct v1_scan *out,
 	return 0;
 }
 
-static struct v1_scan scan;
-
-/* The scan of mount_root, made once per process and mount root. */
-static int v1_scanned(const char *mount_root, struct error **err)
-{
-	if (scan.mount_root && strcmp(scan.mount_root, mount_root) == 0)
-		return 0;
-	return v1_scan(mount_root, &scan, err);
-}
-
-int cgroup_v1_joined(const char *mount_root, struct cgroup_v1_roots *out,
-		     struct error **err)
-{
-	struct v1_scan fresh = {0};
-	const struct v1_scan *from = &scan;
-
-	/* the cache when it is this root's; else a scan of its own, which
-	 * leaves the cache alone (a child sharing create's memory calls
-	 * this, and writes nothing of create's) */
-	if (!scan.mount_root || strcmp(scan.mount_root, mount_root) != 0) {
-		if (v1_scan(mount_root, &fresh, err) < 0) {
-			free(fresh.mount_root);
-			return -1;
-		}
-		from = &fresh;
-	}
-	out->n = from->n;
-	for (size_t i = 0; i < from->n; i++) {
-		out->dev[i] = from->root[i].st_dev;
-		out->ino[i] = from->root[i].st_ino;
-	}
-	free(fresh.mount_root);
-	return 0;
-}
-
-bool cgroup_v1_joins(const struct cgroup_v1_roots *roots, int dirfd,
-		     const char *dir)
-{
-	struct stat st;
-
-	if (strchr(dir, '/') ||
-	    fstatat(dirfd, dir, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISDIR(st.st_mode))
-		return false;
-	for (size_t i = 0; i < roots->n; i++)
-		if (roots->dev[i] == st.st_dev && roots->ino[i] == st.st_ino)
-			return true;
-	return false;
-}
-
 static int v1_hierarchies(const char *mount_root, const char *path,
 			  struct cg_hiers *out, struct error **err)
 {
+	static struct v1_scan scan;
+
 	*out = (struct cg_hiers){0};
-	if (v1_scanned(mount_root, err) < 0)
+	if ((!scan.mount_root || strcmp(scan.mount_root, mount_root) != 0) &&
+	    v1_scan(mount_root, &scan, err) < 0)
 		return -1;
 	out->v = calloc(ARRAY_SIZE(hierarchies), sizeof(*out->v));
 	if (!out->v)

@@ -294,14 +294,16 @@ static int mount_hierarchy(int base, const char *dst, const char *name,
 
 /* type "cgroup": on a cgroup2 host a cgroup2 mount; on v1 and hybrid hosts
  * a tmpfs holding one mount per hierarchy the container has a cgroup of
- * its own in.  The child is in a new cgroup namespace, so each shows only
- * the container's own subtree; a hierarchy it has no cgroup in (a named
- * one) would show the host's whole tree, and is left out.  The tmpfs
+ * its own in (cg's; none when cg is NULL).  The child is in a new cgroup
+ * namespace, so each shows only the container's own subtree; one it has
+ * no cgroup in (a named one, one not delegated to an ordinary user)
+ * would show its creator's tree, the host's, and is left out.  The tmpfs
  * is this process's, mounted just now in a mount namespace no other
  * process is in yet: the hierarchies' directories are made and opened
  * from its descriptor, not resolved from the root again one by one. */
 static int mount_cgroup(int rootfd, const struct spec_mount *m,
-			const struct spec_mount_flags *f, struct error **err)
+			const struct spec_mount_flags *f,
+			const struct cgroup *cg, struct error **err)
 {
 	_cleanup_strv_ char **names = NULL, **opts = NULL;
 	unsigned long flags = f->flags & ~(MS_BIND | MS_REC | MS_REMOUNT);
@@ -311,7 +313,7 @@ static int mount_cgroup(int rootfd, const struct spec_mount *m,
 	struct statfs sfs;
 	size_t n = 0;
 
-	if (statfs("/sys/fs/cgroup", &sfs) == 0 &&
+	if (statfs(CGROUP_MOUNT, &sfs) == 0 &&
 	    sfs.f_type == CGROUP2_SUPER_MAGIC)
 		return mount_fs(rootfd, m->destination, "cgroup2", "cgroup2",
 				flags, NULL, err);
@@ -335,7 +337,8 @@ static int mount_cgroup(int rootfd, const struct spec_mount *m,
 	host = open(CGROUP_MOUNT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (host < 0)
 		return error_errno(err, "open %s", CGROUP_MOUNT);
-	if (cgroup_v1_joined(CGROUP_MOUNT, &joined, err) < 0)
+	joined.n = 0;
+	if (cg && cgroup_v1_joined(cg, &joined, err) < 0)
 		return error_wrap(err, "mount cgroup");
 	for (size_t i = 0; i < n; i++)
 		if (cgroup_v1_joins(&joined, host, names[i]) &&
@@ -362,7 +365,7 @@ static int mount_one(int rootfd, size_t index, const struct spec_mount *m,
 		r = mount_bind(rootfd, index, m, f.propagation, sources, err);
 	} else if (strcmp(type, "cgroup") == 0 ||
 		   strcmp(type, "cgroup2") == 0) {
-		r = mount_cgroup(rootfd, m, &f, err);
+		r = mount_cgroup(rootfd, m, &f, sources->cgroup, err);
 	} else {
 		r = mount_fs(rootfd, m->destination, m->source, type,
 			     f.flags & ~MS_REC, f.data, err);

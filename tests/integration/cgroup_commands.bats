@@ -51,9 +51,11 @@ write_policy() {
 }
 
 # start_counter: a running container whose workload counts in /tmp/count
-# every 50 ms; its init's pid in $PID.
+# every 50 ms, each count renamed into place (a reader never finds the
+# file truncated and not yet written); its init's pid in $PID.
 start_counter() {
-	set_args sh -c 'i=0; while :; do i=$((i+1)); echo $i >/tmp/count; sleep 0.05; done'
+	set_args sh -c 'i=0; while :; do i=$((i+1)); echo $i >/tmp/count.new
+		mv /tmp/count.new /tmp/count; sleep 0.05; done'
 	run_detached "$ID" || fail "run failed: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
 	PID="$(container_pid "$ID")"
 	track_pid "$PID"

@@ -140,7 +140,9 @@ TEST(v1_delegated_cgroup_is_made_below_the_bases_and_removed)
 	struct cgroup_bases b = {0};
 	struct cgroup *cg = NULL;
 	struct res_bufs x;
+	struct cgroup_v1_roots roots;
 	unsigned have = 0;
+	int dirfd;
 
 	tree_new(false, NULL);
 	made("memory/box/u/sh");
@@ -165,6 +167,14 @@ TEST(v1_delegated_cgroup_is_made_below_the_bases_and_removed)
 	/* nothing outside the caller's own */
 	CHECK(!exists("devices/corral-ct") && !exists("memory/corral-ct") &&
 	      !exists("unified/corral-ct") && !exists("systemd/corral-ct"));
+	/* and the container's /sys/fs/cgroup mounts only those five */
+	dirfd = open(tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	CHECK(cg && cgroup_v1_joined(cg, &roots, &e) == 0 && roots.n == 5);
+	CHECK(cgroup_v1_joins(&roots, dirfd, "memory") &&
+	      cgroup_v1_joins(&roots, dirfd, "freezer"));
+	CHECK(!cgroup_v1_joins(&roots, dirfd, "devices") &&
+	      !cgroup_v1_joins(&roots, dirfd, "systemd"));
+	close(dirfd);
 	CHECK(!cgroup_has_cgroup2(cg));
 	CHECK(cg && cgroup_destroy(cg, &e) == 0);
 	CHECK(!exists("memory/box/u/sh/corral-ct") &&

@@ -299,6 +299,7 @@ TEST(v1_joins_names_the_hierarchies_made)
 {
 	_cleanup_error_ struct error *e = NULL;
 	struct cgroup_v1_roots roots;
+	struct cgroup *cg = NULL;
 	int dirfd;
 
 	tree_new(false, "memory pids");
@@ -308,7 +309,8 @@ TEST(v1_joins_names_the_hierarchies_made)
 	tree_add_v1("cpuacct", "cpu,cpuacct");
 	tree_add_v1("elogind", NULL);
 	dirfd = open(tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	CHECK(cgroup_v1_joined(tree, &roots, &e) == 0 && roots.n == 4);
+	CHECK(cgroup_new(tree, "corral/ct", &cg, &e) == 0);
+	CHECK(cg && cgroup_v1_joined(cg, &roots, &e) == 0 && roots.n == 4);
 	CHECK(cgroup_v1_joins(&roots, dirfd, "memory"));
 	CHECK(cgroup_v1_joins(&roots, dirfd, "perf_event"));
 	CHECK(cgroup_v1_joins(&roots, dirfd, "cpu,cpuacct"));
@@ -316,6 +318,7 @@ TEST(v1_joins_names_the_hierarchies_made)
 	CHECK(!cgroup_v1_joins(&roots, dirfd, "elogind"));
 	CHECK(!cgroup_v1_joins(&roots, dirfd, "hugetlb"));
 	CHECK(!cgroup_v1_joins(&roots, dirfd, "../memory"));
+	cgroup_free(cg);
 	close(dirfd);
 	tree_free();
 }
