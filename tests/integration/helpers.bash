@@ -357,9 +357,9 @@ userns_slices_of() {
 # `add_hierarchy DIR OPTIONS [LINK...]`, which mounts a v1 hierarchy at
 # DIR there with its links, or prints "skip: ..." and exits when it
 # cannot.  A hierarchy the script made lives on in the kernel until an
-# unmount leaves it without a child: cgroupfs_destroy OPTIONS... (after
-# the script) mounts and unmounts each until /proc/self/cgroup no longer
-# lists it.  Only a hierarchy the host had not mounted is to be added.
+# unmount leaves it without a child: cgroupfs_destroy NAME... (after the
+# script) mounts and unmounts each until /proc/self/cgroup no longer
+# lists it.  Only a hierarchy the kernel did not have is to be added.
 cgroupfs_prelude() {
 	cat <<'PRELUDE'
 set -eu
