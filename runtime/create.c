@@ -416,7 +416,6 @@ static int prepare(struct create_ctx *c, struct error **err)
 	     scratch_attach(c->sources.scratch, c->dir.dirfd, err) < 0) ||
 	    report_open_outcome(&c->dir, &c->outcome_fd, err) < 0)
 		return -1;
-	c->sources.cgroup = c->cgroup;
 	/* clone3 starts the child in its cgroup2 directory, which must exist
 	 * by then: on v2 that is the whole cgroup; beside v1 hierarchies it
 	 * is made alone.  The v1 hierarchies are made, and the limits

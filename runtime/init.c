@@ -140,7 +140,8 @@ static int setup(const struct init_config *c, char **state_json,
 	if ((c->ns->clone_flags & CLONE_NEWCGROUP) &&
 	    unshare(CLONE_NEWCGROUP) < 0)
 		return error_errno(err, "new cgroup namespace");
-	if (mount_prepare_rest(rootfd, spec, c->sources, next, err) < 0)
+	if (mount_prepare_rest(rootfd, spec, c->sources, c->cgroup, next, err) <
+	    0)
 		return -1;
 	mount_sources_close(c->sources);
 	if (has_hooks(spec, HOOK_PRESTART, HOOK_CREATE_RUNTIME) &&

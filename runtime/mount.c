@@ -353,7 +353,8 @@ static int mount_cgroup(int rootfd, const struct spec_mount *m,
 }
 
 static int mount_one(int rootfd, size_t index, const struct spec_mount *m,
-		     const struct mount_sources *sources, struct error **err)
+		     const struct mount_sources *sources,
+		     const struct cgroup *cg, struct error **err)
 {
 	struct spec_mount_flags f;
 	const char *type = m->type ? m->type : "none";
@@ -365,7 +366,7 @@ static int mount_one(int rootfd, size_t index, const struct spec_mount *m,
 		r = mount_bind(rootfd, index, m, f.propagation, sources, err);
 	} else if (strcmp(type, "cgroup") == 0 ||
 		   strcmp(type, "cgroup2") == 0) {
-		r = mount_cgroup(rootfd, m, &f, sources->cgroup, err);
+		r = mount_cgroup(rootfd, m, &f, cg, err);
 	} else {
 		r = mount_fs(rootfd, m->destination, m->source, type,
 			     f.flags & ~MS_REC, f.data, err);
@@ -497,18 +498,20 @@ int mount_prepare_before_cgroup(int rootfd, const struct spec *spec,
 	for (i = 0; i < spec->n_mounts && i < MOUNTS_BEFORE_CGROUP &&
 		    !is_cgroup_mount(&spec->mounts[i]);
 	     i++)
-		if (mount_one(rootfd, i, &spec->mounts[i], sources, err) < 0)
+		if (mount_one(rootfd, i, &spec->mounts[i], sources, NULL, err) <
+		    0)
 			return -1;
 	*next = i;
 	return 0;
 }
 
 int mount_prepare_rest(int rootfd, const struct spec *spec,
-		       const struct mount_sources *sources, size_t from,
-		       struct error **err)
+		       const struct mount_sources *sources,
+		       const struct cgroup *cg, size_t from, struct error **err)
 {
 	for (size_t i = from; i < spec->n_mounts; i++)
-		if (mount_one(rootfd, i, &spec->mounts[i], sources, err) < 0)
+		if (mount_one(rootfd, i, &spec->mounts[i], sources, cg, err) <
+		    0)
 			return -1;
 	if (sources->resolv >= 0 &&
 	    stub_resolv_attach(rootfd, sources->resolv, err) < 0)

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "cgroup.h"
 #include "error.h"
 #include "harden.h"
 #include "mount_sources.h"
@@ -21,8 +22,9 @@
  * while create makes the cgroup), 16 at most; *next is the index of the
  * first mount not made (spec->n_mounts when all were).
  * mount_prepare_rest: the mounts from index `from` on (cgroup mounts
- * among them: the process must be in its cgroup and cgroup namespace by
- * then) and the devices.  Binds attach the parent's clones. */
+ * among them: the process must be in its cgroup `cg`, NULL for none of
+ * its own, and its cgroup namespace by then) and the devices.  Binds
+ * attach the parent's clones. */
 int mount_prepare_root(const struct spec *spec,
 		       const struct mount_sources *sources,
 		       const struct sandbox *sandbox, struct error **err);
@@ -30,7 +32,8 @@ int mount_prepare_before_cgroup(int rootfd, const struct spec *spec,
 				const struct mount_sources *sources,
 				size_t *next, struct error **err);
 int mount_prepare_rest(int rootfd, const struct spec *spec,
-		       const struct mount_sources *sources, size_t from,
+		       const struct mount_sources *sources,
+		       const struct cgroup *cg, size_t from,
 		       struct error **err);
 
 /* Switch root to the new root mount (pivot_root, or MS_MOVE + chroot with

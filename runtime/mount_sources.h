@@ -39,10 +39,6 @@ struct mount_sources {
 	 * attached, so the container's mountinfo lists config.json's mounts
 	 * in config.json's order (runtime/mount.c). */
 	bool reclone_binds;
-	/* The container's cgroup (create.c), or NULL when it has none of
-	 * its own: on a v1 host, the hierarchies its /sys/fs/cgroup mounts
-	 * are the ones it has a cgroup in (runtime/mount.c). */
-	const struct cgroup *cgroup;
 };
 
 /* Open and clone every host source of h's effective spec.  bundle_fd and
