@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -315,43 +314,4 @@ void cgroup_free(struct cgroup *cg)
 	free(cg->mount_root);
 	free(cg->path);
 	free(cg);
-}
-
-int cgroup_v1_joined(const struct cgroup *cg, struct cgroup_v1_roots *out,
-		     struct error **err)
-{
-	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
-
-	out->n = 0;
-	if (cg_hierarchies(cg, false, &h, err) < 0)
-		return -1;
-	for (size_t i = 0; i < h.n && out->n < CGROUP_V1_MAX; i++) {
-		_cleanup_free_ char *root =
-		    cg_join(cg->mount_root, h.v[i].name);
-		struct stat st;
-
-		if (!root)
-			return error_set(err, ENOMEM, "cgroup: out of memory");
-		/* a co-mounted controller's link is followed to its mount */
-		if (stat(root, &st) < 0)
-			continue;
-		out->dev[out->n] = st.st_dev;
-		out->ino[out->n++] = st.st_ino;
-	}
-	return 0;
-}
-
-bool cgroup_v1_joins(const struct cgroup_v1_roots *roots, int dirfd,
-		     const char *dir)
-{
-	struct stat st;
-
-	if (strchr(dir, '/') ||
-	    fstatat(dirfd, dir, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISDIR(st.st_mode))
-		return false;
-	for (size_t i = 0; i < roots->n; i++)
-		if (roots->dev[i] == st.st_dev && roots->ino[i] == st.st_ino)
-			return true;
-	return false;
 }

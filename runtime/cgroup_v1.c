@@ -37,6 +37,10 @@ struct v1_scan {
 	size_t n;
 	unsigned char index[ARRAY_SIZE(hierarchies)];
 	bool cgroup2[ARRAY_SIZE(hierarchies)];
+	struct stat root[ARRAY_SIZE(hierarchies)]; /* each one's root */
+	/* per entry of `hierarchies`: 1 + the one listed that it is (itself,
+	 * or the one it is co-mounted with), 0 when not mounted */
+	unsigned char listed[ARRAY_SIZE(hierarchies)];
 };
 
 /* Whether DIR/FILE exists; a path too long for the buffer does not. */
@@ -53,13 +57,13 @@ static bool has_file(const char *dir, const char *file)
 static int v1_scan(const char *mount_root, struct v1_scan *out,
 		   struct error **err)
 {
-	struct stat seen[ARRAY_SIZE(hierarchies)];
+	struct stat *seen = out->root;
 
 	free(out->mount_root);
 	*out = (struct v1_scan){0};
 	for (size_t i = 0; i < ARRAY_SIZE(hierarchies); i++) {
 		_cleanup_free_ char *root = cg_join(mount_root, hierarchies[i]);
-		bool dup = false;
+		size_t dup = out->n;
 
 		if (!root)
 			return error_set(err, ENOMEM, "cgroup: out of memory");
@@ -69,10 +73,12 @@ static int v1_scan(const char *mount_root, struct v1_scan *out,
 		    !S_ISDIR(seen[out->n].st_mode) ||
 		    !has_file(root, "cgroup.procs"))
 			continue;
-		for (size_t j = 0; j < out->n; j++)
-			dup |= seen[j].st_dev == seen[out->n].st_dev &&
-			       seen[j].st_ino == seen[out->n].st_ino;
-		if (dup)
+		for (size_t j = 0; j < out->n && dup == out->n; j++)
+			if (seen[j].st_dev == seen[out->n].st_dev &&
+			    seen[j].st_ino == seen[out->n].st_ino)
+				dup = j;
+		out->listed[i] = (unsigned char)(dup + 1);
+		if (dup < out->n)
 			continue;
 		out->index[out->n] = (unsigned char)i;
 		out->cgroup2[out->n] = has_file(root, "cgroup.controllers");
@@ -84,14 +90,71 @@ static int v1_scan(const char *mount_root, struct v1_scan *out,
 	return 0;
 }
 
+static struct v1_scan scan;
+
+/* The scan of mount_root, made once per process and mount root. */
+static const struct v1_scan *v1_scanned(const char *mount_root,
+					struct error **err)
+{
+	if ((!scan.mount_root || strcmp(scan.mount_root, mount_root) != 0) &&
+	    v1_scan(mount_root, &scan, err) < 0)
+		return NULL;
+	return &scan;
+}
+
+/* The name the scan lists controller NAME's hierarchy under ("net_cls"
+ * for "net_prio" when the two are co-mounted), or NULL. */
+static const char *v1_listed_as(const char *mount_root, const char *name)
+{
+	_cleanup_error_ struct error *e = NULL;
+	const struct v1_scan *sc = v1_scanned(mount_root, &e);
+
+	for (size_t i = 0; sc && i < ARRAY_SIZE(hierarchies); i++)
+		if (strcmp(hierarchies[i], name) == 0 && sc->listed[i])
+			return hierarchies[sc->index[sc->listed[i] - 1]];
+	return NULL;
+}
+
+int cgroup_v1_joined(const struct cgroup *cg, struct cgroup_v1_roots *out,
+		     struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+	const struct v1_scan *sc;
+
+	out->n = 0;
+	if (cg_hierarchies(cg, false, &h, err) < 0 ||
+	    !(sc = v1_scanned(cg->mount_root, err)))
+		return -1;
+	for (size_t i = 0; i < h.n; i++)
+		for (size_t j = 0; j < sc->n; j++)
+			if (strcmp(hierarchies[sc->index[j]], h.v[i].name) ==
+			    0) {
+				out->dev[out->n] = sc->root[j].st_dev;
+				out->ino[out->n++] = sc->root[j].st_ino;
+			}
+	return 0;
+}
+
+bool cgroup_v1_joins(const struct cgroup_v1_roots *roots, int dirfd,
+		     const char *dir)
+{
+	struct stat st;
+
+	if (strchr(dir, '/') ||
+	    fstatat(dirfd, dir, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISDIR(st.st_mode))
+		return false;
+	for (size_t i = 0; i < roots->n; i++)
+		if (roots->dev[i] == st.st_dev && roots->ino[i] == st.st_ino)
+			return true;
+	return false;
+}
+
 static int v1_hierarchies(const char *mount_root, const char *path,
 			  struct cg_hiers *out, struct error **err)
 {
-	static struct v1_scan scan;
-
 	*out = (struct cg_hiers){0};
-	if ((!scan.mount_root || strcmp(scan.mount_root, mount_root) != 0) &&
-	    v1_scan(mount_root, &scan, err) < 0)
+	if (!v1_scanned(mount_root, err))
 		return -1;
 	out->v = calloc(ARRAY_SIZE(hierarchies), sizeof(*out->v));
 	if (!out->v)
@@ -460,24 +523,6 @@ static const struct cg_limit v1_limits[] = {
 
 /* ---- making the directories ------------------------------------------ */
 
-/* The hierarchy a controller shares with one listed under another name
- * ("net_prio" a link to "net_cls,net_prio", which the scan lists once, as
- * "net_cls"): the one whose root is the same directory. */
-static const struct cg_hier *comounted(const struct cg_update *x,
-				       const char *name)
-{
-	_cleanup_free_ char *link = cg_join(x->cg->mount_root, name);
-	struct stat want, st;
-
-	if (!link || stat(link, &want) < 0)
-		return NULL;
-	for (size_t i = 0; i < x->h.n; i++)
-		if (stat(x->h.v[i].root, &st) == 0 &&
-		    st.st_dev == want.st_dev && st.st_ino == want.st_ino)
-			return &x->h.v[i];
-	return NULL;
-}
-
 /* A controller's files are in the hierarchy of its name, or the one it is
  * mounted with (at create every one listed is made and open; at update
  * one may be gone). */
@@ -486,14 +531,13 @@ static int v1_target(struct cg_writer *w, enum cg_controller c,
 {
 	const struct cg_update *x = w->ctx;
 	const char *name = cg_controller_names[c];
+	const char *as = v1_listed_as(x->cg->mount_root, name);
 	const struct cg_hier *h = NULL;
 
 	*dir = NULL;
-	for (size_t i = 0; i < x->h.n && !h; i++)
-		if (strcmp(x->h.v[i].name, name) == 0)
+	for (size_t i = 0; i < x->h.n && as && !h; i++)
+		if (strcmp(x->h.v[i].name, as) == 0)
 			h = &x->h.v[i];
-	if (!h && !x->cg->bases.n)
-		h = comounted(x, name);
 	if (h) {
 		*dir = h->dir;
 		if (h->fd >= 0)
