@@ -162,6 +162,21 @@ static int parse_command(yajl_val o, const struct jpath *p,
 	return 0;
 }
 
+/* The runtime spec: "If rlimits contains duplicated entries with same
+ * type, the runtime MUST generate an error". */
+static int check_rlimits(const struct jpath *p, const struct spec_process *pr,
+			 struct error **err)
+{
+	struct jpath rp = JKEY(p, "rlimits");
+
+	for (size_t i = 0; i < pr->n_rlimits; i++)
+		for (size_t j = 0; j < i; j++)
+			if (pr->rlimits[i].resource == pr->rlimits[j].resource)
+				return json_fail(&rp, err, "%s listed twice",
+						 pr->rlimits[i].type);
+	return 0;
+}
+
 static int parse_process(yajl_val o, const struct jpath *p, void *elem,
 			 struct error **err)
 {
@@ -176,6 +191,7 @@ static int parse_process(yajl_val o, const struct jpath *p, void *elem,
 	    json_field_objects(o, p, "rlimits", sizeof(*pr->rlimits),
 			       parse_rlimit, &pr->rlimits, &pr->n_rlimits,
 			       err) < 0 ||
+	    check_rlimits(p, pr, err) < 0 ||
 	    json_field_bool(o, p, "noNewPrivileges", &pr->no_new_privileges,
 			    NULL, err) < 0 ||
 	    json_field_opt(o, p, "oomScoreAdj", JSON_I32, &pr->oom_score_adj,

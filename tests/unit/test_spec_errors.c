@@ -198,6 +198,10 @@ static const struct {
 	  ".process.rlimits[0].type: unknown rlimit \"RLIMIT_FOO\"" },
 	{ PROC("\"rlimits\":[{\"type\":\"nofile\",\"hard\":1,\"soft\":1}]"),
 	  ".process.rlimits[0].type: unknown rlimit \"nofile\"" },
+	{ PROC("\"rlimits\":[{\"type\":\"RLIMIT_CPU\",\"hard\":1,\"soft\":1},"
+	       "{\"type\":\"RLIMIT_NOFILE\",\"hard\":1,\"soft\":1},"
+	       "{\"type\":\"RLIMIT_CPU\",\"hard\":2,\"soft\":2}]"),
+	  ".process.rlimits: RLIMIT_CPU listed twice" },
 	{ PROC("\"rlimits\":[{\"hard\":1,\"soft\":1}]"),
 	  ".process.rlimits[0].type: missing" },
 	{ PROC("\"rlimits\":[{\"type\":\"RLIMIT_CPU\",\"hard\":1}]"),
