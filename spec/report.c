@@ -19,7 +19,10 @@
 #include "util.h"
 
 /* The reason is read from the most specific record to the least: the
- * supervisor's deadline, then what killed the workload. */
+ * supervisor's deadline, then what killed the workload.  A workload that
+ * started and has no end line lost its record: the supervisor died
+ * before it could write it (the OOM killer, when the cgroup counted one)
+ * or its writes failed. */
 const char *report_reason(const struct report *r)
 {
 	if (r->status && strcmp(r->status, "stopped") != 0)
@@ -35,6 +38,10 @@ const char *report_reason(const struct report *r)
 	if (r->ended_known)
 		return r->signalled ? "workload killed by a signal"
 				    : "workload exit";
+	if (r->started.known && r->oom_kills.known && r->oom_kills.value > 0)
+		return "OOM kill (record incomplete)";
+	if (r->started.known)
+		return "record incomplete";
 	return "unknown";
 }
 

@@ -120,7 +120,9 @@ struct report {
 
 /* Why the container ended, from the record and the counters: "running",
  * "wall clock", "OOM kill", "corral kill", "workload exit", "workload
- * killed by a signal", or "unknown". */
+ * killed by a signal", "OOM kill (record incomplete)" or "record
+ * incomplete" (it started and its end was never recorded), or
+ * "unknown". */
 const char *report_reason(const struct report *r);
 
 /* Escape bytes a person or a terminal should not get raw: controls,

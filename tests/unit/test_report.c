@@ -43,6 +43,12 @@ TEST(outcome_lines_and_reasons)
 	CHECK_STR(report_reason(&r), "corral kill");
 
 	r = (struct report){.status = "stopped"};
+	parse(&r, "start 1 0\n");
+	CHECK_STR(report_reason(&r), "record incomplete");
+	r.oom_kills = (struct report_counter){true, 2};
+	CHECK_STR(report_reason(&r), "OOM kill (record incomplete)");
+
+	r = (struct report){.status = "stopped"};
 	CHECK_STR(report_reason(&r), "unknown");
 	r.status = "running";
 	CHECK_STR(report_reason(&r), "running");
