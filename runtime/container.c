@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -263,8 +264,10 @@ static int signal_all(const struct container *c, int sig, struct error **err)
 	return 0;
 }
 
-int container_kill(const char *root, const char *id, int sig, bool all,
-		   struct error **err)
+/* kill, and run's backstop: the line for the record (report_gather.h),
+ * then the signal. */
+static int kill_noted(const char *root, const char *id, int sig, bool all,
+		      bool overdue, struct error **err)
 {
 	_cleanup_close_ int pidfd = -1;
 	struct container c;
@@ -279,7 +282,10 @@ int container_kill(const char *root, const char *id, int sig, bool all,
 	pidfd = open_init(c.state, err);
 	if (pidfd < 0)
 		goto out;
-	report_note_kill(&c.dir, sig);
+	if (overdue)
+		report_note_deadline(&c.dir);
+	else
+		report_note_kill(&c.dir, sig);
 	/* In a pod's pid namespace the init is not PID 1: SIGKILL would end
 	 * it alone, so it goes to the whole cgroup. */
 	if (sig == SIGKILL && c.state->shared_pidns)
@@ -298,6 +304,12 @@ int container_kill(const char *root, const char *id, int sig, bool all,
 out:
 	container_close(&c);
 	return r;
+}
+
+int container_kill(const char *root, const char *id, int sig, bool all,
+		   struct error **err)
+{
+	return kill_noted(root, id, sig, all, false, err);
 }
 
 /* SIGKILL the init (the kernel then kills its whole pid namespace) and
@@ -573,6 +585,38 @@ int container_list(const char *root, enum list_format format, char **out,
 	return r;
 }
 
+/* How long past its deadline a container may run before `run` ends it
+ * itself: the supervisor's own clock started a little after this one,
+ * and its kill takes a moment. */
+#define BACKSTOP_GRACE_S 1
+
+/* run's wait for the init, forwarding signals, with a backstop to the
+ * supervisor's wall clock (stage/supervisor.h): a container still
+ * running a moment after its deadline is killed from here, outside its
+ * namespaces and credentials, whatever became of its supervisor (killed
+ * by the OOM killer, or slowed by a workload of its own uid), and the
+ * record says the wall clock ended it. */
+static int wait_held_to_clock(const struct create_opts *o,
+			      const struct container_pids *pids,
+			      const sigset_t *set)
+{
+	struct timespec deadline;
+	int status;
+
+	if (!pids->wall_clock)
+		return forward_until_exit(pids->init, set);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += (time_t)pids->wall_clock + BACKSTOP_GRACE_S;
+	status = forward_until_exit_by(pids->init, set, &deadline);
+	if (status >= 0)
+		return status;
+	if (kill_noted(o->root, o->id, SIGKILL, true, true, NULL) == 0)
+		log_warn("%s: still running %ds after its wall clock: "
+			 "killed by corral run",
+			 o->id, BACKSTOP_GRACE_S);
+	return forward_until_exit(pids->init, set);
+}
+
 int container_run(const struct create_opts *o, bool detach, int *status,
 		  struct error **err)
 {
@@ -585,7 +629,7 @@ int container_run(const struct create_opts *o, bool detach, int *status,
 	forward_block(&set, &old);
 	r = container_create(&started, &pids, err);
 	if (r == 0 && !detach) {
-		*status = forward_until_exit(pids.init, &set);
+		*status = wait_held_to_clock(o, &pids, &set);
 		/* The helper ends with the init: once it is gone, delete has
 		 * no process left to kill and wait for. */
 		if (pids.egress > 0)

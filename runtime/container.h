@@ -44,10 +44,12 @@ struct create_opts {
 
 /* The processes a create leaves: the container's init and, when the
  * sandbox has the egress proxy, its helper (else -1); both are children
- * of the caller. */
+ * of the caller.  And the container's wall clock (seconds; 0: none),
+ * which `run` holds it to from the host's side too. */
 struct container_pids {
 	pid_t init;
 	pid_t egress;
+	uint64_t wall_clock;
 };
 
 int container_create(const struct create_opts *o, struct container_pids *pids,

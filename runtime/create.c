@@ -397,6 +397,8 @@ static int prepare(struct create_ctx *c, struct error **err)
 	    check_spec(c, err) < 0 || build_env(c, nlisten, err) < 0)
 		return -1;
 	c->proc.process = c->spec->process;
+	c->proc.init_uid = c->spec->process->user.uid;
+	c->proc.init_gid = c->spec->process->user.gid;
 	c->proc.linux_ = c->spec->linux_;
 	c->proc.enforced = c->hardened->sandbox.enforced;
 	c->proc.notify = true; /* the supervisor listens (stage/notify.c) */
@@ -529,7 +531,8 @@ int container_create(const struct create_opts *o, struct container_pids *pids,
 	if (r == 0)
 		log_changes(o->id, c.hardened);
 	if (r == 0 && pids)
-		*pids = (struct container_pids){c.pid, c.egress.pid};
+		*pids = (struct container_pids){c.pid, c.egress.pid,
+						c.hardened->sandbox.wall_clock};
 	ctx_release(&c, r < 0);
 	if (r < 0)
 		return error_wrap(err, "create %s", o->id);

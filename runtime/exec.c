@@ -245,9 +245,6 @@ static int asked_process(struct exec_ctx *c, struct spec_process **out,
 	}
 	if (!o->n_args)
 		return error_set(err, EINVAL, "no command given");
-	if (!c->config->process)
-		return error_set(err, EINVAL,
-				 "stored " CONFIG_FILE ": .process: missing");
 	p = steal_pointer(&c->config->process);
 	*out = p;
 	/* a terminal is asked for each exec (-t), not inherited */
@@ -267,6 +264,13 @@ static int build_process(struct exec_ctx *c, struct error **err)
 	const struct exec_opts *o = c->o;
 	struct spec_process *asked = NULL;
 	int r;
+
+	/* whose ids the supervisor took follows from the workload's */
+	if (!c->config->process)
+		return error_set(err, EINVAL,
+				 "stored " CONFIG_FILE ": .process: missing");
+	c->proc.init_uid = c->config->process->user.uid;
+	c->proc.init_gid = c->config->process->user.gid;
 
 	if (asked_process(c, &c->process, err) < 0)
 		return -1;
@@ -360,7 +364,7 @@ static int child_setup(struct exec_ctx *c, struct error **err)
 
 	if (sync_expect(c->proc.sync[1], SYNC_GO, NULL, err) < 0 ||
 	    ns_join_rest(&c->ns, err) < 0 ||
-	    proc_plan_attributes(&c->proc, true, err) < 0 ||
+	    proc_plan_attributes(&c->proc, true, true, err) < 0 ||
 	    ns_join_user(&c->ns, &userns, err) < 0 ||
 	    (userns && proc_become_ns_root(err) < 0) ||
 	    proc_plan_console(&c->proc, true, err) < 0 ||

@@ -26,10 +26,38 @@ int exit_status(int wstatus)
 
 int forward_until_exit(pid_t pid, const sigset_t *set)
 {
-	for (;;) {
-		siginfo_t info;
-		int status, sig = sigwaitinfo(set, &info);
+	return forward_until_exit_by(pid, set, NULL);
+}
 
+/* The time from now to deadline, false once it has passed. */
+static bool until(const struct timespec *deadline, struct timespec *left)
+{
+	struct timespec now;
+	long long ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (long long)(deadline->tv_sec - now.tv_sec) * 1000000000LL +
+	     (deadline->tv_nsec - now.tv_nsec);
+	if (ns <= 0)
+		return false;
+	*left = (struct timespec){ns / 1000000000LL, ns % 1000000000LL};
+	return true;
+}
+
+int forward_until_exit_by(pid_t pid, const sigset_t *set,
+			  const struct timespec *deadline)
+{
+	for (;;) {
+		struct timespec left;
+		siginfo_t info;
+		int status, sig;
+
+		if (deadline && !until(deadline, &left))
+			return waitpid(pid, &status, WNOHANG) == pid
+				   ? exit_status(status)
+				   : -1;
+		sig = deadline ? sigtimedwait(set, &info, &left)
+			       : sigwaitinfo(set, &info);
 		if (sig < 0)
 			continue;
 		if (sig != SIGCHLD) {

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* Block the forwarded signals (and SIGCHLD) before the child exists, so
  * none is lost; *set is what forward_until_exit() waits on. */
@@ -14,6 +15,11 @@ void forward_block(sigset_t *set, sigset_t *old);
 /* Forward every signal of `set` but SIGCHLD to pid until it exits;
  * returns its exit status. */
 int forward_until_exit(pid_t pid, const sigset_t *set);
+
+/* The same until `deadline` (CLOCK_MONOTONIC; NULL: none) at most: -1
+ * when it passed with pid still there. */
+int forward_until_exit_by(pid_t pid, const sigset_t *set,
+			  const struct timespec *deadline);
 
 /* Reap pid, a child that is about to exit by itself, waiting at most
  * timeout_ms; the signals of `set` that come meanwhile are dropped (the

@@ -158,7 +158,7 @@ static int setup(const struct init_config *c, char **state_json,
 		return -1;
 	/* proc_plan.h: the steps of every sandboxed process, in order; the
 	 * session is this process's own already (setsid above). */
-	if (proc_plan_attributes(c->proc, !c->no_new_keyring, err) < 0 ||
+	if (proc_plan_attributes(c->proc, !c->no_new_keyring, false, err) < 0 ||
 	    proc_plan_console(c->proc, false, err) < 0)
 		return -1;
 	return 0;

@@ -57,14 +57,14 @@ int proc_plan_prepare(struct proc_plan *pp, const char *root,
 }
 
 int proc_plan_attributes(const struct proc_plan *pp, bool new_keyring,
-			 struct error **err)
+			 bool oom_score_adj, struct error **err)
 {
 	if (new_keyring &&
 	    syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 &&
 	    errno != ENOSYS)
 		return error_errno(err, "new session keyring");
-	if (process_set_rlimits(pp->process, err) < 0 ||
-	    process_set_oom_score_adj(pp->process, err) < 0 ||
+	if ((oom_score_adj &&
+	     process_set_oom_score_adj(pp->process, err) < 0) ||
 	    process_set_personality(pp->linux_, err) < 0)
 		return -1;
 	return 0;
@@ -95,11 +95,19 @@ int proc_plan_console(struct proc_plan *pp, bool new_session,
 void proc_plan_stage(const struct proc_plan *pp, enum stage_mode mode,
 		     struct stage_params *p)
 {
+	const struct spec_process *proc = pp->process;
+	bool distinct = geteuid() == 0 && pp->init_uid != 0;
+
 	*p = (struct stage_params){
 	    .mode = mode, .sync_fd = pp->sync[1], .outcome_fd = -1};
-	stage_params_process(p, pp->process, pp->env, &pp->caps, pp->enforced,
+	stage_params_process(p, proc, pp->env, &pp->caps, pp->enforced,
 			     pp->keep_fds, pp->enforced ? &pp->baseline : NULL,
 			     pp->has_seccomp ? &pp->seccomp : NULL);
+	p->supervisor_uid = distinct ? 0 : pp->init_uid;
+	p->supervisor_gid = distinct ? 0 : pp->init_gid;
+	p->self_only = pp->enforced && proc->user.uid == p->supervisor_uid;
+	p->has_oom_score_adj = mode == STAGE_INIT && proc->oom_score_adj.set;
+	p->oom_score_adj = (int32_t)proc->oom_score_adj.v;
 }
 
 void proc_plan_release(struct proc_plan *pp)

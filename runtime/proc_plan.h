@@ -6,8 +6,8 @@
  *   parent: proc_plan_prepare()   console check, capabilities, filters,
  *                                 console socket, sync socket
  *   child:  (namespaces, mounts: create's init.c or exec.c)
- *           proc_plan_attributes() session keyring, rlimits,
- *                                 oom_score_adj, personality
+ *           proc_plan_attributes() session keyring, personality
+ *                                 (exec: oom_score_adj too)
  *           (exec: join the user namespace, proc_become_ns_root())
  *           proc_plan_console()   the pty, when process.terminal
  *           proc_plan_stage()     the stage's parameters; stage_exec()
@@ -17,7 +17,11 @@
  * the attributes, because its child is not dumpable and its /proc/self
  * files belong to the host's root, out of reach from inside.  The stage
  * (stage/workload.c) then sets the user, capabilities and LSM labels,
- * loads the filters and execs. */
+ * loads the filters and execs.  Resource limits, and the oom_score_adj
+ * of create's workload, are the stage's too, applied by the workload
+ * alone: the supervisor that forks it keeps the runtime's own, so that no
+ * config.json can make its record writes fail or the OOM killer prefer
+ * it (stage/supervisor.h). */
 #ifndef CORRAL_PROC_PLAN_H
 #define CORRAL_PROC_PLAN_H
 
@@ -32,9 +36,12 @@
 
 struct proc_plan {
 	const struct spec_process *process; /* hardened */
-	const struct spec_linux *linux_;    /* its personality */
-	char **env;			    /* the environment passed */
-	bool enforced;			    /* the sandbox is on */
+	/* the container's workload's ids (create's own process.user, the
+	 * stored config.json's for exec): its supervisor's follow */
+	uint32_t init_uid, init_gid;
+	const struct spec_linux *linux_; /* its personality */
+	char **env;			 /* the environment passed */
+	bool enforced;			 /* the sandbox is on */
 	/* the baseline's denied calls go to the supervisor's listener
 	 * (create's workload); false: EPERM from the filter (exec) */
 	bool notify;
@@ -62,9 +69,11 @@ int proc_plan_prepare(struct proc_plan *pp, const char *root,
 		      const char *console_socket, struct error **err);
 
 /* Child: the process's own attributes.  new_keyring: join a fresh
- * session keyring, so that no key of the host's stays reachable. */
+ * session keyring, so that no key of the host's stays reachable.
+ * oom_score_adj: process.oomScoreAdj here (exec's process, which is the
+ * process itself) rather than in the stage. */
 int proc_plan_attributes(const struct proc_plan *pp, bool new_keyring,
-			 struct error **err);
+			 bool oom_score_adj, struct error **err);
 
 /* Child, in a user namespace it made or joined: uid and gid 0 there. */
 int proc_become_ns_root(struct error **err);
@@ -76,7 +85,11 @@ int proc_become_ns_root(struct error **err);
 int proc_plan_console(struct proc_plan *pp, bool new_session,
 		      struct error **err);
 
-/* The process half of the stage's parameters (the rest is the caller's).
+/* The process half of the stage's parameters (the rest is the caller's),
+ * with the supervisor's ids: root of the namespace when this process is
+ * root there (the namespace maps 0) and the container's workload is not;
+ * else the workload's, and then a process of that uid loads the
+ * self-only filter (stage/params.h).
  * They point into the plan, which must outlive stage_exec(). */
 void proc_plan_stage(const struct proc_plan *pp, enum stage_mode mode,
 		     struct stage_params *p);

@@ -14,25 +14,6 @@
 #include "log.h"
 #include "util.h"
 
-int process_set_rlimits(const struct spec_process *p, struct error **err)
-{
-	for (size_t i = 0; i < p->n_rlimits; i++) {
-		const struct spec_rlimit *r = &p->rlimits[i];
-		struct rlimit cur,
-		    want = {.rlim_cur = r->soft, .rlim_max = r->hard};
-
-		if (getrlimit(r->resource, &cur) < 0)
-			return error_errno(err, "get %s", r->type);
-		if (want.rlim_max > cur.rlim_max)
-			want.rlim_max = cur.rlim_max;
-		if (want.rlim_cur > want.rlim_max)
-			want.rlim_cur = want.rlim_max;
-		if (setrlimit(r->resource, &want) < 0)
-			return error_errno(err, "set %s", r->type);
-	}
-	return 0;
-}
-
 int process_set_oom_score_adj(const struct spec_process *p, struct error **err)
 {
 	_cleanup_close_ int fd = -1;

@@ -1,16 +1,12 @@
 /* The container process's own attributes, applied by the child before it
- * becomes the stage: rlimits, oom_score_adj, personality, sysctls, its
- * command line.  (The user, the LSM labels and the exec are the stage's:
- * stage/workload.c.) */
+ * becomes the stage: oom_score_adj (exec's process), personality,
+ * sysctls, its command line.  (The rlimits, the user, the LSM labels and
+ * the exec are the stage's: stage/workload.c.) */
 #ifndef CORRAL_PROCESS_H
 #define CORRAL_PROCESS_H
 
 #include "error.h"
 #include "spec.h"
-
-/* rlimits are clamped to the hard limits the runtime itself runs under:
- * a container never gets more than its host. */
-int process_set_rlimits(const struct spec_process *p, struct error **err);
 
 /* oom_score_adj may be raised, never lowered below the runtime's own. */
 int process_set_oom_score_adj(const struct spec_process *p, struct error **err);

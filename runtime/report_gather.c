@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup_fs.h"
@@ -35,16 +36,32 @@ int report_open_outcome(const struct container_dir *dir, int *fd,
 	return *fd < 0 ? error_errno(err, "make " OUTCOME_FILE) : 0;
 }
 
-void report_note_kill(const struct container_dir *dir, int sig)
+static void note(const struct container_dir *dir, const char *line, int n)
 {
 	_cleanup_close_ int fd =
 	    openat(dir->dirfd, OUTCOME_FILE,
 		   O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	char line[32];
-	int n = snprintf(line, sizeof(line), "kill %d\n", sig);
 
 	if (fd >= 0 && n > 0)
 		write_all(fd, line, (size_t)n);
+}
+
+void report_note_kill(const struct container_dir *dir, int sig)
+{
+	char line[32];
+
+	note(dir, line, snprintf(line, sizeof(line), "kill %d\n", sig));
+}
+
+void report_note_deadline(const struct container_dir *dir)
+{
+	struct timespec now;
+	char line[64];
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	note(dir, line,
+	     snprintf(line, sizeof(line), "end %lld %ld signal 9 wall_clock\n",
+		      (long long)now.tv_sec, now.tv_nsec));
 }
 
 /* A small file of the state directory, or NULL when absent or too big. */

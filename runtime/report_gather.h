@@ -29,6 +29,9 @@ int report_open_outcome(const struct container_dir *dir, int *fd,
 
 /* kill and delete: note the signal corral sent (best effort). */
 void report_note_kill(const struct container_dir *dir, int sig);
+/* The end a host-side backstop gives a container its supervisor did not
+ * end at its deadline (container_run): the supervisor's own line. */
+void report_note_deadline(const struct container_dir *dir);
 
 /* delete: one line in the runtime log of what the egress proxy allowed
  * and denied, when the container had it. */

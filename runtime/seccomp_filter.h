@@ -60,6 +60,16 @@ int seccomp_baseline_notify_compile(char *const *extra, size_t n_extra,
 int seccomp_supervisor_build(struct seccomp_program *out, struct error **err);
 int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err);
 
+/* Loaded on top of the baseline by a process of the container whose uid
+ * is its supervisor's (a user namespace of one id, or a workload that is
+ * root): the calls that set another process's scheduling, CPU affinity,
+ * priority, I/O priority or resource limits get EPERM unless they name
+ * the caller itself (0), so that the workload cannot slow the
+ * supervisor's wall clock or make its record writes fail; everything
+ * else is allowed (the baseline decides).  Prebuilt; the stage loads it
+ * (stage/workload.c). */
+int seccomp_self_only_build(struct seccomp_program *out, struct error **err);
+
 /* The egress helper's filter (runtime/egress_helper.c): socket calls
  * for IPv4 and IPv6, fork, the clock and memory; EPERM for the rest.
  * Built and prebuilt as the baseline is. */

@@ -62,6 +62,13 @@ void stage_params_process(struct stage_params *p,
 	p->selinux_label = proc->selinux_label;
 	p->baseline = filter_of(baseline);
 	p->seccomp = filter_of(seccomp);
+	/* one of each type at most (the parser refuses a second), and the
+	 * kernel has fewer types than the array holds */
+	p->n_rlimits = 0;
+	for (size_t i = 0; i < proc->n_rlimits && i < STAGE_RLIMITS_MAX; i++)
+		p->rlimits[p->n_rlimits++] = (struct stage_rlimit){
+		    (uint32_t)proc->rlimits[i].resource, proc->rlimits[i].soft,
+		    proc->rlimits[i].hard};
 }
 
 /* A memfd holding `data`, sealed against every change.  MFD_EXEC says

@@ -164,8 +164,9 @@ static int init_main(struct stage_params *p)
 	struct supervisor_config sc = {
 	    .wall_clock = p->wall_clock,
 	    .terminal = p->terminal,
-	    .uid = p->uid,
-	    .gid = p->gid,
+	    .uid = p->supervisor_uid,
+	    .gid = p->supervisor_gid,
+	    .workload_uid = p->uid,
 	    .reaper = p->cgroup_procs_fd >= 0 ? &reaper : NULL,
 	    .exec_fd = &p->sync_fd,
 	    .outcome_fd = p->outcome_fd,

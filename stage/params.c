@@ -105,6 +105,7 @@ static bool encodable(const struct stage_params *p)
 {
 	bool ok = p->n_args >= 1 && fits(p->n_args, LIST_MAX) &&
 		  fits(p->n_env, LIST_MAX) && fits(p->n_gids, LIST_MAX) &&
+		  fits(p->n_rlimits, STAGE_RLIMITS_MAX) &&
 		  fits(p->n_start_hooks, LIST_MAX) && p->cwd &&
 		  fits(p->baseline.len, BPF_MAXINSNS) &&
 		  fits(p->seccomp.len, BPF_MAXINSNS);
@@ -143,12 +144,23 @@ int stage_params_encode(const struct stage_params *p, char **out, size_t *len,
 	put_u8(&w, p->no_new_privs);
 	put_u8(&w, p->terminal);
 	put_u8(&w, p->dumpable);
+	put_u8(&w, p->self_only);
+	put_u32(&w, (uint32_t)p->n_rlimits);
+	for (size_t i = 0; i < p->n_rlimits; i++) {
+		put_u32(&w, p->rlimits[i].resource);
+		put_uint(&w, p->rlimits[i].soft, 8);
+		put_uint(&w, p->rlimits[i].hard, 8);
+	}
+	put_u8(&w, p->has_oom_score_adj);
+	put_u32(&w, (uint32_t)p->oom_score_adj);
 	put_u32(&w, (uint32_t)p->keep_fds);
 	put_ostr(&w, p->apparmor_profile);
 	put_ostr(&w, p->selinux_label);
 	put_filter(&w, &p->baseline);
 	put_filter(&w, &p->seccomp);
 	put_uint(&w, p->wall_clock, 8);
+	put_u32(&w, p->supervisor_uid);
+	put_u32(&w, p->supervisor_gid);
 	put_u32(&w, (uint32_t)p->sync_fd);
 	put_u32(&w, (uint32_t)p->fifo_fd);
 	put_u32(&w, (uint32_t)p->cgroup_procs_fd);
@@ -356,6 +368,24 @@ static void get_hooks(struct reader *r, struct stage_params *p)
 	}
 }
 
+static void get_rlimits(struct reader *r, struct stage_params *p)
+{
+	size_t n = get_count(r, 4 + 8 + 8, "rlimits");
+
+	if (failed(r) || n == 0)
+		return;
+	if (n > STAGE_RLIMITS_MAX) {
+		r->bad = "rlimits";
+		return;
+	}
+	p->n_rlimits = n;
+	for (size_t i = 0; i < n; i++) {
+		p->rlimits[i].resource = get_u32(r, "rlimits");
+		p->rlimits[i].soft = get_uint(r, 8, "rlimits");
+		p->rlimits[i].hard = get_uint(r, 8, "rlimits");
+	}
+}
+
 static void get_process(struct reader *r, struct stage_params *p)
 {
 	p->args = get_strv(r, &p->n_args, "args");
@@ -383,6 +413,12 @@ static void get_process(struct reader *r, struct stage_params *p)
 	p->no_new_privs = get_bool(r, "no_new_privs");
 	p->terminal = get_bool(r, "terminal");
 	p->dumpable = get_bool(r, "dumpable");
+	p->self_only = get_bool(r, "self_only");
+	get_rlimits(r, p);
+	p->has_oom_score_adj = get_bool(r, "oom_score_adj");
+	p->oom_score_adj = (int32_t)get_u32(r, "oom_score_adj");
+	if (!failed(r) && (p->oom_score_adj < -1000 || p->oom_score_adj > 1000))
+		r->bad = "oom_score_adj";
 	p->keep_fds = (int32_t)get_u32(r, "keep_fds");
 	if (!failed(r) && (p->keep_fds < 0 || p->keep_fds > (1 << 20)))
 		r->bad = "keep_fds";
@@ -411,6 +447,8 @@ int stage_params_decode(const void *buf, size_t len, struct stage_params *out,
 		r.bad = "mode";
 	get_process(&r, out);
 	out->wall_clock = get_uint(&r, 8, "wall clock");
+	out->supervisor_uid = get_u32(&r, "supervisor uid");
+	out->supervisor_gid = get_u32(&r, "supervisor gid");
 	out->sync_fd = get_fd(&r, "sync fd");
 	out->fifo_fd = get_fd(&r, "fifo fd");
 	out->cgroup_procs_fd = get_fd(&r, "cgroup.procs fd");

@@ -14,11 +14,14 @@
  *     u8 u32    umask set, umask
  *     5 * u64   capability masks (bounding, effective, inheritable,
  *               permitted, ambient)
- *     u8 * 4    enforced, no_new_privs, terminal, dumpable
+ *     u8 * 5    enforced, no_new_privs, terminal, dumpable, self_only
+ *     u32 n, n * (u32 u64 u64)   rlimits (resource, soft, hard)
+ *     u8 i32    oom_score_adj set, oom_score_adj
  *     i32       keep_fds
  *     ostr ostr apparmor profile, selinux label
  *     filter    corral's baseline, config.json's
  *     u64       wall clock (seconds)
+ *     u32 u32   the supervisor's uid and gid
  *     i32 * 4   sync, fifo, cgroup.procs and cgroup.kill fds (-1: none)
  *     u8        cgroup.procs must be reopened for each read (cgroup v1)
  *     i32       the outcome record's fd (-1: none)
@@ -47,6 +50,7 @@
 
 #define STAGE_PARAMS_MAGIC "CRLSTG01"
 #define STAGE_PARAMS_MAX (64u << 20) /* bytes the stage reads at most */
+#define STAGE_RLIMITS_MAX 32	     /* the kernel has 16 */
 
 enum stage_mode {
 	STAGE_INIT = 1, /* the container's first process: start, supervise */
@@ -60,6 +64,15 @@ enum stage_cap_set {
 	STAGE_CAP_PERMITTED,
 	STAGE_CAP_AMBIENT,
 	STAGE_CAP_SETS
+};
+
+/* A resource limit of the process to exec (process.rlimits): applied by
+ * the workload's last steps, so that the supervisor, which forks it, keeps
+ * the runtime's own limits and no config.json can make its record writes
+ * fail (RLIMIT_FSIZE) or stop it (RLIMIT_CPU). */
+struct stage_rlimit {
+	uint32_t resource; /* RLIMIT_* */
+	uint64_t soft, hard;
 };
 
 struct stage_filter {
@@ -86,15 +99,29 @@ struct stage_params {
 	bool no_new_privs; /* process.noNewPrivileges */
 	bool terminal;	   /* the workload gets the terminal's foreground */
 	bool dumpable;	   /* init in a user namespace: stay dumpable */
-	int32_t keep_fds;  /* fds 3 .. 3+keep_fds-1 are passed on */
+	/* The process shares its uid with the supervisor (a user namespace
+	 * of one id, or a workload that is root): it loads corral's
+	 * self-only filter, so that it may change scheduling, priority and
+	 * limits of no process but its own (runtime/seccomp_baseline.c). */
+	bool self_only;
+	struct stage_rlimit rlimits[STAGE_RLIMITS_MAX];
+	size_t n_rlimits;
+	bool has_oom_score_adj; /* raised, never lowered */
+	int32_t oom_score_adj;
+	int32_t keep_fds;	      /* fds 3 .. 3+keep_fds-1 are passed on */
 	char *apparmor_profile;	      /* NULL: none */
 	char *selinux_label;	      /* NULL: none */
 	struct stage_filter baseline; /* loaded first */
 	struct stage_filter seccomp;  /* config.json's, loaded last */
 	/* the supervisor (STAGE_INIT) */
 	uint64_t wall_clock; /* seconds; 0: none */
-	int32_t sync_fd;     /* errors go there until "created"; -1: none */
-	int32_t fifo_fd;     /* O_PATH exec fifo */
+	/* Whom the supervisor runs as once the workload runs: root of the
+	 * container's namespace, keeping CAP_KILL alone, when that is not
+	 * the workload's uid, so that the workload cannot signal, limit,
+	 * reschedule or renice it (supervisor.h); else the workload's own. */
+	uint32_t supervisor_uid, supervisor_gid;
+	int32_t sync_fd; /* errors go there until "created"; -1: none */
+	int32_t fifo_fd; /* O_PATH exec fifo */
 	/* Set when the container joined a pid namespace, where the
 	 * supervisor is not PID 1 and kills its cgroup itself. */
 	int32_t cgroup_procs_fd; /* read-only */

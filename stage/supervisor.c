@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/securebits.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -97,25 +98,81 @@ static int load_own_filter(void)
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
-/* Give up everything the supervisor does not need to wait and signal:
- * the workload's ids (enough to signal it), no capabilities, not dumpable,
+/* Give up everything the supervisor does not need to wait and signal.
+ * Not dumpable first of all, so that at no moment of the switch can a
+ * process of the container open its fds or memory.  Then its ids: root
+ * of the container's namespace when the workload is not, keeping CAP_KILL
+ * alone (to forward signals to the workload and kill it at the deadline),
+ * with the securebits locked so that no exec could give root its
+ * capabilities back; the workload, another uid without capabilities, may
+ * then neither signal it, nor prlimit, sched_setaffinity, setpriority or
+ * ptrace it.  Where only the workload's uid exists (a user namespace of
+ * one id), its ids and no capability (enough to signal it); the workload
+ * runs under the self-only filter then (workload.c).  Last, no_new_privs
  * and its own seccomp filter. */
 static void drop_privileges(const struct supervisor_config *c)
 {
+	const unsigned long locked =
+	    SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+	    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+	    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
 	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
-	struct __user_cap_data_struct none[2] = {{0}};
+	struct __user_cap_data_struct caps[2] = {{0}};
+	bool keep_kill = c->uid != c->workload_uid;
 
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		die("set non-dumpable");
+	if (keep_kill && prctl(PR_SET_SECUREBITS, locked, 0, 0, 0) < 0)
+		die("lock securebits");
 	if ((setgroups(0, NULL) < 0 && !stage_setgroups_denied()) ||
 	    setresgid(c->gid, c->gid, c->gid) < 0 ||
 	    setresuid(c->uid, c->uid, c->uid) < 0)
-		die("drop to the workload's user");
-	if (syscall(SYS_capset, &hdr, none) < 0)
+		die("drop to the supervisor's user");
+	/* root's bounding set: nothing but CAP_KILL, ever (EINVAL: the
+	 * first number past the kernel's last capability) */
+	for (int cap = 0; keep_kill && cap < 64; cap++)
+		if (cap != CAP_KILL &&
+		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+			if (errno == EINVAL)
+				break;
+			die("drop the bounding set");
+		}
+	if (keep_kill)
+		caps[0].effective = caps[0].permitted = 1u << CAP_KILL;
+	if (syscall(SYS_capset, &hdr, caps) < 0)
 		die("drop capabilities");
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		die("prctl");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("set no_new_privs");
 	if (load_own_filter() < 0)
 		die("load the supervisor's seccomp filter");
+}
+
+/* Out of the OOM killer's choice: the supervisor is a few hundred
+ * kilobytes, and a fork bomb against the memory limit would otherwise
+ * kill it as readily as any of the bomb's own processes, and the record
+ * of how the container ended with it.  -1000 needs CAP_SYS_RESOURCE;
+ * without it (an ordinary user's corral, a host that withholds it) the
+ * value it had before the workload raised its own, which the kernel
+ * gave the supervisor too while the two shared their memory.  Set once
+ * the workload runs its own program: a value set before that would be
+ * the workload's too. */
+static void protect_from_oom(int before)
+{
+	char buf[16];
+	int fd = openat(AT_FDCWD, "/proc/self/oom_score_adj",
+			O_WRONLY | O_CLOEXEC),
+	    n;
+
+	if (fd < 0)
+		return;
+	if (write(fd, "-1000", 5) != 5) {
+		n = snprintf(buf, sizeof(buf), "%d", before);
+		if (write(fd, buf, (size_t)n) != n) {
+			/* it keeps the workload's, which is no worse for
+			 * the container than the workload's own */
+		}
+	}
+	close(fd);
 }
 
 /* Time left to the deadline; false once it has passed. */
@@ -169,19 +226,48 @@ static void record_end(const struct supervisor_config *c, int wstatus,
 	record(c, what);
 }
 
-/* The end of the container.  As PID 1, exiting is enough: the kernel
- * kills the rest of the pid namespace.  Otherwise the rest of the cgroup
- * dies first; at the deadline through cgroup.kill where there is one,
- * which takes the supervisor too (its SIGKILL reads as 137, as the exit
- * would). */
+/* The end of the container at the workload's end.  As PID 1, exiting is
+ * enough: the kernel kills the rest of the pid namespace.  Otherwise the
+ * rest of the cgroup dies first. */
 static __attribute__((noreturn)) void finish(const struct supervisor_config *c,
-					     int status, bool deadline)
+					     int status)
 {
-	if (c->reaper && deadline)
-		reaper_kill_all(c->reaper);
-	else if (c->reaper)
+	if (c->reaper)
 		reaper_kill_others(c->reaper);
 	_exit(status);
+}
+
+/* The wall clock's end.  Nothing here waits on a descriptor the workload
+ * could stall: the record is a host file, and the line to stderr is
+ * written without blocking (a terminal the workload stopped with XOFF
+ * takes no byte: the line is lost, the deadline holds).  As PID 1, every
+ * other process of the namespace dies first (kill(-1) spares PID 1
+ * itself), and the exit finishes the namespace.  Otherwise the cgroup
+ * goes last, through cgroup.kill where there is one, which takes the
+ * supervisor too (its SIGKILL reads as 137, as the exit would). */
+static __attribute__((noreturn)) void
+end_at_deadline(const struct supervisor_config *c)
+{
+	char line[128];
+	int flags, n;
+
+	if (!c->reaper)
+		kill(-1, SIGKILL);
+	notify_flush(&listener, true);
+	record(c, " signal 9 wall_clock");
+	n = snprintf(line, sizeof(line),
+		     "corral: wall-clock limit of %llus reached; "
+		     "container killed\n",
+		     (unsigned long long)c->wall_clock);
+	flags = fcntl(STDERR_FILENO, F_GETFL);
+	if (flags >= 0 &&
+	    fcntl(STDERR_FILENO, F_SETFL, flags | O_NONBLOCK) == 0 &&
+	    write(STDERR_FILENO, line, (size_t)n) < 0) {
+		/* the line is lost; the record has it */
+	}
+	if (c->reaper)
+		reaper_kill_all(c->reaper);
+	_exit(137);
 }
 
 /* Forward one signal read from the signalfd, or reap on SIGCHLD; at the
@@ -200,7 +286,7 @@ static void on_signal(const struct supervisor_config *c, pid_t child,
 		if (pid == child) {
 			notify_flush(&listener, true);
 			record_end(c, status, "workload");
-			finish(c, exit_status(status), false);
+			finish(c, exit_status(status));
 		}
 }
 
@@ -240,18 +326,8 @@ supervise(const struct supervisor_config *c, pid_t child, int sfd)
 		struct signalfd_siginfo si;
 		int ms;
 
-		if (c->wall_clock && !time_left(&deadline, &left)) {
-			char line[128];
-
-			snprintf(line, sizeof(line),
-				 "corral: wall-clock limit of %llus reached; "
-				 "container killed\n",
-				 (unsigned long long)c->wall_clock);
-			say(line);
-			notify_flush(&listener, true);
-			record(c, " signal 9 wall_clock");
-			finish(c, 137, true);
-		}
+		if (c->wall_clock && !time_left(&deadline, &left))
+			end_at_deadline(c);
 		ms = wait_ms(c, &deadline);
 		if (!poll_serving(fds, ms))
 			continue;
@@ -334,11 +410,12 @@ void supervisor_run(const struct supervisor_config *c, int (*workload)(void *),
 {
 	sigset_t set, old;
 	pid_t child;
-	int chan[2] = {-1, -1}, sfd;
+	int chan[2] = {-1, -1}, sfd, oom_before;
 
 	supervisor_block_signals();
 	forwarded_set(&set);
 	old = unblocked;
+	oom_before = stage_oom_score_adj();
 	if (c->exec_fd &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan) < 0)
 		die("make the exec channel");
@@ -347,6 +424,8 @@ void supervisor_run(const struct supervisor_config *c, int (*workload)(void *),
 		      CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
 	if (child < 0)
 		die("fork the workload");
+	/* the workload has exec'd (or died): its memory is its own now */
+	protect_from_oom(oom_before);
 	/* the child put its end of the channel there, in this memory; the
 	 * supervisor's copy of it is closed below */
 	if (c->exec_fd)

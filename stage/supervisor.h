@@ -16,8 +16,14 @@
 struct supervisor_config {
 	uint64_t wall_clock; /* seconds; 0 = none */
 	bool terminal;	     /* the workload gets the terminal's foreground */
-	uid_t uid;	     /* the supervisor drops to the workload's ids */
+	/* The ids the supervisor drops to (params.h: root of the container's
+	 * namespace when that is not the workload's uid, else the
+	 * workload's), and the workload's uid: when the two differ, the
+	 * supervisor keeps CAP_KILL alone, to signal the workload, which can
+	 * then neither signal, limit, reschedule nor renice it. */
+	uid_t uid;
 	gid_t gid;
+	uid_t workload_uid;
 	const struct reaper *reaper; /* NULL when PID 1 */
 	/* Where the workload finds the write end of a close-on-exec pipe:
 	 * the supervisor forwards nothing until it closes (the workload's
@@ -42,7 +48,12 @@ void supervisor_block_signals(void);
 /* Fork the workload, which runs `workload(arg)` (expected to exec; if it
  * returns, the workload exits 127), and supervise it.  Never returns: exits
  * with the workload's status (128+N when killed by signal N), or 137 at the
- * wall-clock deadline after saying so on stderr. */
+ * wall-clock deadline: every other process of the container is killed
+ * first, then the record is written and a line goes to stderr without
+ * waiting (a terminal the workload stopped with XOFF loses the line, not
+ * the deadline).  Once the workload runs, the supervisor's oom_score_adj
+ * is -1000 where the kernel lets it set that (CAP_SYS_RESOURCE), else
+ * what it was before the workload raised it. */
 __attribute__((noreturn)) void supervisor_run(const struct supervisor_config *c,
 					      int (*workload)(void *),
 					      void *arg);

@@ -19,11 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "seccomp_prebuilt.h"
 #include "util.h"
 
 #define DEFAULT_PATH                                                           \
@@ -137,6 +139,60 @@ static int switch_user(const struct stage_params *p, struct error **err)
 	if (keep && prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
 		return error_errno(err, "keep capabilities");
 	return 0;
+}
+
+/* ---- limits -------------------------------------------------------------- */
+
+/* process.rlimits, each clamped to what this process has: a limit can
+ * only come down here (harden() clamped them to the runtime's already). */
+static int set_rlimits(const struct stage_params *p, struct error **err)
+{
+	for (size_t i = 0; i < p->n_rlimits; i++) {
+		const struct stage_rlimit *l = &p->rlimits[i];
+		struct rlimit cur,
+		    want = {.rlim_cur = l->soft, .rlim_max = l->hard};
+
+		if (getrlimit((int)l->resource, &cur) < 0)
+			return error_errno(err, "get rlimit %u", l->resource);
+		if (want.rlim_max > cur.rlim_max)
+			want.rlim_max = cur.rlim_max;
+		if (want.rlim_cur > want.rlim_max)
+			want.rlim_cur = want.rlim_max;
+		if (setrlimit((int)l->resource, &want) < 0)
+			return error_errno(err, "set rlimit %u", l->resource);
+	}
+	return 0;
+}
+
+/* process.oomScoreAdj, only ever raised.  The workload shares the
+ * supervisor's memory until its execve, and the kernel gives the new
+ * value to every process sharing it: the supervisor takes its own back
+ * once the workload runs (supervisor.c). */
+static int set_oom_score_adj(const struct stage_params *p, struct error **err)
+{
+	_cleanup_close_ int fd = -1;
+	char buf[16];
+	int n;
+
+	if (!p->has_oom_score_adj || p->oom_score_adj <= stage_oom_score_adj())
+		return 0;
+	fd = openat(AT_FDCWD, "/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	n = snprintf(buf, sizeof(buf), "%d", (int)p->oom_score_adj);
+	if (fd < 0 || write(fd, buf, (size_t)n) != n)
+		return error_errno(err, "set oom_score_adj");
+	return 0;
+}
+
+int stage_oom_score_adj(void)
+{
+	char buf[16] = {0};
+	int fd =
+	    openat(AT_FDCWD, "/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? (int)strtol(buf, NULL, 10) : 0;
 }
 
 /* ---- fds, labels, the program ------------------------------------------- */
@@ -282,10 +338,15 @@ static int load_filter(const struct stage_filter *f, int *listener,
  * itself, allowing a denied call: refused. */
 static int load_filters(const struct stage_params *p, struct error **err)
 {
+	const struct stage_filter self_only = {
+	    0, seccomp_prebuilt_self_only.len,
+	    (struct sock_filter *)seccomp_prebuilt_self_only.filter};
 	int listener = -1;
 
 	if (load_filter(&p->baseline, &listener, err) < 0)
 		return error_wrap(err, "corral baseline");
+	if (p->self_only && load_filter(&self_only, &listener, err) < 0)
+		return error_wrap(err, "corral self-only filter");
 	if (listener < 0 && load_filter(&p->seccomp, &listener, err) < 0)
 		return -1;
 	if (listener >= 0) {
@@ -344,6 +405,8 @@ int workload_exec(const struct stage_params *p, struct error **err)
 	signal(SIGPIPE, SIG_DFL);
 	/* the sync socket of exec, or the supervisor's exec pipe */
 	if (pass_fds(p->keep_fds, p->sync_fd, err) < 0)
+		return -1;
+	if (set_rlimits(p, err) < 0 || set_oom_score_adj(p, err) < 0)
 		return -1;
 	if (chdir(p->cwd) < 0)
 		return error_errno(err, "chdir %s", p->cwd);

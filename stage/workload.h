@@ -9,12 +9,15 @@
 #include "error.h"
 #include "params.h"
 
-/* In order: SIGPIPE back to its default, chdir to the process's cwd
- * (inside the container), umask, drop the bounding set, pass the kept fds
- * and close the rest on exec, the LSM labels, lock the securebits, switch
+/* In order: SIGPIPE back to its default, pass the kept fds and close the
+ * rest (on exec), process.rlimits and (the container's workload) its
+ * oomScoreAdj, chdir to the process's cwd (inside the container), umask,
+ * drop the bounding set, the LSM labels, lock the securebits, switch
  * user, set capabilities, no_new_privs, find args[0] on PATH (as the
  * user); then corral's baseline filter (unless the supervisor loaded it
- * already: workload_preload_baseline) and config.json's, the last thing
+ * already: workload_preload_baseline), corral's self-only filter when
+ * the process's uid is the supervisor's (params.h), and config.json's,
+ * the last thing
  * before the execve, so that no call of the stage's own needs config.json
  * to allow it.  Without no_new_privs the filters can only be loaded while
  * still privileged: then both go before the securebits, after every step
@@ -34,6 +37,9 @@ int workload_exec(const struct stage_params *p, struct error **err);
  * holds it when its program runs. */
 int workload_preload_baseline(struct stage_params *p, int *listener,
 			      struct error **err);
+
+/* This process's oom_score_adj, 0 when it cannot be read. */
+int stage_oom_score_adj(void);
 
 /* In a user namespace that maps its creator's ids alone (an ordinary
  * user's corral without subordinate ids), setgroups is denied to every

@@ -330,10 +330,12 @@ trap_term() {
 	[ "$(state_field "$ID" status)" = running ]
 }
 
-@test "process.oomScoreAdj is the init's alone: run keeps its own" {
+@test "process.oomScoreAdj is the workload's alone: run and the supervisor keep their own" {
 	# The init shares run's memory until it execs the stage (create.c
-	# share_memory); the kernel gives a vfork child's oom_score_adj to
-	# it alone, not to every process of that memory.
+	# share_memory), and the workload the supervisor's until its
+	# execve: the kernel gives a vfork child's oom_score_adj to it
+	# alone, and the supervisor takes its own back (-1000 where it may
+	# set that) once the workload runs.
 	mine="$(cat /proc/self/oom_score_adj)"
 	[ "$mine" -lt 500 ] || skip "this shell's oom_score_adj is $mine already"
 	update_config '.process.oomScoreAdj = 500'
@@ -342,8 +344,13 @@ trap_term() {
 	wait_for_file "$BATS_TEST_TMPDIR/run.out" ready
 	pid="$(state_field "$ID" pid)"
 	parent="$(awk '{print $4}' "/proc/$pid/stat")"
+	workload="$(cat "/proc/$pid/task/$pid/children")"
+	workload="${workload%% *}"
 	assert_equal "$(cat "/proc/$parent/comm")" corral
-	assert_equal "$(cat "/proc/$pid/oom_score_adj")" 500
+	assert_equal "$(cat "/proc/$workload/oom_score_adj")" 500
+	supervisor="$(cat "/proc/$pid/oom_score_adj")"
+	[ "$supervisor" = -1000 ] || [ "$supervisor" = "$mine" ] ||
+		fail "the supervisor's oom_score_adj is $supervisor"
 	assert_equal "$(cat "/proc/$parent/oom_score_adj")" "$mine"
 
 	run corral kill "$ID" KILL

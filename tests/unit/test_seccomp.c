@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -613,6 +614,45 @@ TEST(egress_allows_inet_sockets_and_fork_only)
 	seccomp_program_free(&p);
 }
 
+/* ---- the self-only filter --------------------------------------------- */
+
+CALL(call_setaffinity_self, SYS_sched_setaffinity, 0, 0, NULL)
+CALL(call_setaffinity_other, SYS_sched_setaffinity, 1, 0, NULL)
+CALL(call_setpriority_self, SYS_setpriority, PRIO_PROCESS, 0, 0x7fff)
+CALL(call_setpriority_other, SYS_setpriority, PRIO_PROCESS, 1, 0x7fff)
+CALL(call_setpriority_user, SYS_setpriority, PRIO_USER, 0, 0x7fff)
+CALL(call_setscheduler_other, SYS_sched_setscheduler, 1, -1, NULL)
+CALL(call_ioprio_user, SYS_ioprio_set, 3, 0, -1)
+CALL(call_prlimit_get_other, SYS_prlimit64, 1, RLIMIT_NOFILE, NULL, NULL)
+CALL(call_prlimit_set_other, SYS_prlimit64, 1, RLIMIT_NOFILE, 8, NULL)
+CALL(call_prlimit_set_self, SYS_prlimit64, 0, 0x7fff, NULL, NULL)
+
+/* Another process's scheduling, priority and limits are refused; the
+ * caller's own go to the kernel (which answers the bad arguments). */
+static const struct call_case self_only_cases[] = {
+	{ "sched_setaffinity(0)", call_setaffinity_self, EINVAL },
+	{ "sched_setaffinity(1)", call_setaffinity_other, EPERM },
+	{ "setpriority(PRIO_PROCESS, 0)", call_setpriority_self, 0 },
+	{ "setpriority(PRIO_PROCESS, 1)", call_setpriority_other, EPERM },
+	{ "setpriority(PRIO_USER, 0)", call_setpriority_user, EPERM },
+	{ "sched_setscheduler(1)", call_setscheduler_other, EPERM },
+	{ "ioprio_set(IOPRIO_WHO_USER)", call_ioprio_user, EPERM },
+	{ "prlimit64(1, get)", call_prlimit_get_other, 0 },
+	{ "prlimit64(1, set)", call_prlimit_set_other, EPERM },
+	{ "prlimit64(0, bad resource)", call_prlimit_set_self, EINVAL },
+	{ "getpid", call_getpid, 0 },
+};
+
+TEST(self_only_refuses_other_processes_alone)
+{
+	struct seccomp_program p;
+	_cleanup_error_ struct error *e = NULL;
+
+	CHECK(seccomp_self_only_build(&p, &e) == 0);
+	check_cases(&p, self_only_cases, ARRAY_SIZE(self_only_cases));
+	seccomp_program_free(&p);
+}
+
 static bool same_program(const struct seccomp_program *a,
 			 const struct seccomp_program *b)
 {
@@ -645,6 +685,11 @@ TEST(prebuilt_filters_match_a_fresh_build)
 	CHECK(seccomp_egress_build(&built, &e) == 0);
 	CHECK(same_program(&pre, &built));
 	seccomp_program_free(&pre);
+	seccomp_program_free(&built);
+	CHECK(seccomp_self_only_build(&built, &e) == 0);
+	CHECK(built.prog.len == seccomp_prebuilt_self_only.len &&
+	      memcmp(built.prog.filter, seccomp_prebuilt_self_only.filter,
+		     built.prog.len * sizeof(struct sock_filter)) == 0);
 	seccomp_program_free(&built);
 	/* a policy's extra call is built, not the prebuilt copy */
 	CHECK(seccomp_baseline_compile(extra, 1, &pre, &e) == 0);

@@ -50,12 +50,19 @@ static void sample(struct stage_params *p, struct spec_hook *hook)
 	    .no_new_privs = true,
 	    .terminal = false,
 	    .dumpable = true,
+	    .self_only = true,
+	    .rlimits = {{7, 1024, 4096}, {1, 0, UINT64_MAX}},
+	    .n_rlimits = 2,
+	    .has_oom_score_adj = true,
+	    .oom_score_adj = -17,
 	    .keep_fds = 2,
 	    .apparmor_profile = "corral-default",
 	    .selinux_label = NULL,
 	    .baseline = {0, 3, insns},
 	    .seccomp = {4, 2, insns},
 	    .wall_clock = 600,
+	    .supervisor_uid = 0,
+	    .supervisor_gid = 42,
 	    .sync_fd = 5,
 	    .fifo_fd = 6,
 	    .cgroup_procs_fd = 7,
@@ -107,7 +114,12 @@ TEST(round_trip)
 	CHECK(out.has_umask && out.umask == 027);
 	CHECK(memcmp(out.caps, in.caps, sizeof(in.caps)) == 0);
 	CHECK(out.enforced && out.no_new_privs && !out.terminal &&
-	      out.dumpable && out.keep_fds == 2);
+	      out.dumpable && out.self_only && out.keep_fds == 2);
+	CHECK(out.n_rlimits == 2 && out.rlimits[0].resource == 7 &&
+	      out.rlimits[0].soft == 1024 && out.rlimits[0].hard == 4096 &&
+	      out.rlimits[1].hard == UINT64_MAX);
+	CHECK(out.has_oom_score_adj && out.oom_score_adj == -17);
+	CHECK(out.supervisor_uid == 0 && out.supervisor_gid == 42);
 	CHECK_STR(out.apparmor_profile, "corral-default");
 	CHECK(out.selinux_label == NULL);
 	CHECK(same_filter(&out.baseline, &in.baseline));
@@ -171,6 +183,29 @@ TEST(encode_refuses_what_the_format_cannot_hold)
 	p.n_args = 0;
 	CHECK(stage_params_encode(&p, &buf, &len, &e) < 0 && e);
 	CHECK(buf == NULL);
+	error_free(e);
+	e = NULL;
+	sample(&p, &hook);
+	p.n_rlimits = STAGE_RLIMITS_MAX + 1;
+	CHECK(stage_params_encode(&p, &buf, &len, &e) < 0 && e);
+	CHECK(buf == NULL);
+}
+
+/* An oom_score_adj outside the kernel's range is malformed. */
+TEST(oom_score_adj_out_of_range_fails)
+{
+	_cleanup_error_ struct error *e = NULL;
+	_cleanup_free_ char *buf = NULL;
+	struct stage_params p, out;
+	struct spec_hook hook;
+	size_t len;
+
+	sample(&p, &hook);
+	p.oom_score_adj = 1001;
+	CHECK(stage_params_encode(&p, &buf, &len, &e) == 0);
+	CHECK(stage_params_decode(buf, len, &out, &e) < 0 && e &&
+	      strstr(e->msg, "oom_score_adj"));
+	stage_params_release(&out);
 }
 
 /* Every proper prefix of a valid encoding is an error, and so is the
