@@ -163,6 +163,35 @@ wait_empty() {
 	assert_equal "$(state_field "$ID-pod" status)" running
 }
 
+# In a pod's pid namespace the supervisor is not PID 1, so the kernel
+# does not guard it from signals sent inside; its own uid and CAP_KILL
+# do (stage/supervisor.c): the workload cannot stop it, and the wall
+# clock holds.
+@test "joined pid namespace: the workload cannot stop its supervisor, and the wall clock holds" {
+	pod_bundle="$BATS_TEST_TMPDIR/pod"
+	cp -a "$BUNDLE" "$pod_bundle"
+	jq '.process.args = ["sleep", "100"] |
+		.annotations["io.kubernetes.cri.container-type"] = "sandbox"' \
+		"$BUNDLE/config.json" >"$pod_bundle/config.json"
+	corral run -d --bundle "$pod_bundle" "$ID-pod" </dev/null >/dev/null \
+		2>"$BATS_TEST_TMPDIR/pod.err" ||
+		fail "run -d: $(cat "$BATS_TEST_TMPDIR/pod.err")"
+	track_pid "$(container_pid "$ID-pod")"
+	join_pidns "$(container_pid "$ID-pod")"
+	update_config '.annotations = {"run.corral.timeout": "3",
+		"io.kubernetes.cri.container-type": "container",
+		"io.kubernetes.cri.sandbox-id": $pod}' --arg pod "$ID-pod"
+	set_args sh -c 'sleep 1; kill -STOP $PPID; echo "stop=$?"; sleep 100'
+	start="$(now_ms)"
+	run_detached "$ID" || fail "run -d: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
+	wait_for_status "$ID" stopped 80
+	elapsed=$(($(now_ms) - start))
+	[ "$elapsed" -le 4500 ] || fail "stopped only after $elapsed ms (deadline 3000)"
+	run cat "$BATS_TEST_TMPDIR/$ID.out"
+	assert_output "stop=1"
+	assert_equal "$(state_field "$ID-pod" status)" running
+}
+
 # SIGKILL leaves the supervisor no time to kill the rest, and the kernel
 # kills nothing either: delete finds a cgroup that refuses its rmdir
 # (EBUSY) and kills what is in it before removing it (cgroup_remove).

@@ -22,6 +22,7 @@ setup_file() {
 	chmod 0755 "$RL_DIR"
 	cp "$CORRAL" "$RL_DIR/corral"
 	cp "$SYSPROBE_BIN" "$RL_DIR/sysprobe"
+	cp "$REPO_ROOT/build/helpers/static/attacker" "$RL_DIR/attacker"
 	printf '{"limits": {"bestEffort": true}}\n' >"$RL_DIR/best-effort.json"
 	chmod 0644 "$RL_DIR/best-effort.json"
 	useradd -M -N -s /bin/sh -d /nonexistent -K SUB_UID_COUNT=0 \
@@ -260,6 +261,33 @@ unshare EPERM
 setns EPERM
 ptrace_attach EPERM
 bpf EPERM"
+}
+
+# With its own ids alone, the user namespace has one uid: the supervisor
+# shares the workload's, and the kernel would let the workload limit and
+# reschedule it.  The workload's self-only filter refuses those calls on
+# any process but itself (runtime/seccomp_baseline.c), and it keeps them
+# on itself.
+@test "rootless with its own ids alone: the workload cannot reschedule, renice or limit its supervisor, only itself" {
+	make_bundle "$T/b"
+	cp "$RL_DIR/attacker" "$T/b/rootfs/bin/attacker"
+	chown -R "$RL_ONE:" "$T/b"
+	run --separate-stderr as "$RL_ONE" timeout 20 corral \
+		--policy "$RL_DIR/best-effort.json" sandbox --rootfs "$T/b/rootfs" \
+		--timeout 3 -- sh -c 'sleep 1; grep ^Uid /proc/1/status
+			attacker sched 1; attacker prlimit 1; attacker sched 0
+			exec sleep 30'
+	assert_equal "$status" 137
+	assert_output "Uid:	65534	65534	65534	65534
+sched_setscheduler EPERM
+setpriority EPERM
+sched_setaffinity EPERM
+ioprio_set EPERM
+prlimit EPERM
+sched_setscheduler OK
+setpriority OK
+sched_setaffinity OK
+ioprio_set OK"
 }
 
 @test "rootless run -d, state, exec, kill, delete with a bundle of the user's: state in its runtime directory" {
