@@ -14,10 +14,12 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -105,6 +107,113 @@ int cgroup_new_delegated(const char *mount_root,
 	return 0;
 }
 
+/* Every cgroup corral makes for a container carries this mark in the
+ * hierarchy its place is checked in: another container's cgroup is never
+ * a place to make one in (root may set trusted.* attributes; cgroupfs
+ * keeps them). */
+#define CG_MARK "trusted.corral.container"
+
+/* The hierarchy a container's cgroup is marked in: the cgroup2 one when
+ * there is one (a v2 host, a hybrid's "unified"), else the first v1
+ * hierarchy; every hierarchy has the same path, and the place is checked
+ * in each. */
+static const struct cg_hier *checked_hier(const struct cg_hiers *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i].cgroup2)
+			return &h->v[i];
+	return h->n ? &h->v[0] : NULL;
+}
+
+/* Whether the cgroup open at fd holds a process (its cgroup.procs is not
+ * empty): someone's leaf, a service's or a container's. */
+static bool has_processes(int fd)
+{
+	_cleanup_close_ int procs =
+	    openat(fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	char c;
+
+	return procs >= 0 && read(procs, &c, 1) == 1;
+}
+
+/* One hierarchy's part of cgroup_check_place: each existing cgroup on
+ * the way to the leaf must carry no mark (marks) or hold no process. */
+static int check_place_in(const struct cgroup *cg, const char *root, bool marks,
+			  struct error **err)
+{
+	_cleanup_free_ char *copy = strdup(cg->path);
+	_cleanup_close_ int fd = -1;
+	char *save = NULL, *comp, *next;
+
+	if (!copy)
+		return error_set(err, ENOMEM, "cgroup: out of memory");
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, "cgroup %s: open", root);
+	for (comp = strtok_r(copy, "/", &save); comp; comp = next) {
+		/* the path up to here, as cg->path spells it */
+		int at = (int)(comp - copy + (ptrdiff_t)strlen(comp));
+		int child;
+
+		next = strtok_r(NULL, "/", &save);
+		if (!next)
+			return 0; /* the leaf, made new (it may not exist) */
+		child = openat(fd, comp,
+			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (child < 0 && errno == ENOENT)
+			return 0; /* made by corral from here on */
+		if (child < 0)
+			return error_errno(err, "cgroup %s: open", comp);
+		close(fd);
+		fd = child;
+		if (marks && fgetxattr(fd, CG_MARK, NULL, 0) >= 0)
+			return error_set(err, EPERM,
+					 "cgroup %s: inside %.*s, another "
+					 "container's cgroup",
+					 cg->path, at, cg->path);
+		if (!marks && has_processes(fd))
+			return error_set(err, EPERM,
+					 "cgroup %s: inside %.*s, a cgroup "
+					 "with processes of its own",
+					 cg->path, at, cg->path);
+	}
+	return 0;
+}
+
+int cgroup_check_place(const struct cgroup *cg, struct error **err)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+
+	if (cg->bases.n)
+		return 0;
+	if (cg_hierarchies(cg, false, &h, err) < 0)
+		return -1;
+	for (int marks = 1; marks >= 0; marks--)
+		for (size_t i = 0; i < h.n; i++)
+			if (check_place_in(cg, h.v[i].root, marks, err) < 0)
+				return -1;
+	return 0;
+}
+
+/* Mark the container's own cgroup (CG_MARK), where it may be: root's
+ * corral; a delegated cgroup is the user's, and its place is not
+ * config.json's to choose. */
+static void mark(const struct cgroup *cg)
+{
+	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
+	const struct cg_hier *hier;
+	_cleanup_close_ int fd = -1;
+
+	if (cg->bases.n || cg_hierarchies(cg, true, &h, NULL) < 0 ||
+	    !(hier = checked_hier(&h)))
+		return;
+	fd = open(hier->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fsetxattr(fd, CG_MARK, "1", 1, 0) < 0) {
+		/* not marked (no trusted.* here): the process check still
+		 * keeps a running container's cgroup */
+	}
+}
+
 int cgroup_make(const struct cgroup *cg, const struct spec_resources *r,
 		bool best_effort, char ***skipped, struct error **err)
 {
@@ -117,6 +226,7 @@ int cgroup_make(const struct cgroup *cg, const struct spec_resources *r,
 		return error_set(err, ENOMEM, "cgroup: out of memory");
 	if (cg->backend->prepare(cg, r, best_effort, &skip, err) < 0)
 		return -1;
+	mark(cg);
 	if (skipped)
 		*skipped =
 		    skip.v ? steal_pointer(&skip.v) : steal_pointer(&none);
@@ -173,6 +283,7 @@ int cgroup_make_cgroup2(struct cgroup *cg, struct error **err)
 	}
 	close(fd);
 	cg->cgroup2_made = true;
+	mark(cg);
 	return 1;
 }
 

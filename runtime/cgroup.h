@@ -103,6 +103,14 @@ int cgroup_new_delegated(const char *mount_root,
 			 const struct cgroup_bases *bases, const char *path,
 			 struct cgroup **out, struct error **err);
 
+/* Whether cg (named by cgroup_new from config.json's cgroupsPath) may be
+ * made where it is named: no existing cgroup on the way to it may be
+ * another container's (corral marks each it makes) or hold processes
+ * (someone's leaf: a service's, a container's of another runtime), so
+ * that a container never lives inside another's limits.  A delegated
+ * cgroup's place is corral's own choice and is not checked. */
+int cgroup_check_place(const struct cgroup *cg, struct error **err);
+
 /* cgroup_prepare for a cgroup named by cgroup_new. */
 int cgroup_make(const struct cgroup *cg, const struct spec_resources *r,
 		bool best_effort, char ***skipped, struct error **err);

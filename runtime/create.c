@@ -172,6 +172,11 @@ static int harden_config(struct create_ctx *c, struct error **err)
 	    policy_allow_root(c->policy, c->o->own_rootfs, err) < 0)
 		return -1;
 	rootless_cgroup(c->policy, &c->cgroup_bases);
+	/* the pod it claims, proved from corral's own records, before
+	 * anything else of the pod's is looked at */
+	if (c->policy->mode != POLICY_PERMISSIVE &&
+	    ns_pod_claim(c->o->root, c->config, &c->policy->pod_uid, err) < 0)
+		return error_wrap(err, "config.json");
 	/* A slice of the pool for corral's own user namespace, which
 	 * harden() maps the container's ids to; given back at once when it
 	 * decides on none (config.json's own namespace under user.idMap). */
@@ -228,7 +233,9 @@ static int name_cgroup(struct create_ctx *c, struct error **err)
 	}
 	if (cgroup_path_for(l ? l->cgroups_path : NULL, c->o->id, &path, err) <
 		0 ||
-	    cgroup_new(CGROUP_MOUNT, path, &c->cgroup, err) < 0)
+	    cgroup_new(CGROUP_MOUNT, path, &c->cgroup, err) < 0 ||
+	    (c->hardened->sandbox.enforced &&
+	     cgroup_check_place(c->cgroup, err) < 0))
 		return error_wrap(err, "cgroup");
 	return 0;
 }
@@ -380,7 +387,7 @@ static int prepare(struct create_ctx *c, struct error **err)
 	if (container_id_validate(c->o->id, err) < 0 ||
 	    reserve_fds(c->o->preserve_fds + nlisten, err) < 0 ||
 	    load_bundle(c, err) < 0 || harden_config(c, err) < 0 ||
-	    mount_sources_open(c->hardened, c->bundle, c->bundle_fd,
+	    mount_sources_open(c->hardened, c->o->id, c->bundle, c->bundle_fd,
 			       c->o->preopened, c->o->n_preopened, &c->sources,
 			       err) < 0)
 		return -1;
@@ -401,6 +408,7 @@ static int prepare(struct create_ctx *c, struct error **err)
 	c->proc.init_gid = c->spec->process->user.gid;
 	c->proc.linux_ = c->spec->linux_;
 	c->proc.enforced = c->hardened->sandbox.enforced;
+	c->proc.pause = c->hardened->sandbox.role == ROLE_POD_SANDBOX;
 	c->proc.notify = true; /* the supervisor listens (stage/notify.c) */
 	c->proc.keep_fds = c->o->preserve_fds + nlisten;
 	if (proc_plan_prepare(&c->proc, c->o->root,

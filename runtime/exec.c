@@ -342,6 +342,7 @@ static int prepare(struct exec_ctx *c, struct error **err)
 	c->proc.linux_ = l;
 	c->proc.env = c->process->env;
 	c->proc.enforced = c->sandbox.enforced;
+	c->proc.pause = c->sandbox.role == ROLE_POD_SANDBOX;
 	/* no listener serves an exec'd process: its baseline answers EPERM
 	 * itself, and its refused calls are not in the report */
 	c->proc.notify = false;

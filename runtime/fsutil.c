@@ -95,9 +95,16 @@ int write_file_atomic_at(int dirfd, const char *name, const char *data,
 	    (int)sizeof(tmp))
 		return error_set(err, ENAMETOOLONG, "write %s: name too long",
 				 name);
-	fd =
-	    openat(dirfd, tmp,
-		   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	/* A new file, never one that is there already: in a directory
+	 * another user may write (a pid file's), that could be a hard link
+	 * to a file of theirs choosing, which O_TRUNC would empty.  A name
+	 * left by a write of an earlier process of this pid is removed. */
+	fd = openat(dirfd, tmp,
+		    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0 && errno == EEXIST && unlinkat(dirfd, tmp, 0) == 0)
+		fd = openat(
+		    dirfd, tmp,
+		    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)
 		return error_errno(err, "write %s", name);
 	if (write_all(fd, data, len) < 0) {
@@ -115,7 +122,10 @@ int write_file_atomic_at(int dirfd, const char *name, const char *data,
 	return 0;
 }
 
-int proc_stat(pid_t pid, uint64_t *start_time, char *state)
+/* Fields 3 (state), 4 (ppid) and 22 (start time) of /proc/PID/stat;
+ * each pointer may be NULL. */
+static int stat_fields(pid_t pid, uint64_t *start_time, char *state,
+		       pid_t *ppid)
 {
 	char path[64], buf[1024];
 	_cleanup_close_ int fd = -1;
@@ -139,6 +149,8 @@ int proc_stat(pid_t pid, uint64_t *start_time, char *state)
 	for (int field = 3; (p = strtok_r(p, " ", &save)); p = NULL, field++) {
 		if (field == 3 && state)
 			*state = p[0];
+		if (field == 4 && ppid)
+			*ppid = (pid_t)strtol(p, NULL, 10);
 		if (field == 22) {
 			if (start_time)
 				*start_time = strtoull(p, NULL, 10);
@@ -146,6 +158,16 @@ int proc_stat(pid_t pid, uint64_t *start_time, char *state)
 		}
 	}
 	return -1;
+}
+
+int proc_stat(pid_t pid, uint64_t *start_time, char *state)
+{
+	return stat_fields(pid, start_time, state, NULL);
+}
+
+int proc_parent(pid_t pid, pid_t *ppid, uint64_t *start_time)
+{
+	return stat_fields(pid, start_time, NULL, ppid);
 }
 
 int pidfd_open_(pid_t pid)

@@ -30,6 +30,8 @@ int write_all(int fd, const void *buf, size_t len);
 /* The start time of a process (field 22 of /proc/PID/stat) and its state
  * letter; -1 when the process does not exist. */
 int proc_stat(pid_t pid, uint64_t *start_time, char *state);
+/* Its parent's pid (field 4) and its own start time. */
+int proc_parent(pid_t pid, pid_t *ppid, uint64_t *start_time);
 
 int pidfd_open_(pid_t pid);
 int pidfd_send_signal_(int pidfd, int sig);

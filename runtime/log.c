@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,14 +63,26 @@ static void write_line(FILE *f, const char *level, const char *msg)
 
 static FILE *open_log(void)
 {
+	struct stat st;
 	int fd;
 	FILE *f;
 
 	if (!log_path)
 		return NULL;
-	fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	/* Never through a link at its end, never a FIFO (which would block
+	 * the open) or a hard link to another file: engines put logs in
+	 * directories others may write (the caller's own path up to it is
+	 * trusted).  A log that is none of these is not written. */
+	fd = open(log_path,
+		  O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY |
+		      O_NONBLOCK | O_CLOEXEC,
+		  0600);
 	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		close(fd);
+		return NULL;
+	}
 	f = fdopen(fd, "a");
 	if (!f)
 		close(fd);

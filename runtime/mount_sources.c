@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "engine_root.h"
 #include "mount_options.h"
 #include "overlay_layers.h"
 #include "scratch.h"
@@ -20,11 +21,13 @@
 
 /* ---- the root filesystem --------------------------------------------- */
 
-/* Where harden() placed the root (in the bundle, below an engine
- * directory, or the caller's own), with no link on the way; under a
- * permissive policy wherever root.path leads, as runc does. */
+/* Where harden() placed the root (in the bundle, below a directory the
+ * policy mounts, the caller's own, or below an engine directory when the
+ * engine's records give it to container `id`: engine_root.h), with no
+ * link on the way; under a permissive policy wherever root.path leads,
+ * as runc does. */
 static int open_root(const struct hardened *h, const char *bundle,
-		     int bundle_fd, struct error **err)
+		     int bundle_fd, const char *id, struct error **err)
 {
 	const char *path = h->spec->root->path;
 	_cleanup_close_ int dir = -1;
@@ -41,7 +44,9 @@ static int open_root(const struct hardened *h, const char *bundle,
 					O_PATH | O_DIRECTORY, "rootfs", err);
 	dir =
 	    hostpath_open(h->root_beneath, O_PATH | O_DIRECTORY, "rootfs", err);
-	if (dir < 0)
+	if (dir < 0 ||
+	    (h->root_engine && engine_root_check(dir, h->root_beneath,
+						 h->root_path, id, err) < 0))
 		return -1;
 	return hostpath_open_at(dir, h->root_beneath, h->root_path, false,
 				O_PATH | O_DIRECTORY, "rootfs", err);
@@ -126,10 +131,10 @@ out:
  * which waits for an RCU grace period.  Only an idmap needs one (the
  * kernel cannot idmap the overlay's own clone). */
 static int clone_root(const struct hardened *h, const char *bundle,
-		      int bundle_fd, struct mount_sources *s,
+		      int bundle_fd, const char *id, struct mount_sources *s,
 		      struct error **err)
 {
-	_cleanup_close_ int fd = open_root(h, bundle, bundle_fd, err);
+	_cleanup_close_ int fd = open_root(h, bundle, bundle_fd, id, err);
 	_cleanup_close_ int tree = -1, ns = -1;
 
 	if (fd < 0)
@@ -312,8 +317,9 @@ out:
 
 /* ---- the whole set --------------------------------------------------- */
 
-int mount_sources_open(const struct hardened *h, const char *bundle,
-		       int bundle_fd, const struct preopened_source *preopened,
+int mount_sources_open(const struct hardened *h, const char *id,
+		       const char *bundle, int bundle_fd,
+		       const struct preopened_source *preopened,
 		       size_t n_preopened, struct mount_sources *out,
 		       struct error **err)
 {
@@ -332,7 +338,7 @@ int mount_sources_open(const struct hardened *h, const char *bundle,
 	}
 	for (size_t i = 0; i < n; i++)
 		out->binds[i] = -1;
-	if (clone_root(h, bundle, bundle_fd, out, err) < 0)
+	if (clone_root(h, bundle, bundle_fd, id, out, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < h->n_binds; i++)
 		if (h->binds[i].mount < n &&

@@ -41,11 +41,12 @@ struct mount_sources {
 	bool reclone_binds;
 };
 
-/* Open and clone every host source of h's effective spec.  bundle_fd and
- * bundle are the bundle directory (a relative root.path is in it);
- * preopened are sources the caller opened itself. */
-int mount_sources_open(const struct hardened *h, const char *bundle,
-		       int bundle_fd, const struct preopened_source *preopened,
+/* Open and clone every host source of h's effective spec, for container
+ * `id`.  bundle_fd and bundle are the bundle directory (a relative
+ * root.path is in it); preopened are sources the caller opened itself. */
+int mount_sources_open(const struct hardened *h, const char *id,
+		       const char *bundle, int bundle_fd,
+		       const struct preopened_source *preopened,
 		       size_t n_preopened, struct mount_sources *out,
 		       struct error **err);
 void mount_sources_release(struct mount_sources *s);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/nsfs.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -12,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,10 +25,16 @@
 
 /* The annotations by which engines name a container's pod sandbox:
  * containerd's CRI, CRI-O's and podman's (which writes CRI-O's). */
+#define CRI_SANDBOX_KEY "io.kubernetes.cri.sandbox-id"
 static const char *const pod_sandbox_keys[] = {
-    "io.kubernetes.cri.sandbox-id",
+    CRI_SANDBOX_KEY,
     "io.kubernetes.cri-o.SandboxID",
 };
+/* The pod's uid, as containerd's CRI writes it on a pod sandbox. */
+#define CRI_POD_UID_KEY "io.kubernetes.cri.sandbox-uid"
+
+/* The process that ran this corral (ns_note_caller). */
+static pid_t caller;
 
 static const unsigned long ns_flags[NS_TYPE_COUNT] = {
     [NS_PID] = CLONE_NEWPID,	   [NS_NETWORK] = CLONE_NEWNET,
@@ -54,6 +62,37 @@ static const char *const proc_ns_name[NS_TYPE_COUNT] = {
     [NS_CGROUP] = "cgroup", [NS_TIME] = "time",
 };
 
+int ns_open_path(const char *path, enum spec_ns_type type, int *out)
+{
+	_cleanup_close_ int o = -1;
+	char reopen[FD_PATH_MAX];
+	struct statfs sf;
+	int fd;
+
+	*out = -1;
+	/* O_PATH opens nothing: a FIFO does not block, a device driver is
+	 * not called, and a magic link (/proc/PID/ns/TYPE) is followed to
+	 * the namespace it names */
+	o = open(path, O_PATH | O_CLOEXEC);
+	if (o < 0)
+		return -errno;
+	if (fstatfs(o, &sf) < 0)
+		return -errno;
+	if (sf.f_type != NSFS_MAGIC)
+		return -ENOTSUP;
+	/* an nsfs file opens without side effects; setns wants it open */
+	fd_path(o, reopen);
+	fd = open(reopen, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, NS_GET_NSTYPE) != (int)ns_flags[type]) {
+		close(fd);
+		return -ENOTSUP;
+	}
+	*out = fd;
+	return 0;
+}
+
 static bool is_host_ns(int fd, enum spec_ns_type type)
 {
 	char self[64], init[64];
@@ -66,14 +105,72 @@ static bool is_host_ns(int fd, enum spec_ns_type type)
 	return same_ns(&st, self) || same_ns(&st, init);
 }
 
+static const char *annotation(const struct spec_kv *kv, size_t n,
+			      const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(kv[i].key, key) == 0)
+			return kv[i].value;
+	return NULL;
+}
+
 static const char *pod_sandbox_id(const struct spec *spec)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(pod_sandbox_keys); i++)
-		for (size_t j = 0; j < spec->n_annotations; j++)
-			if (strcmp(spec->annotations[j].key,
-				   pod_sandbox_keys[i]) == 0)
-				return spec->annotations[j].value;
+	for (size_t i = 0; i < ARRAY_SIZE(pod_sandbox_keys); i++) {
+		const char *v =
+		    annotation(spec->annotations, spec->n_annotations,
+			       pod_sandbox_keys[i]);
+
+		if (v)
+			return v;
+	}
 	return NULL;
+}
+
+void ns_note_caller(void)
+{
+	caller = getppid();
+}
+
+int ns_caller(int *pid, uint64_t *start)
+{
+	*pid = 0;
+	*start = 0;
+	if (caller <= 1 || proc_stat(caller, start, NULL) < 0)
+		return -1;
+	*pid = caller;
+	return 0;
+}
+
+/* How far up from this corral's caller the pod sandbox's creator is
+ * looked for. */
+#define CALLER_DEPTH 16
+
+/* Whether the pod sandbox `pod` was made by the process that runs this
+ * corral, or by one of its ancestors.  Under the CRI, containerd's shim
+ * of a pod runs `create` for its pod sandbox and for each of its
+ * containers (the runc shim groups a pod's containers under the pod
+ * sandbox's shim), so a member's create comes from the process that
+ * created its pod sandbox; a bundle naming another pod's sandbox comes
+ * through another process, none of whose ancestors made it: another
+ * pod's shim, podman's conmon, a shell.  Each process is compared by pid
+ * and start time, so a reused pid is no match; PID 1, everyone's
+ * ancestor, is never a creator (ns_caller). */
+static bool same_caller(const struct spec_state *pod)
+{
+	uint64_t start;
+	pid_t pid = caller, up;
+
+	if (pod->creator_pid <= 1)
+		return false;
+	for (int depth = 0; depth < CALLER_DEPTH && pid > 1; depth++) {
+		if (proc_parent(pid, &up, &start) < 0)
+			return false;
+		if (pid == pod->creator_pid && start == pod->creator_start)
+			return true;
+		pid = up;
+	}
+	return false;
 }
 
 static bool is_libpod(const struct spec *s)
@@ -130,6 +227,9 @@ static bool open_running_pod_sandbox(const char *root,
 		return false;
 	if (joinable_sandbox(&dir, joiner) &&
 	    container_dir_load_state(&dir, &st, NULL) == 0 &&
+	    (!annotation(joiner->annotations, joiner->n_annotations,
+			 CRI_SANDBOX_KEY) ||
+	     same_caller(st)) &&
 	    container_dir_status(&dir, st) == CONTAINER_RUNNING &&
 	    (*pidfd = pidfd_open_(st->pid)) >= 0 &&
 	    proc_stat(st->pid, &start, NULL) == 0 && start == st->start_time) {
@@ -191,6 +291,54 @@ static bool is_pod_ns(const char *root, const struct spec *joiner,
 		return false;
 	container_dir_close(&dir);
 	return true;
+}
+
+int ns_pod_claim(const char *root, const struct spec *spec, char **pod_uid,
+		 struct error **err)
+{
+	const char *id = annotation(spec->annotations, spec->n_annotations,
+				    CRI_SANDBOX_KEY),
+		   *mine = annotation(spec->annotations, spec->n_annotations,
+				      CRI_POD_UID_KEY),
+		   *theirs;
+	struct container_dir dir = {-1, -1};
+	_cleanup_close_ int pidfd = -1;
+	struct spec_state *st = NULL;
+	pid_t pid;
+	int r = 0;
+
+	*pod_uid = NULL;
+	if (!id || harden_role(spec) == ROLE_POD_SANDBOX)
+		return 0;
+	if (!open_running_pod_sandbox(root, spec, &dir, &pidfd, &pid))
+		return error_set(
+		    err, EPERM,
+		    "annotation " CRI_SANDBOX_KEY "=%.64s: no running pod "
+		    "sandbox of that name that corral made for the engine "
+		    "process running this create: refusing a pod it cannot "
+		    "prove",
+		    container_id_validate(id, NULL) == 0 ? id : "(invalid)");
+	if (container_dir_load_state(&dir, &st, err) < 0) {
+		r = -1;
+		goto out;
+	}
+	theirs =
+	    annotation(st->annotations, st->n_annotations, CRI_POD_UID_KEY);
+	if (mine && (!theirs || strcmp(mine, theirs) != 0)) {
+		r = error_set(
+		    err, EPERM,
+		    "annotation " CRI_POD_UID_KEY "=%.64s: its pod "
+		    "sandbox %s belongs to another pod",
+		    container_id_validate(mine, NULL) == 0 ? mine : "(invalid)",
+		    id);
+		goto out;
+	}
+	if (theirs && !(*pod_uid = strdup(theirs)))
+		r = error_set(err, ENOMEM, "out of memory");
+out:
+	spec_state_free(st);
+	container_dir_close(&dir);
+	return r;
 }
 
 int ns_pod_userns(const char *root, const struct spec *spec,
@@ -347,12 +495,11 @@ int ns_join_pod_network(const char *root, const struct spec *spec,
 	    !(sb->loopback_only || sb->egress_on) || !sb->engine_netns ||
 	    !(plan->clone_flags & CLONE_NEWNET))
 		return 0;
-	fd = open(sb->engine_netns,
-		  O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* a CNI path that is gone: a namespace of its own */
-	if (ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNET)
-		ns = pod_netns(root, spec, fd, &pod, err);
+	/* a CNI path that is gone, or no network namespace: a namespace of
+	 * its own */
+	if (ns_open_path(sb->engine_netns, NS_NETWORK, &fd) < 0)
+		return 0;
+	ns = pod_netns(root, spec, fd, &pod, err);
 	close(fd);
 	if (ns < 0 && err && *err)
 		r = -1;
@@ -371,6 +518,32 @@ int ns_join_pod_network(const char *root, const struct spec *spec,
 		close(ns);
 	sandbox_release(&pod);
 	return r < 0 ? error_wrap(err, "pod network") : 0;
+}
+
+/* A namespace path of config.json, opened only once it is known to be a
+ * namespace of its type (ns_open_path).  Under the sandbox every failure
+ * reads the same, so that the message never tells whether a file the
+ * bundle's author cannot read exists; a permissive policy says why. */
+static int open_join_path(const struct spec_namespace *ns, bool sandboxed,
+			  int *fd, struct error **err)
+{
+	const char *name = spec_ns_type_names[ns->type];
+	int r = ns_open_path(ns->path, ns->type, fd);
+
+	if (r == 0)
+		return 0;
+	if (sandboxed)
+		return error_set(err, EPERM,
+				 "%s namespace %s: not a namespace this "
+				 "container may join: refusing to join it",
+				 name, ns->path);
+	if (r == -ENOTSUP)
+		return error_set(err, EINVAL,
+				 "%s namespace %s: not a %s "
+				 "namespace",
+				 name, ns->path, name);
+	errno = -r;
+	return error_errno(err, "%s namespace %s", name, ns->path);
 }
 
 int ns_plan_make(const struct spec *spec, bool sandboxed, const char *root,
@@ -403,9 +576,8 @@ int ns_plan_make(const struct spec *spec, bool sandboxed, const char *root,
 			    err, ENOTSUP,
 			    "joining an existing %s namespace is not supported",
 			    name);
-		plan->join_fds[ns->type] = open(ns->path, O_RDONLY | O_CLOEXEC);
-		if (plan->join_fds[ns->type] < 0) {
-			error_errno(err, "%s namespace %s", name, ns->path);
+		if (open_join_path(ns, sandboxed, &plan->join_fds[ns->type],
+				   err) < 0) {
 			ns_plan_release(plan);
 			return -1;
 		}

@@ -12,6 +12,13 @@
 
 struct sandbox;
 
+/* Open a namespace that config.json names by path, for setns: opened
+ * O_PATH first (so no FIFO blocks, no device is opened as root), checked
+ * to be a namespace (nsfs) of `type`, and only then opened, through
+ * /proc/self/fd.  0 and *fd, or a negative errno: -ENOTSUP for a file that
+ * is no namespace of that type. */
+int ns_open_path(const char *path, enum spec_ns_type type, int *fd);
+
 struct ns_plan {
 	unsigned long clone_flags;   /* CLONE_NEW* for the new ones */
 	int join_fds[NS_TYPE_COUNT]; /* open fds of paths to join, or -1 */
@@ -56,6 +63,25 @@ void ns_plan_release(struct ns_plan *plan);
  * corral's own user namespace: 1, with the slice of the pool that
  * namespace maps (*slice) and a descriptor of it (*fd, pinned to the
  * pod sandbox's running init); 0 when there is none. */
+/* The process that ran this corral, noted once by main() before any
+ * fork of corral's own (an ordinary user's corral enters its user
+ * namespace in a child): the engine's shim, conmon, a shell. */
+void ns_note_caller(void);
+/* Its pid and start time; -1 when it is gone or unknown. */
+int ns_caller(int *pid, uint64_t *start);
+
+/* A container that names a pod sandbox by containerd's CRI annotation
+ * (io.kubernetes.cri.sandbox-id) must prove it from corral's records: a
+ * running pod sandbox of that name in this state root that corral made
+ * for the same engine process (the pod's shim) as this create.  Then
+ * *pod_uid is the pod's uid as that pod sandbox recorded it (its own
+ * io.kubernetes.cri.sandbox-uid), and a container annotation naming
+ * another uid is refused; a claim that cannot be proved is refused with
+ * one line.  0 with *pod_uid NULL when the container claims no CRI pod,
+ * or is a pod sandbox itself. */
+int ns_pod_claim(const char *root, const struct spec *spec, char **pod_uid,
+		 struct error **err);
+
 int ns_pod_userns(const char *root, const struct spec *spec,
 		  struct policy_slice *slice, int *fd);
 

@@ -92,20 +92,43 @@ int proc_plan_console(struct proc_plan *pp, bool new_session,
 	return r;
 }
 
+/* Whether `id` is mapped in this process's user namespace (map_file:
+ * "uid_map" or "gid_map" of /proc/self). */
+static bool id_mapped(const char *map_file, uint32_t id)
+{
+	char path[32], line[96];
+	_cleanup_fclose_ FILE *f = NULL;
+	unsigned long inside, outside, count;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", map_file);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lu %lu %lu", &inside, &outside, &count) ==
+			3 &&
+		    id >= inside && id - inside < count)
+			return true;
+	return false;
+}
+
 void proc_plan_stage(const struct proc_plan *pp, enum stage_mode mode,
 		     struct stage_params *p)
 {
 	const struct spec_process *proc = pp->process;
-	bool distinct = geteuid() == 0 && pp->init_uid != 0;
+	/* a uid and gid of the supervisor's own, the workload's neighbour
+	 * (stage/params.h), when the namespace maps them */
+	uint32_t own =
+	    pp->init_uid == SUPERVISOR_ID ? SUPERVISOR_ID - 2 : SUPERVISOR_ID;
+	bool distinct = id_mapped("uid_map", own) && id_mapped("gid_map", own);
 
 	*p = (struct stage_params){
 	    .mode = mode, .sync_fd = pp->sync[1], .outcome_fd = -1};
 	stage_params_process(p, proc, pp->env, &pp->caps, pp->enforced,
 			     pp->keep_fds, pp->enforced ? &pp->baseline : NULL,
 			     pp->has_seccomp ? &pp->seccomp : NULL);
-	p->supervisor_uid = distinct ? 0 : pp->init_uid;
-	p->supervisor_gid = distinct ? 0 : pp->init_gid;
+	p->supervisor_uid = distinct ? own : pp->init_uid;
+	p->supervisor_gid = distinct ? own : pp->init_gid;
 	p->self_only = pp->enforced && proc->user.uid == p->supervisor_uid;
+	p->no_fork = pp->enforced && pp->pause;
 	p->has_oom_score_adj = mode == STAGE_INIT && proc->oom_score_adj.set;
 	p->oom_score_adj = (int32_t)proc->oom_score_adj.v;
 }

@@ -42,6 +42,7 @@ struct proc_plan {
 	const struct spec_linux *linux_; /* its personality */
 	char **env;			 /* the environment passed */
 	bool enforced;			 /* the sandbox is on */
+	bool pause; /* a pod sandbox's: no fork (stage/params.h no_fork) */
 	/* the baseline's denied calls go to the supervisor's listener
 	 * (create's workload); false: EPERM from the filter (exec) */
 	bool notify;

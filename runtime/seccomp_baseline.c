@@ -751,6 +751,28 @@ static const struct {
     {"setpriority", 1, PRIO_USER}, {"ioprio_set", 1, 3 /* WHO_USER */},
 };
 
+int seccomp_no_fork_build(struct seccomp_program *out, struct error **err)
+{
+	static const char *const forks[] = {"fork", "vfork", "clone"};
+	scmp_filter_ctx ctx;
+	int r = 0, nr;
+
+	*out = (struct seccomp_program){0};
+	if (filter_new(SCMP_ACT_ALLOW, &ctx, err) < 0)
+		return error_wrap(err, "seccomp no-fork");
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(forks); i++)
+		if ((nr = resolve(forks[i])) >= 0)
+			r = seccomp_add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr,
+					     NULL, 0, forks[i], err);
+	/* ENOSYS, which a C library takes as "use clone" */
+	if (r == 0 && (nr = resolve("clone3")) >= 0)
+		r = seccomp_add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, NULL, 0,
+				     "clone3", err);
+	if (filter_finish(ctx, r, out, err) < 0)
+		return error_wrap(err, "seccomp no-fork");
+	return 0;
+}
+
 int seccomp_self_only_build(struct seccomp_program *out, struct error **err)
 {
 	const struct scmp_arg_cmp another[] = {SCMP_A0(SCMP_CMP_NE, 0),

@@ -70,6 +70,12 @@ int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err);
  * (stage/workload.c). */
 int seccomp_self_only_build(struct seccomp_program *out, struct error **err);
 
+/* Loaded on top of the baseline by the process of a pod sandbox (a
+ * pause) and every process exec'd into one: no new process or thread
+ * (fork, vfork, clone: EPERM; clone3: ENOSYS), everything else to the
+ * baseline.  Prebuilt; the stage loads it. */
+int seccomp_no_fork_build(struct seccomp_program *out, struct error **err);
+
 /* The egress helper's filter (runtime/egress_helper.c): socket calls
  * for IPv4 and IPv6, fork, the clock and memory; EPERM for the rest.
  * Built and prebuilt as the baseline is. */

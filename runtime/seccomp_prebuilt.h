@@ -18,5 +18,6 @@ extern const struct seccomp_prebuilt seccomp_prebuilt_baseline_notify;
 extern const struct seccomp_prebuilt seccomp_prebuilt_supervisor;
 extern const struct seccomp_prebuilt seccomp_prebuilt_egress;
 extern const struct seccomp_prebuilt seccomp_prebuilt_self_only;
+extern const struct seccomp_prebuilt seccomp_prebuilt_no_fork;
 
 #endif

@@ -81,6 +81,7 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 		if (c->spec->hooks[k].n > 0)
 			st->hooks |= 1U << k;
 	st->start_time = c->start_time;
+	ns_caller(&st->creator_pid, &st->creator_start);
 }
 
 /* The egress helper, forked once GO is sent: it prepares while the init

@@ -326,7 +326,8 @@ static void text_header(FILE *f, const struct hardened *h)
 	}
 	fprintf(f, "corral sandbox: enforced (%s)\n\n",
 		h->sandbox.role == ROLE_POD_SANDBOX
-		    ? "pod sandbox: no wall clock, a pause's limits"
+		    ? "pod sandbox: no wall clock; its process a pause's: "
+		      "no fork, 10 s of CPU, 64 MiB"
 		    : "workload");
 }
 

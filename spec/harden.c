@@ -47,6 +47,7 @@ static const struct {
     {"kernel surface", harden_devices},
     {"kernel surface", harden_sysctls},
     {"kernel surface", harden_rlimits},
+    {"time", harden_pause},
     {"kernel surface", harden_personality},
     {"hooks", harden_hooks},
 };

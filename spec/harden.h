@@ -144,12 +144,21 @@ struct hardened {
 	 * written). */
 	char *root_beneath;
 	char *root_path;
+	/* root_beneath is an engine directory (engineDirs): the runtime
+	 * takes the root only when the engine's own records tie it to this
+	 * container (runtime/engine_store.h), never another container's
+	 * snapshot or merged directory. */
+	bool root_engine;
 	/* corral's own user namespace over an engine's overlay root: where
 	 * each of its layers must be (the policy's engineDirs), as they are
 	 * opened and idmapped one by one (runtime/overlay_layers.h) */
 	char **layer_dirs;
 	size_t n_layer_dirs;
 };
+
+/* The role config.json's markers give a container (a pod sandbox by the
+ * engines' annotations, else a workload). */
+enum sandbox_role harden_role(const struct spec *s);
 
 /* bundle is the bundle's absolute path (NULL when there is none, as for a
  * config that is only explained): a root.path or an engine file inside it

@@ -69,9 +69,11 @@ const struct harden_field harden_fields[] = {
      "applied at exec; refused when the host has no SELinux"},
     {".root", "kept", "required; see path"},
     {".root.path", "kept or refused",
-     "a clean path in the bundle, below engineDirs, or the caller's own "
-     "(corral sandbox --rootfs); opened once without links; never / or a "
-     "system directory"},
+     "a clean path in the bundle, the caller's own (corral sandbox "
+     "--rootfs), below a policy mounts entry, or below engineDirs only when "
+     "the engine's own records give it to this container; never another "
+     "container's root, a kubelet pods directory, / or a system "
+     "directory; opened once without links"},
     {".root.readonly", "kept or replaced",
      "true in rootfs.mode strict; the image is never written either way "
      "(the scratch overlay)"},
@@ -87,8 +89,8 @@ const struct harden_field harden_fields[] = {
     {".mounts[].source", "kept or dropped or refused",
      "a bind's source below a policy mounts entry, an engine's file "
      "(regular, in the bundle or engineDirs), or a kubelet volume of the "
-     "container's own pod by kind (emptyDir rw; configMap, downwardAPI "
-     "ro; a secret only by name in volumes.secrets; a directory in "
+     "container's own pod, as its pod sandbox recorded it, by kind "
+     "(emptyDir rw; configMap, downwardAPI ro; a secret only by name in volumes.secrets; a directory in "
      "engineDirs/UID/volumes/); never the service-account token, engine "
      "state or sockets; opened once, a link on the way refused"},
     {".mounts[].options", "narrowed",
@@ -103,10 +105,11 @@ const struct harden_field harden_fields[] = {
     {".hooks.*[].args", "kept", "must equal the hooks.allow entry's"},
     {".hooks.*[].env", "replaced", "PATH only, corral's"},
     {".hooks.*[].timeout", "kept", "only shortens the hook"},
-    {".annotations", "kept",
+    {".annotations", "kept or refused",
      "run.corral.* only narrow (a wider one is refused); the pod-sandbox "
      "markers set the role, which trades the wall clock for a pause's "
-     "limits"},
+     "limits (its process: no fork, 10 s of CPU, 64 MiB); a CRI pod "
+     "claimed by sandbox-id must be proved from corral's records"},
     {".linux", "kept", "its fields below"},
     {".linux.namespaces", "narrowed",
      "pid, mount, ipc, uts, network and cgroup always new; time dropped"},
@@ -114,7 +117,8 @@ const struct harden_field harden_fields[] = {
      "user only with user.idMap or a pool (user.pool, /etc/subuid's corral); "
      "time dropped; a repeat dropped"},
     {".linux.namespaces[].path", "kept or dropped or refused",
-     "pid, ipc, uts only when it is the container's own pod sandbox's "
+     "opened O_PATH and checked to be a namespace of its type first; pid, "
+     "ipc, uts only when it is the container's own pod sandbox's "
      "(refused otherwise); network only with network \"config\" and "
      "never the host's (with an egress list, where corral's proxy dials "
      "from); mount, cgroup, user dropped"},
@@ -145,9 +149,10 @@ const struct harden_field harden_fields[] = {
     {".linux.devices[].uid", "kept", "the node's owner"},
     {".linux.devices[].gid", "kept", "the node's group"},
     {".linux.cgroupsPath", "kept or refused or dropped",
-     "the container's own cgroup must be new: an existing one is refused; "
-     "an ordinary user's corral makes its own in the caller's delegated "
-     "cgroup, or none"},
+     "the container's own cgroup must be new: an existing one is refused, "
+     "and one inside another container's cgroup or any cgroup with "
+     "processes; an ordinary user's corral makes its own in the caller's "
+     "delegated cgroup, or none"},
     {".linux.resources", "narrowed", "each limit below"},
     {".linux.resources.devices", "replaced",
      "deny all, then the standard devices and the policy's"},

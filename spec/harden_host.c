@@ -40,13 +40,19 @@ static const char *engine_dir_of(const struct policy *p, const char *path)
 }
 
 /* The image is the bundle's own (a relative root.path, or an absolute one
- * inside the bundle) or an engine's (below engineDirs); any other host
- * directory would be the container's root and read-only lower layer, so
- * /etc or "/" itself would be in reach. */
+ * inside the bundle), the caller's own (corral sandbox --rootfs), a
+ * directory the policy's mounts name (the volume rules apply to what is
+ * reachable through the root as to a bind), or an engine's (below
+ * engineDirs, and then only one the engine's own records tie to this
+ * container: the runtime checks); any other host directory would be the
+ * container's root and read-only lower layer, so /etc or "/" itself
+ * would be in reach.  Never below the kubelet's pod directories: they
+ * hold the pods' volumes, secrets among them. */
 int harden_root_path(struct harden_ctx *c, struct error **err)
 {
 	const struct spec_root *root = c->spec->root;
 	const char *path = root ? root->path : NULL, *dir;
+	const struct policy_mount *m;
 	_cleanup_free_ char *safe = NULL;
 	struct hardened *h = c->h;
 
@@ -79,16 +85,32 @@ int harden_root_path(struct harden_ctx *c, struct error **err)
 		h->root_path = strdup(".");
 		if (!h->root_beneath)
 			c->oom = true;
-	} else if ((dir = engine_dir_of(c->policy, path))) {
+	} else if ((m = harden_policy_mount(c->policy, path))) {
+		h->root_beneath = strdup(m->source);
+		h->root_path = strdup(strcmp(path, m->source) == 0
+					  ? "."
+					  : path + strlen(m->source) + 1);
+		if (!h->root_beneath)
+			c->oom = true;
+	} else if ((dir = engine_dir_of(c->policy, path)) &&
+		   harden_component_is(dir, 0, "pods")) {
+		return error_set(err, EPERM,
+				 ".root.path: %s is below %s, the kubelet's "
+				 "pods with their volumes: never a root "
+				 "filesystem",
+				 safe, dir);
+	} else if (dir) {
 		h->root_beneath = strdup(dir);
 		h->root_path = strdup(path + strlen(dir) + 1);
+		h->root_engine = true;
 		if (!h->root_beneath)
 			c->oom = true;
 	} else {
 		return error_set(
 		    err, EPERM,
-		    ".root.path: %s is neither in the bundle nor below an "
-		    "engine directory (policy: engineDirs)",
+		    ".root.path: %s is neither in the bundle, below a "
+		    "directory the policy mounts, nor below an engine "
+		    "directory (policy: mounts, engineDirs)",
 		    safe);
 	}
 	if (!h->root_path)

@@ -100,6 +100,15 @@ int harden_syscalls(struct harden_ctx *c, struct error **err);
 
 /* harden_limits.c: the wall clock, memory, pids, cpu */
 int harden_time(struct harden_ctx *c, struct error **err);
+int harden_pause(struct harden_ctx *c, struct error **err);
+
+/* Whether the component `back` places from the end of path (0: the
+ * last) is `name`. */
+bool harden_component_is(const char *path, int back, const char *name);
+/* The policy's mounts entry with the longest source holding `source`
+ * (clean, absolute), or NULL. */
+const struct policy_mount *harden_policy_mount(const struct policy *p,
+					       const char *source);
 int harden_memory(struct harden_ctx *c, struct error **err);
 int harden_pids(struct harden_ctx *c, struct error **err);
 int harden_cpu(struct harden_ctx *c, struct error **err);
@@ -134,7 +143,6 @@ int harden_sysctls(struct harden_ctx *c, struct error **err);
 
 /* harden.c: the role of a container from its annotations, the names of
  * the enums, and the pieces of the JSON documents explain.c shares. */
-enum sandbox_role harden_role(const struct spec *s);
 const char *harden_role_name(enum sandbox_role role);
 const char *harden_rootfs_name(enum policy_rootfs rootfs);
 void harden_emit_sandbox_object(yajl_gen g, const struct sandbox *s);

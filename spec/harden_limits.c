@@ -5,8 +5,10 @@
  * allows is an error the caller must see, not a silent no-op.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "harden_internal.h"
 #include "units.h"
@@ -131,6 +133,68 @@ static int64_t role_cap(const struct harden_ctx *c, int64_t policy, int64_t cap,
 		return policy;
 	*reason = ROLE_REASON;
 	return cap;
+}
+
+/* A pod sandbox's own process is a pause, whatever its cgroup (which
+ * holds the pod's egress proxy too, under the policy's limits, when the
+ * pod has one): at most this much CPU time and address space, as
+ * rlimits, and no fork (the runtime loads corral's no-fork filter, by the
+ * role): so code marked as a pod sandbox can pause and no more, under
+ * every policy. */
+#define POD_SANDBOX_CPU_SECONDS 10
+#define POD_SANDBOX_ADDRESS_SPACE (UINT64_C(64) << 20)
+
+/* RLIMIT `type` of the process at most `cap`, narrowed or added. */
+static void cap_rlimit(struct harden_ctx *c, int resource, const char *type,
+		       uint64_t cap)
+{
+	struct spec_process *pr = c->spec->process;
+	_cleanup_free_ char *field =
+	    harden_fmt(c, ".process.rlimits[%s]", type);
+	_cleanup_free_ char *asked = NULL, *applied = NULL;
+	struct spec_rlimit *r = NULL, *grown;
+
+	for (size_t i = 0; i < pr->n_rlimits; i++)
+		if (pr->rlimits[i].resource == resource)
+			r = &pr->rlimits[i];
+	if (r && r->hard <= cap)
+		return;
+	if (!r) {
+		grown =
+		    realloc(pr->rlimits, (pr->n_rlimits + 1) * sizeof(*grown));
+		if (!grown) {
+			c->oom = true;
+			return;
+		}
+		pr->rlimits = grown;
+		r = &grown[pr->n_rlimits];
+		*r = (struct spec_rlimit){.type = strdup(type),
+					  .resource = resource,
+					  .hard = UINT64_MAX,
+					  .soft = UINT64_MAX};
+		if (!r->type) {
+			c->oom = true;
+			return;
+		}
+		pr->n_rlimits++;
+		asked = strdup("absent");
+	} else {
+		asked = harden_fmt(c, "%" PRIu64 "/%" PRIu64, r->soft, r->hard);
+	}
+	r->hard = cap;
+	if (r->soft > cap)
+		r->soft = cap;
+	applied = harden_fmt(c, "%" PRIu64 "/%" PRIu64, r->soft, r->hard);
+	harden_record(c, field, asked, applied, ROLE_REASON);
+}
+
+int harden_pause(struct harden_ctx *c, struct error **err)
+{
+	if (!pod_sandbox(c) || !c->h->sandbox.enforced || !c->spec->process)
+		return 0;
+	cap_rlimit(c, RLIMIT_CPU, "RLIMIT_CPU", POD_SANDBOX_CPU_SECONDS);
+	cap_rlimit(c, RLIMIT_AS, "RLIMIT_AS", POD_SANDBOX_ADDRESS_SPACE);
+	return 0;
 }
 
 int harden_time(struct harden_ctx *c, struct error **err)

@@ -58,9 +58,12 @@ static const struct {
 
 /* The kubelet's volumes, ENGINEDIR/UID/volumes/kubernetes.io~KIND/NAME
  * bound whole, where ENGINEDIR is an engineDirs entry named "pods"
- * (/var/lib/kubelet/pods) and UID the container's own pod's (the CRI's
- * annotation): the pod's scratch is writable, what the cluster hands the
- * pod to read is read-only, and a secret only when the policy names it.
+ * (/var/lib/kubelet/pods) and UID the container's own pod's, as the
+ * runtime proved it (policy->pod_uid: the pod sandbox corral made for the
+ * same engine process, and that sandbox's uid as it was recorded; no
+ * annotation of the container's own): the pod's scratch is writable,
+ * what the cluster hands the pod to read is read-only, and a secret only
+ * when the policy names it.
  * Any other kind (a cloud disk, nfs ...) and a subPath (volume-subpaths/,
  * whose kind its path does not tell) need a policy mounts entry. */
 enum volume_rule { VOLUME_RW, VOLUME_RO, VOLUME_BY_NAME };
@@ -82,10 +85,6 @@ static const struct {
     {"projected", NULL, VOLUME_BY_NAME,
      "default: a projected volume (tokens, secrets) is mounted only when "
      "the policy's volumes.secrets names it"},
-};
-static const char *const pod_uid_keys[] = {
-    "io.kubernetes.cri.sandbox-uid", /* containerd's CRI */
-    "io.kubernetes.pod.uid",	     /* CRI-O */
 };
 
 /* The kernel filesystems a container is made of, each kept once and only
@@ -184,7 +183,7 @@ static const char *never_mounted(const struct spec_mount *m)
 
 /* Whether the component `back` places from the end of a clean path is
  * name: back 0 is the basename. */
-static bool component_is(const char *path, int back, const char *name)
+bool harden_component_is(const char *path, int back, const char *name)
 {
 	const char *end = path + strlen(path);
 
@@ -211,10 +210,11 @@ static bool engine_file_name(const struct spec_mount *m)
 		if (strcmp(m->destination, engine_files[i].destination) != 0)
 			continue;
 		if (!names[0])
-			return component_is(m->source, 2, "containers") &&
-			       component_is(m->source, 4, "pods");
+			return harden_component_is(m->source, 2,
+						   "containers") &&
+			       harden_component_is(m->source, 4, "pods");
 		for (size_t j = 0; j < 2 && names[j]; j++)
-			if (component_is(m->source, 0, names[j]))
+			if (harden_component_is(m->source, 0, names[j]))
 				return true;
 	}
 	return false;
@@ -242,7 +242,7 @@ static const char *engine_file_dir(const struct harden_ctx *c,
 
 /* The policy entry with the longest source that holds this one: a
  * narrower entry (ro /data/keys under rw /data) decides for its part. */
-static const struct policy_mount *policy_entry(const struct policy *p,
+const struct policy_mount *harden_policy_mount(const struct policy *p,
 					       const char *source)
 {
 	const struct policy_mount *best = NULL;
@@ -261,16 +261,6 @@ struct verdict {
 	const char *reason;
 };
 
-static const char *pod_uid(const struct harden_ctx *c)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(pod_uid_keys); i++)
-		for (size_t j = 0; j < c->spec->n_annotations; j++)
-			if (!strcmp(c->spec->annotations[j].key,
-				    pod_uid_keys[i]))
-				return c->spec->annotations[j].value;
-	return NULL;
-}
-
 /* The kubelet volume a clean source is, as volume_kinds[*kind] named
  * *name, and the engine directory it lies in; NULL when it is none. */
 static const char *kubelet_volume(const struct harden_ctx *c,
@@ -279,13 +269,15 @@ static const char *kubelet_volume(const struct harden_ctx *c,
 {
 	static const char prefix[] = "kubernetes.io~";
 	const struct policy *p = c->policy;
-	const char *uid = pod_uid(c);
+	/* the pod the runtime proved from its own records, never an
+	 * annotation's word */
+	const char *uid = p->pod_uid;
 
 	for (size_t i = 0; uid && i < p->n_engine_dirs; i++) {
 		const char *dir = p->engine_dirs[i], *rest, *k, *n;
 		size_t len = strlen(dir), ulen = strlen(uid);
 
-		if (!component_is(dir, 0, "pods") ||
+		if (!harden_component_is(dir, 0, "pods") ||
 		    !harden_path_under(source, dir) || !source[len])
 			continue;
 		rest = source + len + 1;
@@ -354,7 +346,7 @@ static struct verdict judge_bind(const struct harden_ctx *c,
 	never = never_mounted(m);
 	if (never)
 		return (struct verdict){false, NULL, never};
-	entry = policy_entry(c->policy, m->source);
+	entry = harden_policy_mount(c->policy, m->source);
 	if (entry)
 		return (struct verdict){true, entry->rw ? &bind_rw : &bind_ro,
 					"policy: mounts"};
@@ -614,7 +606,7 @@ static void private_shm(struct harden_ctx *c, struct spec_mount *m)
 	_cleanup_free_ char *asked = NULL, *applied = NULL, *size = NULL;
 
 	if (!is_bind(m) || strcmp(m->destination, "/dev/shm") != 0 ||
-	    (m->source && policy_entry(c->policy, m->source)))
+	    (m->source && harden_policy_mount(c->policy, m->source)))
 		return;
 	asked = describe(c, m);
 	free(m->type);
@@ -810,7 +802,7 @@ void harden_list_binds(struct harden_ctx *c, bool permissive)
 			add_bind(c, i, BIND_AS_WRITTEN, NULL, false);
 			continue;
 		}
-		e = policy_entry(c->policy, m->source);
+		e = harden_policy_mount(c->policy, m->source);
 		vdir = e ? NULL : kubelet_volume(c, m->source, &kind, &name);
 		if (e)
 			add_bind(c, i, BIND_POLICY, e->source, e->follow_links);

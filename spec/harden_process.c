@@ -18,10 +18,7 @@
 
 /* The rules of harden() that concern the process, in the same order. */
 static int (*const process_rules[])(struct harden_ctx *, struct error **) = {
-    harden_env,
-    harden_user,
-    harden_capabilities,
-    harden_rlimits,
+    harden_env, harden_user, harden_capabilities, harden_rlimits, harden_pause,
 };
 
 /* A private deep copy, through the serialiser as harden() copies its
@@ -70,6 +67,10 @@ int harden_process(const struct spec_process *in, const struct policy *policy,
 		h->sandbox.userns_auto = sb && sb->userns_auto;
 		h->sandbox.userns_uid = sb ? sb->userns_uid : 0;
 		h->sandbox.userns_gid = sb ? sb->userns_gid : 0;
+		/* a process joining a pod sandbox is held to a pause's
+		 * share too (harden_pause) */
+		h->sandbox.role = sb ? sb->role : ROLE_WORKLOAD;
+		h->sandbox.enforced = true;
 		c = (struct harden_ctx){.h = h,
 					.spec = h->spec,
 					.policy = policy,

@@ -154,6 +154,7 @@ void policy_free(struct policy *p)
 	strv_free(p->volume_secrets);
 	free(p->report_dir);
 	strv_free(p->root_dirs);
+	free(p->pod_uid);
 	for (size_t i = 0; p->hooks && i < p->n_hooks; i++) {
 		free(p->hooks[i].path);
 		strv_free(p->hooks[i].args);

@@ -193,6 +193,12 @@ struct policy {
 	 * root.path exactly. */
 	char **root_dirs;
 	size_t n_root_dirs;
+	/* Not in the file: the uid of the Kubernetes pod this container
+	 * proved it belongs to (runtime/namespace.c ns_pod_claim: its pod
+	 * sandbox is one corral made for the same engine process), whose
+	 * kubelet volumes it may mount; NULL: none.  Never config.json's
+	 * word alone. */
+	char *pod_uid;
 };
 
 /* The built-in defaults. */

@@ -50,6 +50,11 @@ static void emit_state_object(yajl_gen gen, const struct spec_state *s,
 			json_key_bool(gen, "sharedPidns", true);
 		if (s->report_known)
 			json_key_bool(gen, "reportDir", s->report_dir);
+		if (s->creator_pid > 0) {
+			json_key_int(gen, "creatorPid", s->creator_pid);
+			json_key_int(gen, "creatorStart",
+				     (long long)s->creator_start);
+		}
 		yajl_gen_map_close(gen);
 	}
 	yajl_gen_map_close(gen);
@@ -129,6 +134,26 @@ static int parse_annotations(yajl_val v, struct spec_state *s,
 
 /* .corral.hooks: the names of hook kinds.  A name this corral does not
  * know leaves the record unknown (config.json is read then). */
+/* creatorPid and creatorStart, both or neither. */
+static int parse_creator(yajl_val corral, struct spec_state *s,
+			 struct error **err)
+{
+	yajl_val pid = json_get(corral, "creatorPid"),
+		 start = json_get(corral, "creatorStart");
+
+	if (!pid && !start)
+		return 0;
+	if (!YAJL_IS_INTEGER(pid) || YAJL_GET_INTEGER(pid) <= 0 ||
+	    YAJL_GET_INTEGER(pid) > INT_MAX || !YAJL_IS_INTEGER(start) ||
+	    YAJL_GET_INTEGER(start) < 0)
+		return error_set(err, EINVAL,
+				 ".corral.creatorPid, .creatorStart: expected "
+				 "a pid and its start time");
+	s->creator_pid = (int)YAJL_GET_INTEGER(pid);
+	s->creator_start = (uint64_t)YAJL_GET_INTEGER(start);
+	return 0;
+}
+
 static int parse_hooks(yajl_val v, struct spec_state *s, struct error **err)
 {
 	if (!v)
@@ -201,6 +226,8 @@ static int parse_tree(yajl_val root, struct spec_state *s, struct error **err)
 				 ".corral.reportDir: expected a boolean");
 	s->report_known = report != NULL;
 	s->report_dir = YAJL_IS_TRUE(report);
+	if (parse_creator(json_get(root, "corral"), s, err) < 0)
+		return -1;
 	return parse_annotations(json_get(root, "annotations"), s, err);
 }
 

@@ -45,6 +45,12 @@ struct spec_state {
 	 * unknown in a state.json without the record. */
 	bool report_known;
 	bool report_dir;
+	/* The process that ran `corral create` (its parent: the engine's
+	 * shim, conmon, a shell), by pid and start time; 0: unknown.  A pod
+	 * sandbox's is what its members prove their pod by: the CRI's shim
+	 * creates every container of a pod (runtime/namespace.c). */
+	int creator_pid;
+	uint64_t creator_start;
 };
 
 enum spec_state_view {

@@ -145,6 +145,7 @@ int stage_params_encode(const struct stage_params *p, char **out, size_t *len,
 	put_u8(&w, p->terminal);
 	put_u8(&w, p->dumpable);
 	put_u8(&w, p->self_only);
+	put_u8(&w, p->no_fork);
 	put_u32(&w, (uint32_t)p->n_rlimits);
 	for (size_t i = 0; i < p->n_rlimits; i++) {
 		put_u32(&w, p->rlimits[i].resource);
@@ -414,6 +415,7 @@ static void get_process(struct reader *r, struct stage_params *p)
 	p->terminal = get_bool(r, "terminal");
 	p->dumpable = get_bool(r, "dumpable");
 	p->self_only = get_bool(r, "self_only");
+	p->no_fork = get_bool(r, "no_fork");
 	get_rlimits(r, p);
 	p->has_oom_score_adj = get_bool(r, "oom_score_adj");
 	p->oom_score_adj = (int32_t)get_u32(r, "oom_score_adj");

@@ -14,7 +14,8 @@
  *     u8 u32    umask set, umask
  *     5 * u64   capability masks (bounding, effective, inheritable,
  *               permitted, ambient)
- *     u8 * 5    enforced, no_new_privs, terminal, dumpable, self_only
+ *     u8 * 6    enforced, no_new_privs, terminal, dumpable, self_only,
+ *               no_fork
  *     u32 n, n * (u32 u64 u64)   rlimits (resource, soft, hard)
  *     u8 i32    oom_score_adj set, oom_score_adj
  *     i32       keep_fds
@@ -51,6 +52,11 @@
 #define STAGE_PARAMS_MAGIC "CRLSTG01"
 #define STAGE_PARAMS_MAX (64u << 20) /* bytes the stage reads at most */
 #define STAGE_RLIMITS_MAX 32	     /* the kernel has 16 */
+/* The supervisor's own id: 65535, beside 65534 (nobody, the sandbox's
+ * user); never a system's user (they end below 60000), never host root,
+ * never an id of the workload's: in a user namespace of 65536 ids (a
+ * pool's slice, subordinate ids) the last of them. */
+#define SUPERVISOR_ID 65535u
 
 enum stage_mode {
 	STAGE_INIT = 1, /* the container's first process: start, supervise */
@@ -104,6 +110,9 @@ struct stage_params {
 	 * self-only filter, so that it may change scheduling, priority and
 	 * limits of no process but its own (runtime/seccomp_baseline.c). */
 	bool self_only;
+	/* A pod sandbox's process (a pause), or one exec'd into it: it
+	 * loads corral's no-fork filter (runtime/seccomp_baseline.c). */
+	bool no_fork;
 	struct stage_rlimit rlimits[STAGE_RLIMITS_MAX];
 	size_t n_rlimits;
 	bool has_oom_score_adj; /* raised, never lowered */
@@ -115,10 +124,11 @@ struct stage_params {
 	struct stage_filter seccomp;  /* config.json's, loaded last */
 	/* the supervisor (STAGE_INIT) */
 	uint64_t wall_clock; /* seconds; 0: none */
-	/* Whom the supervisor runs as once the workload runs: root of the
-	 * container's namespace, keeping CAP_KILL alone, when that is not
-	 * the workload's uid, so that the workload cannot signal, limit,
-	 * reschedule or renice it (supervisor.h); else the workload's own. */
+	/* Whom the supervisor runs as once the workload runs: a uid and gid
+	 * of its own, SUPERVISOR_ID (SUPERVISOR_ID - 2 for a workload that
+	 * is SUPERVISOR_ID), keeping CAP_KILL alone, so that the workload
+	 * cannot signal, limit, reschedule or renice it (supervisor.h);
+	 * the workload's own where the namespace maps no such id. */
 	uint32_t supervisor_uid, supervisor_gid;
 	int32_t sync_fd; /* errors go there until "created"; -1: none */
 	int32_t fifo_fd; /* O_PATH exec fifo */

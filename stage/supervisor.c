@@ -100,16 +100,18 @@ static int load_own_filter(void)
 
 /* Give up everything the supervisor does not need to wait and signal.
  * Not dumpable first of all, so that at no moment of the switch can a
- * process of the container open its fds or memory.  Then its ids: root
- * of the container's namespace when the workload is not, keeping CAP_KILL
- * alone (to forward signals to the workload and kill it at the deadline),
- * with the securebits locked so that no exec could give root its
- * capabilities back; the workload, another uid without capabilities, may
- * then neither signal it, nor prlimit, sched_setaffinity, setpriority or
- * ptrace it.  Where only the workload's uid exists (a user namespace of
- * one id), its ids and no capability (enough to signal it); the workload
- * runs under the self-only filter then (workload.c).  Last, no_new_privs
- * and its own seccomp filter. */
+ * process of the container open its fds or memory.  Then its ids: a uid
+ * and gid of its own (params.h SUPERVISOR_ID: not root, not the
+ * workload's), keeping CAP_KILL alone (to forward signals to the
+ * workload and kill it at the deadline) through the switch with the
+ * securebits locked (NO_SETUID_FIXUP keeps the capabilities, the rest
+ * keeps an exec from giving any back); the workload, another uid without
+ * capabilities, may then neither signal it, nor prlimit,
+ * sched_setaffinity, setpriority or ptrace it.  Where the namespace maps
+ * no such id (a user namespace of one id), the workload's ids and no
+ * capability (enough to signal it); the workload runs under the
+ * self-only filter then (workload.c).  Last, no_new_privs and its own
+ * seccomp filter. */
 static void drop_privileges(const struct supervisor_config *c)
 {
 	const unsigned long locked =
@@ -128,7 +130,7 @@ static void drop_privileges(const struct supervisor_config *c)
 	    setresgid(c->gid, c->gid, c->gid) < 0 ||
 	    setresuid(c->uid, c->uid, c->uid) < 0)
 		die("drop to the supervisor's user");
-	/* root's bounding set: nothing but CAP_KILL, ever (EINVAL: the
+	/* its bounding set: nothing but CAP_KILL, ever (EINVAL: the
 	 * first number past the kernel's last capability) */
 	for (int cap = 0; keep_kill && cap < 64; cap++)
 		if (cap != CAP_KILL &&

@@ -341,12 +341,17 @@ static int load_filters(const struct stage_params *p, struct error **err)
 	const struct stage_filter self_only = {
 	    0, seccomp_prebuilt_self_only.len,
 	    (struct sock_filter *)seccomp_prebuilt_self_only.filter};
+	const struct stage_filter no_fork = {
+	    0, seccomp_prebuilt_no_fork.len,
+	    (struct sock_filter *)seccomp_prebuilt_no_fork.filter};
 	int listener = -1;
 
 	if (load_filter(&p->baseline, &listener, err) < 0)
 		return error_wrap(err, "corral baseline");
 	if (p->self_only && load_filter(&self_only, &listener, err) < 0)
 		return error_wrap(err, "corral self-only filter");
+	if (p->no_fork && load_filter(&no_fork, &listener, err) < 0)
+		return error_wrap(err, "corral no-fork filter");
 	if (listener < 0 && load_filter(&p->seccomp, &listener, err) < 0)
 		return -1;
 	if (listener >= 0) {

@@ -1,8 +1,8 @@
 /* Build-time generator: compiles corral's baseline (with no extra calls,
- * in its EPERM and USER_NOTIF variants), supervisor, egress and self-only
- * filters with libseccomp and prints them as C, the definitions
+ * in its EPERM and USER_NOTIF variants), supervisor, egress, self-only
+ * and no-fork filters with libseccomp and prints them as C, the definitions
  * runtime/seccomp_prebuilt.c copies at create (the stage links the
- * supervisor's and the self-only one). */
+ * supervisor's, the self-only and the no-fork ones). */
 #include <stdio.h>
 
 #include "seccomp_filter.h"
@@ -25,13 +25,15 @@ static void print_filter(const char *name, const struct sock_fprog *p)
 int main(void)
 {
 	_cleanup_error_ struct error *err = NULL;
-	struct seccomp_program baseline, notify, supervisor, egress, self_only;
+	struct seccomp_program baseline, notify, supervisor, egress, self_only,
+	    no_fork;
 
 	if (seccomp_baseline_build(NULL, 0, &baseline, &err) < 0 ||
 	    seccomp_baseline_notify_build(NULL, 0, &notify, &err) < 0 ||
 	    seccomp_supervisor_build(&supervisor, &err) < 0 ||
 	    seccomp_egress_build(&egress, &err) < 0 ||
-	    seccomp_self_only_build(&self_only, &err) < 0) {
+	    seccomp_self_only_build(&self_only, &err) < 0 ||
+	    seccomp_no_fork_build(&no_fork, &err) < 0) {
 		fprintf(stderr, "seccomp_gen: %s\n", err->msg);
 		return 1;
 	}
@@ -42,10 +44,12 @@ int main(void)
 	print_filter("supervisor", &supervisor.prog);
 	print_filter("egress", &egress.prog);
 	print_filter("self_only", &self_only.prog);
+	print_filter("no_fork", &no_fork.prog);
 	seccomp_program_free(&baseline);
 	seccomp_program_free(&notify);
 	seccomp_program_free(&supervisor);
 	seccomp_program_free(&egress);
 	seccomp_program_free(&self_only);
+	seccomp_program_free(&no_fork);
 	return ferror(stdout) ? 1 : 0;
 }

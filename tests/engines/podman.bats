@@ -60,11 +60,13 @@ setup() {
 	STATE_DIRS="$BATS_TEST_TMPDIR/state-dirs"
 	: >"$STATE_DIRS"
 	ROOTFS="$BATS_TEST_TMPDIR/rootfs"
+	mkdir -p "$ROOTFS"
 	# `podman run --rootfs DIR` puts DIR in root.path, which corral takes
-	# only below an engine directory: this test's own is added to the
-	# default list (--runtime-flag passes --policy to every corral call).
+	# only below a directory the policy mounts (an engine directory is
+	# for the engine's own store): this test's own is named
+	# (--runtime-flag passes --policy to every corral call).
 	POLICY="$BATS_TEST_TMPDIR/policy.json"
-	jq --arg d "$BATS_TEST_TMPDIR" '{engineDirs: (.engineDirs + [$d])}' \
+	jq --arg d "$ROOTFS" '.mounts = [{source: $d}]' \
 		"$REPO_ROOT/config-examples/policy/default.json" >"$POLICY"
 	mkdir -p "$ROOTFS/bin"
 	cp /bin/busybox "$ROOTFS/bin/"
@@ -218,12 +220,12 @@ assert_sandboxed() {
 	assert_output --partial "tty"
 }
 
-@test "podman run --rootfs outside the engine directories is refused, naming engineDirs" {
+@test "podman run --rootfs of a directory the policy does not name is refused, naming mounts and engineDirs" {
 	run --separate-stderr podman --runtime "$CORRAL" run --rm --name "$NAME" \
 		--network none --rootfs "$ROOTFS" /bin/echo ran 3>&-
 	assert_failure
 	refute_output --partial ran
-	[[ "$stderr" == *".root.path: $ROOTFS is neither in the bundle nor below an engine directory (policy: engineDirs)"* ]] ||
+	[[ "$stderr" == *".root.path: $ROOTFS is neither in the bundle, below a directory the policy mounts, nor below an engine directory (policy: mounts, engineDirs)"* ]] ||
 		fail "unexpected error: $stderr"
 	run podman container exists "$NAME" 3>&-
 	assert_failure

@@ -221,6 +221,26 @@ fails_with() {
 	done
 }
 
+# Engines put logs in directories others may write: the log is never
+# written through a link at its end, a FIFO (which would block), or a
+# hard link to another file.
+@test "--log FILE that is a symbolic link, a FIFO or a hard link is not written" {
+	target="$BATS_TEST_TMPDIR/target"
+	echo precious >"$target"
+	ln -s "$target" "$BATS_TEST_TMPDIR/link.log"
+	ln "$target" "$BATS_TEST_TMPDIR/hard.log"
+	mkfifo "$BATS_TEST_TMPDIR/fifo.log"
+	update_config '.process.args = "sh"'
+	for log in link hard fifo; do
+		run --separate-stderr timeout 10 "$CORRAL" --root "$ROOT" \
+			--log "$BATS_TEST_TMPDIR/$log.log" --log-format json \
+			create --bundle "$BUNDLE" "$ID" 3>&-
+		assert_error_line
+	done
+	assert_equal "$(cat "$target")" precious
+	assert_no_leftovers "$ID"
+}
+
 @test "--log FILE --log-format json gets the error as one JSON line" {
 	log="$BATS_TEST_TMPDIR/corral.log"
 	update_config '.process.args = "sh"'

@@ -437,6 +437,31 @@ EOF
 	assert_failure 137
 }
 
+# With corral's egress proxy the pod sandbox's cgroup holds the pod's
+# proxy too, under the policy's limits; the pause itself is still held
+# to a pause's share, under every policy: no fork, 10 s of CPU, 64 MiB
+# of address space (issue 39: the role lifted the wall clock and the
+# limits together).
+@test "roles: under an egress policy a pod sandbox's own process is still a pause: no fork, 10 s of CPU" {
+	write_policy '{ "limits": { "wallClock": 1 }, "network": { "allow": ["example.test"] } }'
+	update_config '.annotations["io.kubernetes.cri.container-type"] = "sandbox"'
+	run --separate-stderr corral "${CORRAL_FLAGS[@]}" explain --bundle "$BUNDLE"
+	assert_success
+	assert_line --partial "its process a pause's: no fork, 10 s of CPU, 64 MiB"
+	run_in_container sh -c 'ulimit -t; ulimit -v; sleep 0; echo forked'
+	assert_failure
+	assert_output "10
+65536"
+	[[ "$stderr" == *"can't fork"* ]] || fail "stderr: $stderr"
+	# a busy loop dies of its CPU time, not of a wall clock (it has none)
+	start="$(now_ms)"
+	run_in_container sh -c 'while :; do :; done'
+	assert_failure 137
+	elapsed=$(($(now_ms) - start))
+	[ "$elapsed" -ge 9000 ] && [ "$elapsed" -le 20000 ] ||
+		fail "the loop ended after $elapsed ms"
+}
+
 @test "permissive: ambient capabilities need inheritable ones, as with runc (runc spec lists none)" {
 	write_policy '{ "mode": "permissive" }'
 	update_config '.process.user = {uid: 0, gid: 0} |

@@ -130,12 +130,13 @@ fetch_from() {
 	[ ! -e "$ROOT/$ID-app-2" ] || fail "a refused create left its state"
 }
 
-@test "a member naming a pod sandbox that is not running gets a namespace of its own" {
+@test "a member naming a pod sandbox that is not running is refused with one line; nothing is left" {
 	local app="{\"io.kubernetes.cri.container-type\": \"container\", \"io.kubernetes.cri.sandbox-id\": \"$ID-none\"}"
 	bundle_for "$ID-app" "/run/netns/$NETNS" "$app" sleep 1000
-	start "$ID-app" || fail "run: $(cat "$BATS_TEST_TMPDIR/$ID-app.err")"
-	[ "$(netns_of "$ID-app")" != "$(stat -L -c 'net:[%i]' "/run/netns/$NETNS")" ] ||
-		fail "the engine's namespace was joined"
-	jq -e '.sandbox.podNetwork != true' "$ROOT/$ID-app/sandbox.json" >/dev/null ||
-		fail "podNetwork set without a pod"
+	run --separate-stderr corral --policy "$POLICY" create \
+		--bundle "$BATS_TEST_TMPDIR/b-$ID-app" "$ID-app"
+	assert_error_line
+	[[ "$stderr" == *"annotation io.kubernetes.cri.sandbox-id=$ID-none: no running pod sandbox of that name"* ]] ||
+		fail "unexpected error: $stderr"
+	assert_no_leftovers "$ID-app"
 }

@@ -29,7 +29,7 @@ setup() {
 
 teardown() {
 	corral_teardown
-	for m in "$BATS_TEST_TMPDIR"/ovl/eng/merged; do
+	for m in "$BATS_TEST_TMPDIR"/ovl/store/overlay/*/merged; do
 		if mountpoint -q "$m" 2>/dev/null; then umount "$m"; fi
 	done
 }
@@ -61,13 +61,14 @@ host_ids() {
 	assert_line --index 1 wrote
 	local pid base
 	pid="$(container_pid "$ID")"
-	# the workload (the supervisor's child) and the supervisor both run
-	# as the slice's first id: host root is nowhere
+	# the workload (the supervisor's child) runs as the slice's first
+	# id, the supervisor as its last (its own 65535): host root is
+	# nowhere
 	base="$(awk '{print $2; exit}' "/proc/$pid/uid_map")"
 	[ "$base" -ge "$POOL" ] && [ "$base" -lt $((POOL + 1048576)) ] ||
 		fail "host uid $base is outside the pool $POOL"
 	assert_line --index 2 --regexp "^ +0 +$base +65536$"
-	assert_equal "$(host_ids "$pid")" "$base $base"
+	assert_equal "$(host_ids "$pid")" "$((base + 65535)) $((base + 65535))"
 	for child in $(cat "/proc/$pid/task/$pid/children"); do
 		assert_equal "$(host_ids "$child")" "$base $base"
 		run grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp):' "/proc/$child/status"
@@ -177,12 +178,18 @@ Seccomp:	2"
 
 # An engine's root filesystem is an overlay mount (containerd, CRI-O,
 # podman's overlay driver): it cannot be idmapped, its layers can.
-# mount_engine_overlay [N]: the bundle's root as such an overlay, of the
-# rootfs's layer under N-1 more (default 1 in all), layer i holding
-# /layer-i and a /which of its own number (the top's is seen).
+# mount_engine_overlay ID [N]: the bundle's root as such an overlay, of
+# the rootfs's layer under N-1 more (default 1 in all), layer i holding
+# /layer-i and a /which of its own number (the top's is seen); mounted
+# where containers-storage mounts container ID's root (ovl/store), which
+# its list gives ID, and its layers in ovl/layers.
 mount_engine_overlay() {
-	local o="$BATS_TEST_TMPDIR/ovl" n="${1:-1}" lowers="" i
-	mkdir -p "$o/layers/lower" "$o/layers/upper" "$o/layers/work" "$o/eng/merged"
+	local o="$BATS_TEST_TMPDIR/ovl" n="${2:-1}" lowers="" i
+	local merged="$o/store/overlay/l-$1/merged"
+	mkdir -p "$o/layers/lower" "$o/layers/upper" "$o/layers/work" "$merged" \
+		"$o/store/overlay-containers"
+	jq -n --arg i "$1" '[{id: $i, layer: ("l-" + $i)}]' \
+		>"$o/store/overlay-containers/containers.json"
 	cp -a "$ROOTFS/." "$o/layers/lower/"
 	echo from-upper >"$o/layers/upper/engine-file"
 	for i in $(seq 2 "$n"); do
@@ -191,13 +198,14 @@ mount_engine_overlay() {
 		lowers="$o/layers/l$i:$lowers"
 	done
 	mount -t overlay overlay -o "lowerdir=$lowers$o/layers/lower,upperdir=$o/layers/upper,workdir=$o/layers/work" \
-		"$o/eng/merged" || fail "mount the engine's overlay"
-	update_config '.root.path = $p' --arg p "$o/eng/merged"
+		"$merged" || fail "mount the engine's overlay"
+	ENGINE_MERGED="$merged"
+	update_config '.root.path = $p' --arg p "$merged"
 }
 
 @test "an engine's overlay root: its layers idmapped and stacked again; the engine's upper layer unchanged" {
-	mount_engine_overlay
-	write_policy 1048576 "\"engineDirs\": [\"$BATS_TEST_TMPDIR/ovl\"], "
+	mount_engine_overlay "$ID"
+	write_policy 1048576 "\"engineDirs\": [\"$BATS_TEST_TMPDIR/ovl/store\", \"$BATS_TEST_TMPDIR/ovl/layers\"], "
 	set_args sh -c 'cat /engine-file; echo x >/work/new && echo wrote; stat -c %u /work'
 	run --separate-stderr corral --policy "$POLICY" run --bundle "$BUNDLE" "$ID" </dev/null
 	assert_success
@@ -205,27 +213,27 @@ mount_engine_overlay() {
 wrote
 0"
 	[ ! -e "$BATS_TEST_TMPDIR/ovl/layers/upper/work/new" ] || fail "the engine's upper layer was written"
-	[ ! -e "$BATS_TEST_TMPDIR/ovl/eng/merged/work/new" ] || fail "the engine's overlay was written"
+	[ ! -e "$ENGINE_MERGED/work/new" ] || fail "the engine's overlay was written"
 }
 
 @test "an engine's overlay root of 4 and of 24 layers: every layer stacked again in order" {
 	local n
 	for n in 4 24; do
-		mount_engine_overlay "$n"
-		write_policy 1048576 "\"engineDirs\": [\"$BATS_TEST_TMPDIR/ovl\"], "
+		mount_engine_overlay "$ID-$n" "$n"
+		write_policy 1048576 "\"engineDirs\": [\"$BATS_TEST_TMPDIR/ovl/store\", \"$BATS_TEST_TMPDIR/ovl/layers\"], "
 		set_args sh -c 'cat /which; ls / | grep -c "^layer-"; cat /engine-file'
 		run --separate-stderr corral --policy "$POLICY" run --bundle "$BUNDLE" "$ID-$n" </dev/null
 		assert_success
 		assert_output "$n
 $((n - 1))
 from-upper"
-		umount "$BATS_TEST_TMPDIR/ovl/eng/merged" && rm -rf "$BATS_TEST_TMPDIR/ovl"
+		umount "$ENGINE_MERGED" && rm -rf "$BATS_TEST_TMPDIR/ovl"
 	done
 }
 
 @test "an overlay root whose layers are outside the engine directories is refused, naming engineDirs" {
-	mount_engine_overlay
-	write_policy 1048576 "\"engineDirs\": [\"$BATS_TEST_TMPDIR/ovl/eng\"], "
+	mount_engine_overlay "$ID"
+	write_policy 1048576 "\"engineDirs\": [\"$BATS_TEST_TMPDIR/ovl/store\"], "
 	set_args true
 	run --separate-stderr corral --policy "$POLICY" run --bundle "$BUNDLE" "$ID" </dev/null
 	assert_error_line

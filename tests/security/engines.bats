@@ -313,10 +313,11 @@ run_podman() {
 	before="$(tree_sum "$rootfs")"
 	start_listeners
 	HOST_HOSTNAME="$(hostname)"
-	jq --arg d "$BATS_FILE_TMPDIR" '{engineDirs: (.engineDirs + [$d])}' \
+	jq --arg d "$rootfs" '.mounts = [{source: $d}]' \
 		"$REPO_ROOT/config-examples/policy/default.json" \
 		>"$BATS_FILE_TMPDIR/policy.json"
-	# --rootfs: root.path is taken only below an engine directory
+	# --rootfs: root.path is taken only below a directory the policy
+	# mounts (or an engine's own store, tied to the container)
 	timeout -k 5 "$CLIENT_TIMEOUT" podman --runtime "$CORRAL" \
 		--runtime-flag "policy=$BATS_FILE_TMPDIR/policy.json" run --rm \
 		--name "$CT_NAME" --network none --annotation "$WALL_CLOCK" \

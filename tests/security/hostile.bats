@@ -159,10 +159,13 @@ sleep 30'
 	track_pid "$pid"
 	corral start "$ID" || fail "start failed"
 	wait_for_file "$BATS_TEST_TMPDIR/$ID.out" '^READY$'
+	# the workload's 65534, and the supervisor's own 65535 (its init)
 	for p in $(container_procs "$pid"); do
 		read -r _ ruid euid _ < <(grep '^Uid:' "/proc/$p/status")
-		[ "$ruid" = 265534 ] && [ "$euid" = 265534 ] ||
-			fail "process $p: host uid $ruid/$euid, expected 265534"
+		want=265534
+		[ "$p" != "$pid" ] || want=265535
+		[ "$ruid" = "$want" ] && [ "$euid" = "$want" ] ||
+			fail "process $p: host uid $ruid/$euid, expected $want"
 	done
 	corral delete --force "$ID"
 	[[ "$(cat "$BATS_TEST_TMPDIR/$ID.out")" != *LEAK* ]] ||

@@ -189,15 +189,188 @@ wait_for_ns() {
 
 # config.json (the attacker's) writes the annotation: naming a workload
 # container must not make it joinable; only one corral made as a pod
-# sandbox is.
+# sandbox is, and the claim itself is refused: it proves no pod.
 @test "namespaces: a sandbox-id annotation naming a workload container does not make it joinable" {
 	start_victim victim
 	update_config '.annotations = {"io.kubernetes.cri.sandbox-id": $v}' --arg v "$VICTIM"
 	join_config pid "/proc/$VPID/ns/pid"
 	workload "$JOINER"
 	hostile_run
-	assert_refused pid
+	assert_refused "io.kubernetes.cri.sandbox-id=$VICTIM"
 	assert_victim_untouched
+}
+
+# ==== R7b: identity comes from corral's records ================================
+#
+# Which pod a container belongs to is not config.json's to say: under the
+# CRI, a member proves it by being created by the same engine process as
+# its pod sandbox (the pod's shim), or a process below it.  Here the
+# "engine" of the victim's pod is a subshell of its own; the attacker's
+# creates come from the test's shell, which that subshell is not an
+# ancestor of.
+
+# pod_bundle_of NAME UID: a pod sandbox's bundle (its path printed):
+# CRI annotations, pod UID, sleeping.
+pod_bundle_of() {
+	local vb="$BATS_TEST_TMPDIR/$1-bundle"
+	cp -a "$BATS_FILE_TMPDIR/bundle" "$vb"
+	jq --arg id "$1" --arg uid "$2" '.process.args = ["sleep", "120"] |
+		.annotations = {"io.kubernetes.cri.container-type": "sandbox",
+			"io.kubernetes.cri.sandbox-id": $id,
+			"io.kubernetes.cri.sandbox-uid": $uid}' \
+		"$BATS_FILE_TMPDIR/bundle/config.json" >"$vb/config.json"
+	echo "$vb"
+}
+
+# start_pod POD UID: pod sandbox POD of pod UID, run by a subshell that
+# stands for the pod's shim; VPID its init.
+start_pod() {
+	local vb
+	vb="$(pod_bundle_of "$1" "$2")"
+	(corral "${POD_FLAGS[@]}" run -d --bundle "$vb" "$1" </dev/null \
+		>/dev/null 2>"$BATS_TEST_TMPDIR/$1.err") ||
+		fail "pod sandbox: $(cat "$BATS_TEST_TMPDIR/$1.err")"
+	VPID="$(container_pid "$1")"
+	track_pid "$VPID"
+}
+
+@test "pods: a bundle naming another pod's sandbox, from another engine process, is refused with one line; the pod is untouched" {
+	POD_FLAGS=()
+	start_pod "$ID-pod" 6a1f3c2e-0000-4e7f-a6c5-1d2e3f4a5b6c
+	update_config '.annotations = {"io.kubernetes.cri.container-type": "container",
+		"io.kubernetes.cri.sandbox-id": $s}' --arg s "$ID-pod"
+	for t in pid ipc uts; do
+		join_config "$t" "/proc/$VPID/ns/$t"
+	done
+	workload 'kill -9 -1'
+	hostile_run
+	assert_refused "io.kubernetes.cri.sandbox-id=$ID-pod" "no running pod sandbox"
+	assert_equal "$(state_field "$ID-pod" status)" running
+	# the same claim with no namespace to join is refused as well
+	base_config
+	update_config '.annotations = {"io.kubernetes.cri.sandbox-id": $s}' --arg s "$ID-pod"
+	hostile_run
+	assert_refused "io.kubernetes.cri.sandbox-id=$ID-pod"
+}
+
+@test "pods: a kubelet volume is the container's only through the pod its pod sandbox recorded, never its own sandbox-uid annotation" {
+	local pods="$BATS_TEST_TMPDIR/kubelet/pods" victim=0b1f3c2e-1111-4e7f-a6c5-1d2e3f4a5b6c
+	local mine=7c2f3c2e-2222-4e7f-a6c5-1d2e3f4a5b6c
+	local cm="$pods/$victim/volumes/kubernetes.io~configmap/cfg"
+	local ed="$pods/$victim/volumes/kubernetes.io~empty-dir/scratch"
+	mkdir -p "$cm" "$ed"
+	echo victim-config >"$cm/value"
+	policy="$BATS_TEST_TMPDIR/policy.json"
+	write_policy "$policy" '{engineDirs: [$p]}' --arg p "$pods"
+	POD_FLAGS=(--policy "$policy")
+	# a container with no pod, naming the victim's uid
+	update_config '.annotations = {"io.kubernetes.cri.container-type": "container",
+		"io.kubernetes.cri.sandbox-uid": $u}' --arg u "$victim"
+	add_bind "$cm" /cfg '["rbind", "ro"]'
+	add_bind "$ed" /scratch '["rbind", "rw"]'
+	workload 'cat /cfg/value 2>/dev/null && echo LEAK-CONFIG
+touch /scratch/planted 2>/dev/null && [ -e /scratch/planted ] && echo WROTE'
+	hostile_run --policy "$policy"
+	assert_contained
+	[ ! -e "$ed/planted" ] || fail "a file was planted in the victim pod's emptyDir"
+	# a member of a pod of its own (its sandbox made by this shell, as
+	# the same engine), naming the victim's uid: refused
+	POD_FLAGS=(--policy "$policy")
+	corral --policy "$policy" run -d --bundle "$(pod_bundle_of "$ID-mine" "$mine")" \
+		"$ID-mine" </dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/mine.err" ||
+		fail "own pod: $(cat "$BATS_TEST_TMPDIR/mine.err")"
+	track_pid "$(container_pid "$ID-mine")"
+	update_config '.annotations["io.kubernetes.cri.sandbox-id"] = $s' --arg s "$ID-mine"
+	hostile_run --policy "$policy"
+	assert_refused "io.kubernetes.cri.sandbox-uid=$victim" "belongs to another pod"
+	[ ! -e "$ed/planted" ] || fail "a file was planted in the victim pod's emptyDir"
+}
+
+# A namespace path is opened O_PATH and checked to be a namespace before
+# anything opens it: a FIFO never blocks create (its waiting writer stays
+# blocked: nobody opened it), a device is never opened, and every kind of
+# wrong path gets the same line, so it tells nothing of what is there.
+@test "namespaces: a FIFO, a socket, a device, a file, a directory or nothing as a namespace path: refused at once with one line, nothing opened" {
+	local d="$BATS_TEST_TMPDIR/ns" t kind first=""
+	mkdir -p "$d"
+	mkfifo "$d/fifo"
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$d/socket"
+	mknod "$d/device" c 1 3
+	echo x >"$d/file"
+	mkdir "$d/dir"
+	# a writer that waits for a reader: still waiting at the end means
+	# no one opened the FIFO
+	(echo opened >"$d/fifo") 3>&- &
+	writer=$!
+	track_pid "$writer"
+	for t in pid ipc uts; do
+		for kind in fifo socket device file dir missing; do
+			base_config
+			join_config "$t" "$d/$kind"
+			workload 'true'
+			hostile_create
+			[ "$status" -ne 0 ] || { corral delete --force "$ID"; fail "$t $kind: created"; }
+			assert_error_line
+			msg="${stderr//$d\/$kind/PATH}"
+			if [ "$t" = pid ]; then
+				[ -n "$first" ] || first="$msg"
+				assert_equal "$msg" "$first"
+			fi
+			keep_run assert_no_leftovers "$ID"
+		done
+		first=""
+	done
+	# a network path is not joined under the default policy (a network
+	# of its own) and is looked at only to find a pod's: never opened
+	base_config
+	join_config network "$d/fifo"
+	workload 'true'
+	hostile_run
+	assert_contained
+	kill -0 "$writer" || fail "the FIFO was opened"
+}
+
+# ==== R7c: cgroup paths =======================================================
+
+@test "cgroups: a cgroupsPath inside another container's cgroup, running or stopped, or inside any cgroup with processes, is refused; the victim's pids are its own" {
+	start_victim victim
+	vcg="$(jq -r .corral.cgroup "$ROOT/$VICTIM/state.json")"
+	vprocs="$(container_cgroup_file "$VPID" pids cgroup.procs cgroup.procs)"
+	before="$(wc -l <"$vprocs")"
+	update_config '.linux.cgroupsPath = $p' --arg p "/$vcg/evil"
+	workload 'for i in $(seq 50); do sleep 100 & done'
+	hostile_run
+	assert_refused "$vcg" "another container's cgroup"
+	assert_equal "$(wc -l <"$vprocs")" "$before"
+	# a stopped one: its mark holds where no process is left
+	corral kill "$VICTIM" KILL
+	wait_for_status "$VICTIM" stopped
+	hostile_run
+	assert_refused "$vcg" "another container's cgroup"
+	corral delete "$VICTIM" || fail "the victim's cgroup could not be removed"
+	# any cgroup with processes: a service's, another runtime's
+	sleep 100 </dev/null >/dev/null 2>&1 3>&- &
+	holder=$!
+	track_pid "$holder"
+	mine="$(awk -F: '$1 == 0 { print $3 }' /proc/self/cgroup)"
+	base="$(dirname "$vprocs")"
+	base="${base%"$vcg"}"
+	mkdir "$base/corral-holder-$$"
+	echo "$holder" >"$base/corral-holder-$$/cgroup.procs" ||
+		{ rmdir "$base/corral-holder-$$"; fail "move the holder"; }
+	base_config
+	update_config '.linux.cgroupsPath = $p' --arg p "/corral-holder-$$/evil"
+	workload 'true'
+	hostile_run
+	status_was="$status"
+	stderr_was="$stderr"
+	kill -9 "$holder"
+	wait "$holder" 2>/dev/null || true
+	for _ in $(seq 50); do rmdir "$base/corral-holder-$$" 2>/dev/null && break; sleep 0.05; done
+	status="$status_was"
+	stderr="$stderr_was"
+	[ "$status" -ne 0 ] || fail "created inside a cgroup with processes"
+	[[ "$stderr" == *"a cgroup with processes of its own"* ]] || fail "stderr: $stderr"
 }
 
 # ==== R8: root.path =========================================================
@@ -309,31 +482,79 @@ assert_create_refused() {
 	[[ "$output" != *LEAK* ]] || fail "the host's /etc/shadow was readable in the container"
 	[[ "$output" != *RAN* ]] || fail "the workload ran with /etc as its root: $output"
 	assert_create_refused
-	# a rootfs under an allowed mounts entry is no image store either
+	# a rootfs under an allowed mounts entry shows what a bind of it
+	# would, read-only (podman run --rootfs of a directory the policy
+	# names)
 	cp -a "$ROOTFS" "$ALLOWED/rootfs"
 	base_config
 	update_config '.root.path = $p' --arg p "$ALLOWED/rootfs"
-	hostile_create --policy "$policy"
-	assert_create_refused
-}
-
-@test "root.path: a policy engineDirs entry allows a rootfs under it, never a link out of it" {
-	store="$BATS_TEST_TMPDIR/store"
-	mkdir -p "$store/images"
-	cp -a "$ROOTFS" "$store/images/one"
-	ln -s "$SENTINEL" "$store/images/link"
-	ln -s / "$store/images/root"
-	policy="$BATS_TEST_TMPDIR/policy.json"
-	write_policy "$policy" '{engineDirs: [$s]}' --arg s "$store"
-	update_config '.root.path = $p' --arg p "$store/images/one"
-	workload 'true'
+	workload 'touch /x 2>/dev/null && echo "LEAK the root is writable"'
 	hostile_run --policy "$policy"
 	assert_contained
-	for p in link root; do
+}
+
+# store_with STORE ID...: a containers-storage of the test's own, the
+# shape podman's and CRI-O's overlay driver give it: each ID's root its
+# own layer's merged directory (a copy of the rootfs), listed in
+# overlay-containers/containers.json.
+store_with() {
+	local store="$1" list="[]" id
+	shift
+	mkdir -p "$store/overlay-containers"
+	for id in "$@"; do
+		mkdir -p "$store/overlay/layer-$id"
+		cp -a "$ROOTFS" "$store/overlay/layer-$id/merged"
+		list="$(jq -c --arg i "$id" '. + [{id: $i, layer: ("layer-" + $i)}]' <<<"$list")"
+	done
+	echo "$list" >"$store/overlay-containers/containers.json"
+}
+
+@test "root.path below engineDirs: only the root the engine's records give this container; never another's, a link out, or a kubelet pod directory" {
+	store="$BATS_TEST_TMPDIR/store"
+	store_with "$store" "$ID" victim
+	echo victim-secret >"$store/overlay/layer-victim/merged/secret"
+	ln -s "$SENTINEL" "$store/overlay/link"
+	ln -s / "$store/overlay/root"
+	policy="$BATS_TEST_TMPDIR/policy.json"
+	write_policy "$policy" '{engineDirs: [$s, $p]}' --arg s "$store" \
+		--arg p "$BATS_TEST_TMPDIR/kubelet/pods"
+	update_config '.root.path = $p' --arg p "$store/overlay/layer-$ID/merged"
+	workload '[ -e /secret ] && echo "LEAK another container root"'
+	hostile_run --policy "$policy"
+	assert_contained
+	# another container's merged directory, the store itself, its other
+	# files, a link out of it
+	for p in overlay/layer-victim/merged overlay/layer-victim overlay \
+		overlay-containers overlay/link overlay/root; do
 		base_config
-		update_config '.root.path = $p' --arg p "$store/images/$p"
+		update_config '.root.path = $p' --arg p "$store/$p"
 		hostile_create --policy "$policy"
 		assert_create_refused
+	done
+	base_config
+	update_config '.root.path = $p' --arg p "$store/overlay/layer-victim/merged"
+	hostile_create --policy "$policy"
+	[[ "$stderr" == *"the engine's records (overlay-containers/containers.json) do not give it to container $ID"* ]] ||
+		fail "stderr: $stderr"
+	# a list that does not parse, or a store without one, gives nothing
+	echo '{"id"' >"$store/overlay-containers/containers.json"
+	base_config
+	update_config '.root.path = $p' --arg p "$store/overlay/layer-$ID/merged"
+	hostile_create --policy "$policy"
+	assert_create_refused
+	# a kubelet pod directory (an engineDirs entry named pods) holds the
+	# pods' volumes: never a root, whatever is in it
+	pod="$BATS_TEST_TMPDIR/kubelet/pods/6a1f3c2e-9b8d-4e7f-a6c5-1d2e3f4a5b6c"
+	mkdir -p "$pod/volumes/kubernetes.io~secret/db"
+	cp -a "$ROOTFS" "$pod/rootfs"
+	echo secret >"$pod/volumes/kubernetes.io~secret/db/password"
+	for p in "$pod" "$pod/rootfs"; do
+		base_config
+		update_config '.root.path = $p' --arg p "$p"
+		hostile_create --policy "$policy"
+		assert_create_refused
+		[[ "$stderr" == *"the kubelet's pods with their volumes: never a root filesystem"* ]] ||
+			fail "stderr: $stderr"
 	done
 }
 

@@ -110,13 +110,13 @@ ioprio_set EPERM"
 	assert_line --regexp '^kill (EPERM|OK)$'
 }
 
-@test "inside-out: the supervisor runs as another uid with CAP_KILL alone, not dumpable, its own filter" {
+@test "inside-out: the supervisor runs as a uid of its own (65535) with CAP_KILL alone, not dumpable, its own filter" {
 	set_args sleep 100
 	start_detached
 	pid="$(container_pid "$ID")"
 	run grep -E '^(Uid|CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp):' \
 		"/proc/$pid/status"
-	assert_line --regexp '^Uid:[[:space:]]+0[[:space:]]+0[[:space:]]+0[[:space:]]+0$'
+	assert_line --regexp '^Uid:[[:space:]]+65535[[:space:]]+65535[[:space:]]+65535[[:space:]]+65535$'
 	assert_line --regexp '^CapEff:[[:space:]]+0000000000000020$'
 	assert_line --regexp '^CapPrm:[[:space:]]+0000000000000020$'
 	assert_line --regexp '^CapBnd:[[:space:]]+0000000000000020$'
@@ -124,6 +124,16 @@ ioprio_set EPERM"
 	assert_line --regexp '^Seccomp:[[:space:]]+2$'
 	# not dumpable: its /proc files are root's of the host, not its uid's
 	assert_equal "$(stat -c %u "/proc/$pid/fd")" 0
+	# a workload of uid 65535 gets a supervisor of 65533
+	run corral kill "$ID" KILL
+	assert_success
+	wait_for_status "$ID" stopped
+	corral delete "$ID"
+	update_config '.process.user = {uid: 65535, gid: 65535}'
+	start_detached
+	pid="$(container_pid "$ID")"
+	run grep '^Uid:' "/proc/$pid/status"
+	assert_output --regexp '^Uid:[[:space:]]+65533[[:space:]]'
 	run corral kill "$ID" KILL
 	assert_success
 }

@@ -190,6 +190,30 @@ TEST(a_pid_file_is_whole)
 	unlink(at("pid"));
 }
 
+/* In a directory another user may write (a pid file's), a name put in
+ * the temporary's place, a hard link to a file of theirs choosing, is
+ * never written through: the temporary is always a new file. */
+TEST(a_pid_file_never_writes_through_a_planted_temporary)
+{
+	_cleanup_free_ char *text = NULL;
+	char tmp[64];
+	FILE *f = fopen(at("victim"), "we");
+
+	CHECK(f && fputs("precious", f) >= 0 && fclose(f) == 0);
+	snprintf(tmp, sizeof(tmp), ".pid.%d.tmp", (int)getpid());
+	CHECK(link(at("victim"), at(tmp)) == 0);
+	CHECK(write_pid_file(at("pid"), 4242, NULL) == 0);
+	CHECK(read_file_at(AT_FDCWD, at("victim"), &text, NULL, NULL) == 0);
+	CHECK_STR(text, "precious");
+	free(text);
+	text = NULL;
+	CHECK(read_file_at(AT_FDCWD, at("pid"), &text, NULL, NULL) == 0);
+	CHECK_STR(text, "4242");
+	unlink(at("pid"));
+	unlink(at("victim"));
+	unlink(at(tmp));
+}
+
 /* Each lookup in a stream opened once reads it from its start: a name on
  * an earlier line than the last one found is still found. */
 TEST(colon_lookups_share_one_open_file)

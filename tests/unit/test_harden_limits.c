@@ -209,6 +209,53 @@ TEST(a_pod_sandbox_with_the_egress_proxy_keeps_the_policy_limits)
 	spec_free(cri);
 }
 
+static const struct spec_rlimit *rlimit_of(const struct hardened *h, int r)
+{
+	for (size_t i = 0; h && i < h->spec->process->n_rlimits; i++)
+		if (h->spec->process->rlimits[i].resource == r)
+			return &h->spec->process->rlimits[i];
+	return NULL;
+}
+
+/* Whatever its cgroup, a pod sandbox's own process gets a pause's CPU
+ * time and address space (and the runtime, by the role, no fork): under
+ * an egress policy too, where its cgroup keeps the policy's limits.  A
+ * smaller value of config.json's stays; a workload gets neither. */
+TEST(a_pod_sandboxs_process_is_held_to_a_pause_under_every_policy)
+{
+	struct spec *cri = fixture("cri_sandbox.json");
+	struct spec *small = config(
+	    ""io.kubernetes.cri.container-type": "sandbox"", "");
+	struct spec *app = fixture("cri_container.json");
+	struct policy *p = policy_of("{"network": {"allow": ["pypi.org"]}}");
+	struct hardened *h = harden_ok(cri, p), *ha = harden_ok(app, p);
+	struct hardened *hs;
+	const struct spec_rlimit *cpu, *as;
+
+	cpu = rlimit_of(h, RLIMIT_CPU);
+	as = rlimit_of(h, RLIMIT_AS);
+	CHECK(cpu && cpu->hard == 10 && cpu->soft == 10);
+	CHECK(as && as->hard == 64 * MiB && as->soft == 64 * MiB);
+	CHECK_CHANGE(h, ".process.rlimits[RLIMIT_CPU]", "absent", "10/10",
+		     "role: pod sandbox");
+	CHECK(!rlimit_of(ha, RLIMIT_CPU) && !rlimit_of(ha, RLIMIT_AS));
+	small->process->rlimits = calloc(1, sizeof(*small->process->rlimits));
+	small->process->rlimits[0] = (struct spec_rlimit){
+	    strdup("RLIMIT_CPU"), RLIMIT_CPU, 5, 3};
+	small->process->n_rlimits = 1;
+	hs = harden_ok(small, p);
+	cpu = rlimit_of(hs, RLIMIT_CPU);
+	CHECK(cpu && cpu->hard == 5 && cpu->soft == 3);
+	CHECK(!find_change(hs, ".process.rlimits[RLIMIT_CPU]"));
+	hardened_free(h);
+	hardened_free(ha);
+	hardened_free(hs);
+	policy_free(p);
+	spec_free(cri);
+	spec_free(small);
+	spec_free(app);
+}
+
 /* A pod annotation reaches the pod's sandbox too, whose wall clock stays
  * off (it would take the pod down); smaller limits still apply. */
 TEST(pod_sandbox_ignores_a_timeout_annotation)

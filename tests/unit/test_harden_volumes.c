@@ -45,7 +45,10 @@ static struct spec *pod_container(const char *mounts)
 	return spec_of(json);
 }
 
-static struct hardened *hardened_with(const char *mounts, const char *policy)
+/* Hardened under `policy` (NULL: the default) for a member of pod
+ * `proven`, the uid the runtime proved from its records (NULL: none). */
+static struct hardened *hardened_for(const char *mounts, const char *policy,
+				     const char *proven)
 {
 	struct spec *s = pod_container(mounts);
 	struct policy *p = policy ? policy_of(policy) : NULL;
@@ -55,6 +58,8 @@ static struct hardened *hardened_with(const char *mounts, const char *policy)
 
 	if (!p && policy_default(&def, &err) < 0)
 		return NULL;
+	if (proven)
+		(p ? p : def)->pod_uid = strdup(proven);
 	if (s && harden(s, p ? p : def, "/run/b", &h, &err) < 0) {
 		printf("# harden: %s\n", err->msg);
 		error_free(err);
@@ -63,6 +68,11 @@ static struct hardened *hardened_with(const char *mounts, const char *policy)
 	policy_free(p);
 	policy_free(def);
 	return h;
+}
+
+static struct hardened *hardened_with(const char *mounts, const char *policy)
+{
+	return hardened_for(mounts, policy, UID);
 }
 
 static const struct harden_bind *bind_at(const struct hardened *h,
@@ -242,4 +252,20 @@ TEST(volumes_secrets_must_be_volume_names)
 int main(void)
 {
 	return unit_run();
+}
+
+/* The container's own annotation names the pod (UID), but the runtime
+ * proved no pod: no kubelet volume is its, by annotation alone; and a
+ * proven pod that is another keeps this one's volumes out. */
+TEST(an_annotation_alone_gives_no_pods_volumes)
+{
+	char *a = bind("/scratch", VOL "empty-dir/cache", "rw");
+	struct hardened *h = hardened_for(a, NULL, NULL);
+
+	CHECK(h && !find_mount(h->spec, "/scratch"));
+	hardened_free(h);
+	h = hardened_for(a, NULL, "0b1f3c2e-9b8d-4e7f-a6c5-1d2e3f4a5b6c");
+	CHECK(h && !find_mount(h->spec, "/scratch"));
+	hardened_free(h);
+	free(a);
 }

@@ -653,6 +653,31 @@ TEST(self_only_refuses_other_processes_alone)
 	seccomp_program_free(&p);
 }
 
+/* A pause makes no process or thread; the rest goes to the baseline. */
+static const struct call_case no_fork_cases[] = {
+	{ "fork", call_fork, EPERM },
+	{ "clone", call_clone_plain, EPERM },
+	{ "clone3", call_clone3, ENOSYS },
+	{ "thread", call_thread, EPERM },
+	{ "getpid", call_getpid, 0 },
+	{ "openat", call_openat, 0 },
+};
+
+TEST(no_fork_refuses_new_processes_alone)
+{
+	struct seccomp_program p;
+	_cleanup_error_ struct error *e = NULL;
+
+	CHECK(seccomp_no_fork_build(&p, &e) == 0);
+	check_cases(&p, no_fork_cases, ARRAY_SIZE(no_fork_cases));
+	seccomp_program_free(&p);
+	CHECK(seccomp_no_fork_build(&p, &e) == 0);
+	CHECK(p.prog.len == seccomp_prebuilt_no_fork.len &&
+	      memcmp(p.prog.filter, seccomp_prebuilt_no_fork.filter,
+		     p.prog.len * sizeof(struct sock_filter)) == 0);
+	seccomp_program_free(&p);
+}
+
 static bool same_program(const struct seccomp_program *a,
 			 const struct seccomp_program *b)
 {

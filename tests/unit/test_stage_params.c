@@ -51,6 +51,7 @@ static void sample(struct stage_params *p, struct spec_hook *hook)
 	    .terminal = false,
 	    .dumpable = true,
 	    .self_only = true,
+	    .no_fork = true,
 	    .rlimits = {{7, 1024, 4096}, {1, 0, UINT64_MAX}},
 	    .n_rlimits = 2,
 	    .has_oom_score_adj = true,
@@ -114,7 +115,8 @@ TEST(round_trip)
 	CHECK(out.has_umask && out.umask == 027);
 	CHECK(memcmp(out.caps, in.caps, sizeof(in.caps)) == 0);
 	CHECK(out.enforced && out.no_new_privs && !out.terminal &&
-	      out.dumpable && out.self_only && out.keep_fds == 2);
+	      out.dumpable && out.self_only && out.no_fork &&
+	      out.keep_fds == 2);
 	CHECK(out.n_rlimits == 2 && out.rlimits[0].resource == 7 &&
 	      out.rlimits[0].soft == 1024 && out.rlimits[0].hard == 4096 &&
 	      out.rlimits[1].hard == UINT64_MAX);

@@ -1,0 +1,30 @@
+/* What an engine's own storage says of a container: containers-storage
+ * (podman's and CRI-O's, /var/lib/containers/storage) lists every
+ * container in overlay-containers/containers.json with the layer that
+ * is its root filesystem, mounted at overlay/LAYER/merged.  corral takes
+ * a root.path below an engine directory only when that list ties it to
+ * the container being created (runtime/mount_sources.c), so that no
+ * config.json can make another container's root, a pod's volumes or any
+ * other directory of the store its own.  Pure: parses text it is given. */
+#ifndef CORRAL_ENGINE_STORE_H
+#define CORRAL_ENGINE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+/* The list's place below the store, and the shape of a root in it. */
+#define ENGINE_STORE_LIST "overlay-containers/containers.json"
+
+/* The layer the list gives container `id`: *layer (malloc'ed), or NULL
+ * when the list has no such container.  An error for a list that does
+ * not parse as an array of objects. */
+int engine_store_layer(const char *json, size_t len, const char *id,
+		       char **layer, struct error **err);
+
+/* Whether `rel`, a clean path relative to the store, is the merged
+ * directory of `layer`: "overlay/LAYER/merged". */
+bool engine_store_is_root(const char *rel, const char *layer);
+
+#endif
