@@ -191,11 +191,15 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	assert_equal "${#lines[@]}" 5
 	refute_output --regexp '[1-9a-f]$'
 	# the workload itself, not only the exec'd process: its pid 1 is
-	# corral's supervisor (the busybox sh is its child), as nobody
-	run --separate-stderr cri exec "$CTR" -- sh -c 'grep -E "^(Uid|CapEff):" /proc/1/status'
+	# corral's supervisor, a uid of its own with CAP_KILL alone, and the
+	# workload its child, as nobody with no capability
+	run --separate-stderr cri exec "$CTR" -- sh -c 'grep -E "^(Uid|CapEff):" /proc/1/status
+		for c in $(cat /proc/1/task/1/children); do grep -E "^(Uid|CapEff):" /proc/$c/status; done'
 	assert_success
-	assert_line --regexp '^Uid:[[:space:]]+65534[[:space:]]+65534'
-	assert_line --regexp '^CapEff:[[:space:]]+0+$'
+	assert_line --index 0 --regexp '^Uid:[[:space:]]+65535[[:space:]]+65535'
+	assert_line --index 1 --regexp '^CapEff:[[:space:]]+0+20$'
+	assert_line --index 2 --regexp '^Uid:[[:space:]]+65534[[:space:]]+65534'
+	assert_line --index 3 --regexp '^CapEff:[[:space:]]+0+$'
 }
 
 @test "pod.yaml's run.corral.timeout kills the app container at its deadline; the pause container lives on" {
