@@ -94,38 +94,68 @@ struct helper_fds {
 	int ready;	 /* the pipe to create */
 };
 
-/* The namespace config.json names (a CNI or pod namespace), opened as
- * namespace.c opens a join path and checked to be a network namespace;
- * O_NONBLOCK so that a FIFO put there cannot hang create. */
-static int open_netns(const char *path, struct error **err)
+/* Whether fd is the host's network namespace: the runtime's own or PID
+ * 1's (which an ordinary user's corral may not look at: then its own is
+ * the host's anyway). */
+static bool host_netns(int fd)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat ns, own, init;
+
+	if (fstat(fd, &ns) < 0 || stat("/proc/self/ns/net", &own) < 0)
+		return true; /* cannot tell: the host's */
+	if (ns.st_dev == own.st_dev && ns.st_ino == own.st_ino)
+		return true;
+	return stat("/proc/1/ns/net", &init) == 0 && ns.st_dev == init.st_dev &&
+	       ns.st_ino == init.st_ino;
+}
+
+/* The network namespace at path, where the proxy is to dial from: a
+ * network namespace (ns_open_path: looked up with O_PATH and checked
+ * before it is opened), never the host's, and, unless it is one corral
+ * recorded for the pod (`recorded`), one in which no task lives yet: the
+ * namespace the engine has just made for this container (a CNI or
+ * podman namespace), not another container's, a pod's in use or any
+ * /run/netns namespace a program serves from.  docs/threat-model.md,
+ * "The egress proxy", says why. */
+static int open_netns(const char *path, bool recorded, struct error **err)
+{
+	int fd = ns_open_path(path, CLONE_NEWNET, err);
+	const char *why = NULL;
 
 	if (fd < 0)
-		return error_errno(err, "egress: network namespace %s", path);
-	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET) {
-		close(fd);
-		return error_set(err, EINVAL,
-				 "egress: %s is not a network namespace", path);
-	}
-	return fd;
+		return error_wrap(err, "egress: the namespace to dial from");
+	if (host_netns(fd))
+		why = "it is the host's";
+	else if (!recorded && netns_has_tasks(fd))
+		why = "processes live in it (another container's, or one in "
+		      "use): corral's proxy dials only from a namespace the "
+		      "engine made for this container";
+	if (!why)
+		return fd;
+	close(fd);
+	return error_set(
+	    err, EPERM, "egress: the namespace to dial from %s: %s", path, why);
 }
 
 /* Where the proxy dials from when config.json names a namespace: that
  * one, unless it is the pod sandbox's (loopback-only, made by corral),
- * then the one the engine gave the sandbox.  Without one, corral's own,
- * where the helper is already. */
+ * then the one the engine gave the sandbox, which corral recorded.
+ * Without one, corral's own, where the helper is already. */
 static int open_dial_netns(const struct egress_start *s, struct error **err)
 {
 	_cleanup_free_ char *pod = NULL;
-	int fd = open_netns(s->sandbox->engine_netns, err);
+	_cleanup_close_ int named = -1;
 
 	/* a pod sandbox's own state directory is locked by this create */
-	if (fd < 0 || s->sandbox->role == ROLE_POD_SANDBOX ||
-	    ns_pod_engine_netns(s->root, s->spec, fd, &pod) < 0 || !pod)
-		return fd;
-	close(fd);
-	return open_netns(pod, err);
+	if (s->sandbox->role != ROLE_POD_SANDBOX) {
+		named =
+		    ns_open_path(s->sandbox->engine_netns, CLONE_NEWNET, NULL);
+		if (named >= 0 &&
+		    ns_pod_engine_netns(s->root, s->spec, named, &pod) == 0 &&
+		    pod)
+			return open_netns(pod, true, err);
+	}
+	return open_netns(s->sandbox->engine_netns, false, err);
 }
 
 /* A host file the resolver reads into *fd, left -1 when the host has

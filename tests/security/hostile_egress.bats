@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# A hostile bundle against corral's egress proxy (issue 39, items 7-12):
+# the attacker writes config.json (its network namespace path, its
+# annotations) and the workload; the policy is the administrator's.  Every
+# target is the test's own: listeners on the host's loopback or in network
+# namespaces the test made, which record each connection they accept, so
+# a leak is seen on the host, never off this machine.
+
+# shellcheck disable=SC2016,SC2034,SC2154
+# (jq programs and container scripts are single-quoted on purpose; output,
+# stderr and status are set by bats' run)
+
+load ../integration/helpers
+
+setup_file() {
+	corral_setup_file
+}
+
+setup() {
+	corral_setup
+	POLICY="$BATS_TEST_TMPDIR/policy.json"
+	PORT=$((40000 + RANDOM % 10000))
+	NETNSES=()
+	LISTENERS=()
+}
+
+teardown() {
+	local pid ns
+	corral_teardown
+	for pid in "${LISTENERS[@]}"; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	for ns in "${NETNSES[@]}"; do
+		ip netns delete "$ns" 2>/dev/null ||
+			echo "# ip netns delete $ns failed" >&3
+	done
+	return 0
+}
+
+# listen_record FILE [NETNS]: a TCP listener on 127.0.0.1:$PORT (in
+# NETNS, else the host's), writing one line to FILE per connection it
+# accepts; returns once it accepts (its own probe is not recorded).
+listen_record() {
+	local file="$1" ns="${2:-}" pfx=() pid
+	[ -z "$ns" ] || pfx=(ip netns exec "$ns")
+	"${pfx[@]}" python3 -c 'import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16)
+c, _ = s.accept(); c.close()
+open(sys.argv[2], "w").close()
+while True:
+    c, a = s.accept()
+    open(sys.argv[2], "a").write("accepted %r\n" % (a,))
+    c.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 7\r\n\r\nLEAKED\n"); c.close()' \
+		"$PORT" "$file" </dev/null >/dev/null 2>&1 3>&- &
+	pid=$!
+	LISTENERS+=("$pid")
+	for _ in $(seq 100); do
+		[ -e "$file" ] && return 0
+		"${pfx[@]}" timeout 1 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$0"' \
+			"$PORT" 2>/dev/null || true
+		sleep 0.05
+	done
+	fail "the listener in ${ns:-the host namespace} did not start"
+}
+
+# make_netns NAME: a network namespace of the test's own, lo up.
+make_netns() {
+	ip netns add "$1" || fail "ip netns add $1"
+	NETNSES+=("$1")
+	ip -n "$1" link set lo up || fail "lo up in $1"
+}
+
+# with_netns_path PATH: config.json's network namespace is PATH.
+with_netns_path() {
+	update_config '.linux.namespaces |= map(if .type == "network" then
+		{type: "network", path: $p} else . end)' --arg p "$1"
+}
+
+# fetch_through_proxy: the workload asks the proxy for the listener.
+fetch_through_proxy() {
+	set_args sh -c "wget -q -T 3 -O- http://127.0.0.1:$PORT/ 2>&1; echo wget=\$?"
+}
+
+# assert_accepted_nothing FILE
+assert_accepted_nothing() {
+	sleep 0.3
+	[ ! -s "$1" ] || fail "the listener accepted: $(cat "$1")"
+}
+
+@test "egress item 7: config.json naming another namespace to dial from (a test netns with a listener, another container's, the host's) is refused" {
+	local got="$BATS_TEST_TMPDIR/got" ns="corral-hegr-$BATS_TEST_NUMBER-$$" victim="victim-$$" vpid path
+	printf '{"network": {"allow": ["127.0.0.1:%s"]}}\n' "$PORT" >"$POLICY"
+	# a namespace of the test's own, a listener on its loopback
+	make_netns "$ns"
+	listen_record "$got" "$ns"
+	# another container's namespace (loopback only), a listener in it
+	cp -a "$BATS_FILE_TMPDIR/bundle" "$BATS_TEST_TMPDIR/victim"
+	(BUNDLE="$BATS_TEST_TMPDIR/victim"
+	 set_args sh -c "echo LEAKED-FROM-VICTIM | nc -l -p $PORT & sleep 100")
+	corral run -d --bundle "$BATS_TEST_TMPDIR/victim" "$victim" </dev/null \
+		>/dev/null 2>"$BATS_TEST_TMPDIR/victim.err" ||
+		fail "victim: $(cat "$BATS_TEST_TMPDIR/victim.err")"
+	vpid="$(container_pid "$victim")"
+	fetch_through_proxy
+	cp "$BUNDLE/config.json" "$BATS_TEST_TMPDIR/config.orig"
+	for path in "/run/netns/$ns" "/proc/$vpid/ns/net" /proc/1/ns/net \
+		/proc/self/ns/net "/proc/$$/ns/net"; do
+		cp "$BATS_TEST_TMPDIR/config.orig" "$BUNDLE/config.json"
+		with_netns_path "$path"
+		run --separate-stderr timeout 20 "$CORRAL" --root "$ROOT" \
+			--policy "$POLICY" run --bundle "$BUNDLE" "$ID" 3>&-
+		assert_error_line
+		local why="processes live in it (another container's, or one in use): corral's proxy dials only from a namespace the engine made for this container"
+		[[ "$path" != /proc/1/* && "$path" != /proc/self/* && "$path" != "/proc/$$/"* ]] ||
+			why="it is the host's"
+		# PID 1's may be closed to root (a machine whose init is in
+		# another user namespace): then it is no namespace corral opens
+		[[ "$path" == /proc/1/* && "$stderr" == *"from: $path: not a network namespace" ]] ||
+			assert_equal "$stderr" "corral: create $ID: egress: the namespace to dial from $path: $why"
+		[[ "$output" != *LEAKED* ]] || fail "$path: the workload reached a listener"
+		assert_no_leftovers "$ID"
+	done
+	assert_accepted_nothing "$got"
+	assert_equal "$(corral state "$victim" | jq -r .status)" running
+	# a fresh namespace with no process in it (as CNI makes) is where the
+	# proxy dials from: control
+	cp "$BATS_TEST_TMPDIR/config.orig" "$BUNDLE/config.json"
+	make_netns "$ns-fresh"
+	with_netns_path "/run/netns/$ns-fresh"
+	run timeout 20 "$CORRAL" --root "$ROOT" --policy "$POLICY" run \
+		--bundle "$BUNDLE" "$ID" 3>&-
+	assert_success
+	assert_line --regexp "^wget=[0-9]+$"
+	corral delete --force "$victim"
+}
+
+@test "egress item 7: a FIFO, a socket, a device node, a regular file and a directory as the namespace to dial from are refused unopened" {
+	local d="$BATS_TEST_TMPDIR/paths" path
+	printf '{"network": {"allow": ["127.0.0.1:%s"]}}\n' "$PORT" >"$POLICY"
+	mkdir -p "$d"
+	mkfifo "$d/fifo"
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$d/sock"
+	mknod "$d/null" c 1 3
+	echo text >"$d/file"
+	mkdir "$d/dir"
+	ln -s fifo "$d/link-to-fifo"
+	fetch_through_proxy
+	cp "$BUNDLE/config.json" "$BATS_TEST_TMPDIR/config.orig"
+	for path in "$d/fifo" "$d/sock" "$d/null" /dev/null "$d/file" "$d/dir" \
+		"$d/link-to-fifo" "$d/missing" /proc/1/ns/pid; do
+		cp "$BATS_TEST_TMPDIR/config.orig" "$BUNDLE/config.json"
+		with_netns_path "$path"
+		# a FIFO opened for reading would block create for good
+		run --separate-stderr timeout 20 "$CORRAL" --root "$ROOT" \
+			--policy "$POLICY" create --bundle "$BUNDLE" "$ID" 3>&-
+		[ "$status" -ne 124 ] || fail "$path: create hung"
+		assert_error_line
+		assert_equal "$stderr" "corral: create $ID: egress: the namespace to dial from: $path: not a network namespace"
+		assert_no_leftovers "$ID"
+	done
+	# the FIFO has no reader waiting on it: a writer that does not block
+	# finds none (ENXIO)
+	run timeout 5 python3 -c 'import os, sys
+try:
+    os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK); print("a reader")
+except OSError as e: print(e.errno)' "$d/fifo"
+	assert_output 6
+}
+
+@test "egress item 8: run.corral.egress under network \"config\" and \"loopback\" is refused; the host's 127.0.0.1 accepts nothing" {
+	local got="$BATS_TEST_TMPDIR/got" policy path
+	listen_record "$got"
+	update_config '.annotations["run.corral.egress"] = $a' --arg a "127.0.0.1:$PORT"
+	fetch_through_proxy
+	cp "$BUNDLE/config.json" "$BATS_TEST_TMPDIR/config.orig"
+	for policy in '{"network": "config"}' '{}' '{"network": "loopback"}'; do
+		echo "$policy" >"$POLICY"
+		for path in "" /proc/1/ns/net; do
+			cp "$BATS_TEST_TMPDIR/config.orig" "$BUNDLE/config.json"
+			if [ -n "$path" ]; then
+				with_netns_path "$path"
+			else
+				update_config '.linux.namespaces |= map(select(.type != "network"))'
+			fi
+			run --separate-stderr corral --policy "$POLICY" explain --bundle "$BUNDLE"
+			assert_error_line
+			[[ "$stderr" == *"annotation run.corral.egress=127.0.0.1:$PORT: the policy's network is "*": an egress list would turn corral's proxy on, which only the policy's network.allow does" ]] ||
+				fail "$policy $path: $stderr"
+			run --separate-stderr timeout 20 "$CORRAL" --root "$ROOT" \
+				--policy "$POLICY" run --bundle "$BUNDLE" "$ID" 3>&-
+			assert_error_line
+			[[ "$output" != *LEAKED* ]] || fail "$policy $path: reached the host's listener"
+			assert_no_leftovers "$ID"
+		done
+	done
+	assert_accepted_nothing "$got"
+	# the host's listener does accept: control
+	timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$0"' "$PORT" || fail "the control connect"
+	for _ in $(seq 20); do [ -s "$got" ] && break; sleep 0.1; done
+	[ -s "$got" ] || fail "the listener heard nothing"
+}
