@@ -10,7 +10,8 @@ CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wshadow -Wmissing-prototypes -Wswitch-default \
 	-D_FORTIFY_SOURCE=2 -D_GNU_SOURCE -fstack-protector-strong -fPIE \
-	-DCORRAL_VERSION='"$(VERSION)"' -Ispec -Ihooks -Istage $(PKG_CFLAGS)
+	-DCORRAL_VERSION='"$(VERSION)"' -Ispec -Ihooks -Istage \
+	-iquote build/gen $(PKG_CFLAGS)
 override LDFLAGS += -pie -Wl,-z,relro,-z,now
 
 SPEC_SRC := $(wildcard spec/*.c)
@@ -128,6 +129,24 @@ build/gen/seccomp_filters.c: build/seccomp_gen
 build/gen/seccomp_filters.o: build/gen/seccomp_filters.c runtime/seccomp_prebuilt.h
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -iquote runtime -c -o $@ $<
+
+# The domains a wildcard egress rule may not stand on: the Public Suffix
+# List (Debian's publicsuffix package, a build dependency: tests/deps) and
+# corral's own list, compiled into spec/egress_suffix.c at build time.
+PSL ?= /usr/share/publicsuffix/public_suffix_list.dat
+build/psl_gen: tools/psl_gen.c spec/egress_suffix.h build/spec/egress.o \
+		build/spec/error.o
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< build/spec/egress.o \
+		build/spec/error.o
+
+build/gen/public_suffixes.inc: build/psl_gen $(PSL) tools/egress_suffixes.txt
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	@$< $(PSL) tools/egress_suffixes.txt >$@.tmp && mv $@.tmp $@
+
+build/spec/egress_suffix.o build/trace/spec/egress_suffix.o \
+	build/fuzz/spec/egress_suffix.o: build/gen/public_suffixes.inc
 
 # Each object depends on the headers it includes (-MMD -MP: build/X.d).
 build/%.o: %.c
@@ -278,7 +297,7 @@ FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
-	-Werror -Wno-unused-parameter -D_GNU_SOURCE -Ispec \
+	-Werror -Wno-unused-parameter -D_GNU_SOURCE -Ispec -iquote build/gen \
 	$(shell pkg-config --cflags yajl 2>/dev/null) $(FUZZ_SAN)
 FUZZ_TARGETS := spec policy harden state egress cgroup_path tls_hello dns \
 	report overlay_opts

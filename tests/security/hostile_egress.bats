@@ -201,3 +201,34 @@ except OSError as e: print(e.errno)' "$d/fifo"
 	for _ in $(seq 20); do [ -s "$got" ] && break; sleep 0.1; done
 	[ -s "$got" ] || fail "the listener heard nothing"
 }
+
+@test "egress item 11: a wildcard over a public suffix, a name with suffixes under it or an IP-echo service is refused at policy load and in the annotation" {
+	local d rule
+	for d in nip.io sslip.io xip.io traefik.me localtest.me lvh.me \
+		run.app trycloudflare.com ngrok-free.app fly.dev \
+		compute-1.amazonaws.com s3.us-east-1.amazonaws.com \
+		githubusercontent.com duckdns.org amazonaws.com ngrok.io \
+		herokuapp.com github.io co.uk com x.ck 10.0.0.1.nip.io; do
+		for rule in "*.$d" "**.$d"; do
+			printf '{"network": {"allow": ["%s"]}}\n' "$rule" >"$POLICY"
+			run --separate-stderr corral --policy "$POLICY" explain --bundle "$BUNDLE"
+			assert_error_line
+			[[ "$stderr" == *"$rule: a wildcard over "* ]] || fail "$rule: $stderr"
+			# the annotation is parsed by the same rule
+			echo '{"network": {"allow": ["**.example.com"]}}' >"$POLICY"
+			update_config '.annotations["run.corral.egress"] = $a' --arg a "$rule"
+			run --separate-stderr corral --policy "$POLICY" create --bundle "$BUNDLE" "$ID"
+			assert_error_line
+			[[ "$stderr" == *"annotation run.corral.egress: $rule: a wildcard over "* ]] ||
+				fail "annotation $rule: $stderr"
+			assert_no_leftovers "$ID"
+			update_config 'del(.annotations["run.corral.egress"])'
+		done
+	done
+	# names a policy does wildcard, and an exception of the list: control
+	for rule in "*.github.com" "**.pythonhosted.org" "*.www.ck" "*.someone.github.io"; do
+		printf '{"network": {"allow": ["%s"]}}\n' "$rule" >"$POLICY"
+		run corral --policy "$POLICY" explain --bundle "$BUNDLE"
+		assert_success
+	done
+}

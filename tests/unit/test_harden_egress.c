@@ -121,8 +121,75 @@ TEST(too_many_rules_fail)
 TEST(the_suffix_list_is_sorted)
 {
 	CHECK(egress_public_suffix_sorted());
-	CHECK(egress_public_suffix("co.uk"));
-	CHECK(!egress_public_suffix("example.co.uk"));
+	CHECK(egress_public_suffix("co.uk") == EGRESS_SUFFIX_PUBLIC);
+	CHECK(egress_public_suffix("example.co.uk") == EGRESS_SUFFIX_NONE);
+}
+
+/* The Public Suffix List's own algorithm over the whole list (Debian's
+ * publicsuffix package): plain rules of both sections, `*.` rules that
+ * make every label under them a suffix, `!` exceptions that take one
+ * back; names with suffixes under them; corral's own IP-echo and hosting
+ * entries (issue 39, item 11). */
+TEST(the_public_suffix_list_decides_wildcards)
+{
+	static const struct {
+		const char *name;
+		int want;
+	} cases[] = {
+	    {"com", EGRESS_SUFFIX_PUBLIC},
+	    {"co.uk", EGRESS_SUFFIX_PUBLIC},
+	    {"example.co.uk", EGRESS_SUFFIX_NONE},
+	    /* *.ck and !www.ck */
+	    {"ck", EGRESS_SUFFIX_PUBLIC},
+	    {"anything.ck", EGRESS_SUFFIX_PUBLIC},
+	    {"www.ck", EGRESS_SUFFIX_NONE},
+	    {"a.www.ck", EGRESS_SUFFIX_NONE},
+	    {"b.anything.ck", EGRESS_SUFFIX_NONE},
+	    /* *.kawasaki.jp and !city.kawasaki.jp */
+	    {"x.kawasaki.jp", EGRESS_SUFFIX_PUBLIC},
+	    {"city.kawasaki.jp", EGRESS_SUFFIX_NONE},
+	    {"kawasaki.jp", EGRESS_SUFFIX_ABOVE},
+	    /* the PRIVATE section */
+	    {"run.app", EGRESS_SUFFIX_PUBLIC},
+	    {"trycloudflare.com", EGRESS_SUFFIX_PUBLIC},
+	    {"fly.dev", EGRESS_SUFFIX_PUBLIC},
+	    {"githubusercontent.com", EGRESS_SUFFIX_PUBLIC},
+	    {"duckdns.org", EGRESS_SUFFIX_PUBLIC},
+	    {"github.io", EGRESS_SUFFIX_PUBLIC},
+	    {"someone.github.io", EGRESS_SUFFIX_NONE},
+	    {"compute-1.amazonaws.com", EGRESS_SUFFIX_ABOVE},
+	    {"ec2-1-2-3-4.compute-1.amazonaws.com", EGRESS_SUFFIX_PUBLIC},
+	    {"amazonaws.com", EGRESS_SUFFIX_ABOVE},
+	    /* internationalized, in punycode as rules are compared */
+	    {"xn--55qx5d.cn", EGRESS_SUFFIX_PUBLIC}, /* 公司.cn */
+	    /* corral's own */
+	    {"nip.io", EGRESS_SUFFIX_ECHO},
+	    {"10.0.0.1.nip.io", EGRESS_SUFFIX_ECHO},
+	    {"sslip.io", EGRESS_SUFFIX_ECHO},
+	    {"xip.io", EGRESS_SUFFIX_ECHO},
+	    {"traefik.me", EGRESS_SUFFIX_ECHO},
+	    {"localtest.me", EGRESS_SUFFIX_ECHO},
+	    {"lvh.me", EGRESS_SUFFIX_ECHO},
+	    {"io", EGRESS_SUFFIX_PUBLIC},
+	    {"ngrok-free.app", EGRESS_SUFFIX_HOSTING},
+	    {"s3.us-east-1.amazonaws.com", EGRESS_SUFFIX_HOSTING},
+	    {"oast.fun", EGRESS_SUFFIX_HOSTING},
+	    /* names a policy does wildcard */
+	    {"github.com", EGRESS_SUFFIX_NONE},
+	    {"api.github.com", EGRESS_SUFFIX_NONE},
+	    {"pythonhosted.org", EGRESS_SUFFIX_NONE},
+	    {"example.com", EGRESS_SUFFIX_NONE},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = egress_public_suffix(cases[i].name);
+
+		if (got != cases[i].want) {
+			printf("# %s: %d, expected %d\n", cases[i].name, got,
+			       cases[i].want);
+			unit_failed_checks++;
+		}
+	}
 }
 
 TEST(egress_makes_a_loopback_namespace_and_keeps_the_path_to_dial_from)
