@@ -11,8 +11,10 @@
  *      cloned there as the init is, and moves itself only in the v1
  *      hierarchies);
  *   3. reads /etc/hosts and /etc/resolv.conf into memory, after which it
- *      needs no file at all, parses its rules and empties its bounding
- *      set;
+ *      needs no file at all, parses its rules, maps the counters' record
+ *      (EGRESS_COUNTS_FILE) and makes the resolver's cache, both shared
+ *      with the per-connection processes it forks, and empties its
+ *      bounding set;
  *   4. waits for the init's byte on the lo_up socket, written once it
  *      has made its network namespace and brought loopback up, with that
  *      namespace attached (straight from the init: create is not woken to
@@ -60,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -70,6 +73,7 @@
 #include "cgroup.h"
 #include "dns.h"
 #include "egress.h"
+#include "egress_cache.h"
 #include "egress_proxy.h"
 #include "fsutil.h"
 #include "harden.h"
@@ -87,6 +91,7 @@ struct helper_fds {
 	int init;	 /* pidfd of the container's init */
 	int dial;	 /* the network namespace it dials from */
 	int log;	 /* EGRESS_LOG_FILE, O_APPEND */
+	int counts;	 /* EGRESS_COUNTS_FILE, mapped shared */
 	int hosts;	 /* /etc/hosts, or -1 */
 	int resolv;	 /* /etc/resolv.conf, or -1 */
 	int lo_up;	 /* the init's "lo is up", a socket */
@@ -94,29 +99,25 @@ struct helper_fds {
 	int ready;	 /* the pipe to create */
 };
 
-/* Whether fd is the host's network namespace: the runtime's own or PID
- * 1's (which an ordinary user's corral may not look at: then its own is
- * the host's anyway). */
-static bool host_netns(int fd)
+static bool same_netns(int fd, const char *path)
 {
-	struct stat ns, own, init;
+	struct stat a, b;
 
-	if (fstat(fd, &ns) < 0 || stat("/proc/self/ns/net", &own) < 0)
-		return true; /* cannot tell: the host's */
-	if (ns.st_dev == own.st_dev && ns.st_ino == own.st_ino)
-		return true;
-	return stat("/proc/1/ns/net", &init) == 0 && ns.st_dev == init.st_dev &&
-	       ns.st_ino == init.st_ino;
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* The network namespace at path, where the proxy is to dial from: a
  * network namespace (ns_open_path: looked up with O_PATH and checked
- * before it is opened), never the host's, and, unless it is one corral
- * recorded for the pod (`recorded`), one in which no task lives yet: the
- * namespace the engine has just made for this container (a CNI or
- * podman namespace), not another container's, a pod's in use or any
- * /run/netns namespace a program serves from.  docs/threat-model.md,
- * "The egress proxy", says why. */
+ * before it is opened); corral's own, which is where the proxy dials
+ * from when config.json names none, so naming it changes nothing
+ * (`corral sandbox`, `podman --network host`); never PID 1's when that is
+ * another (the host's, for a corral in a namespace of its own); and,
+ * unless corral recorded it for the pod (`recorded`), one in which no
+ * task lives yet: the namespace the engine has just made for this
+ * container (a CNI or podman namespace), not another container's, a
+ * pod's in use or any /run/netns namespace a program serves from.
+ * docs/threat-model.md, "The egress proxy", says why. */
 static int open_netns(const char *path, bool recorded, struct error **err)
 {
 	int fd = ns_open_path(path, CLONE_NEWNET, err);
@@ -124,7 +125,9 @@ static int open_netns(const char *path, bool recorded, struct error **err)
 
 	if (fd < 0)
 		return error_wrap(err, "egress: the namespace to dial from");
-	if (host_netns(fd))
+	if (same_netns(fd, "/proc/self/ns/net"))
+		return fd;
+	if (same_netns(fd, "/proc/1/ns/net"))
 		why = "it is the host's";
 	else if (!recorded && netns_has_tasks(fd))
 		why = "processes live in it (another container's, or one in "
@@ -176,12 +179,27 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
+/* The counters' record, shared by the helper's processes (they are forks
+ * of it) and read by `corral report`; the log's budgets are kept in it. */
+static int map_counts(struct helper_fds *f, struct egress_proxy *p,
+		      struct error **err)
+{
+	void *m = mmap(NULL, sizeof(struct egress_counts),
+		       PROT_READ | PROT_WRITE, MAP_SHARED, f->counts, 0);
+
+	if (m == MAP_FAILED)
+		return error_errno(err, "map %s", EGRESS_COUNTS_FILE);
+	closep(&f->counts);
+	p->counts = m;
+	return 0;
+}
+
 /* Close every fd but the ones in f (create's sync socket, the state
  * directory lock, the bundle ...). */
 static int close_others(const struct helper_fds *f, struct error **err)
 {
-	int keep[] = {f->init,	 f->dial,  f->log,  f->hosts,
-		      f->resolv, f->lo_up, f->ready};
+	int keep[] = {f->init,	f->dial,   f->log,   f->counts,
+		      f->hosts, f->resolv, f->lo_up, f->ready};
 	unsigned next = 0;
 
 	qsort(keep, ARRAY_SIZE(keep), sizeof(keep[0]), cmp_int);
@@ -434,6 +452,8 @@ static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 	p->log_fd = f->log;
 	p->resolver = res;
 	p->stop_fd = f->init;
+	if (map_counts(f, p, err) < 0 || egress_cache_make(&p->cache, err) < 0)
+		return error_wrap(err, "egress helper");
 	return 0;
 }
 
@@ -514,6 +534,21 @@ static int wait_ready(int fd, struct error **err)
 	return error_set(err, EIO, "%s", msg);
 }
 
+/* The counters' record, made here as root with its header: the helper
+ * only maps it, and the report reads nothing it did not find there. */
+static int make_counts(int dirfd, struct error **err)
+{
+	struct egress_counts c = {.magic = EGRESS_COUNTS_MAGIC,
+				  .size = sizeof(c)};
+	_cleanup_close_ int fd =
+	    openat(dirfd, EGRESS_COUNTS_FILE,
+		   O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0 || pwrite(fd, &c, sizeof(c), 0) != (ssize_t)sizeof(c))
+		return error_errno(err, "egress: %s", EGRESS_COUNTS_FILE);
+	return take_fd(&fd);
+}
+
 static int write_pid(int dirfd, pid_t pid, struct error **err)
 {
 	char buf[32];
@@ -528,6 +563,7 @@ static void helper_fds_close(struct helper_fds *f)
 	closep(&f->init);
 	closep(&f->dial);
 	closep(&f->log);
+	closep(&f->counts);
 	closep(&f->hosts);
 	closep(&f->resolv);
 	closep(&f->ready);
@@ -536,7 +572,7 @@ static void helper_fds_close(struct helper_fds *f)
 int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		       struct error **err)
 {
-	struct helper_fds f = {false, -1, -1, -1, -1, -1, -1, -1, -1};
+	struct helper_fds f = {false, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 	int ready[2] = {-1, -1};
 	_cleanup_close_ int cgroup_fd = -1;
 	int r = -1;
@@ -562,6 +598,8 @@ int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		error_errno(err, "egress: %s", EGRESS_LOG_FILE);
 		goto out;
 	}
+	if ((f.counts = make_counts(s->dirfd, err)) < 0)
+		goto out;
 	if (pipe2(ready, O_CLOEXEC) < 0) {
 		error_errno(err, "egress: pipe");
 		goto out;

@@ -20,6 +20,7 @@
 
 #include "dns.h"
 #include "egress.h"
+#include "egress_counts.h"
 #include "error.h"
 
 /* /etc/hosts and the nameservers, read once before the sandboxing. */
@@ -30,11 +31,18 @@ struct egress_resolver {
 	size_t n_servers;
 };
 
+struct egress_cache;
+
 struct egress_proxy {
 	const struct egress_rule *rules;
 	size_t n_rules;
 	const char *container_id;
 	int log_fd; /* JSON lines, O_APPEND; -1: none */
+	/* shared by the helper's processes (MAP_SHARED): the counters, in
+	 * the state directory, and the resolver's cache and rate (NULL:
+	 * none, as in the connections' own program) */
+	struct egress_counts *counts;
+	struct egress_cache *cache;
 	const struct egress_resolver *resolver;
 	int stop_fd; /* readable (the init's pidfd): serve returns */
 	unsigned max_conns;
@@ -99,7 +107,13 @@ struct egress_decision {
 	unsigned long long up, down; /* bytes client->upstream, back */
 	long long start_ms;	     /* CLOCK_MONOTONIC */
 };
+/* One decision: counted, and one line of the log while its kind's and
+ * verdict's share of the log (EGRESS_LOG_BUDGET) lasts; after that only
+ * counted, with one line saying so when it first happens. */
 void egress_log(const struct egress_proxy *p, const struct egress_decision *d);
+/* At the helper's end: one "N lines dropped" line per kind and verdict
+ * that dropped any. */
+void egress_log_dropped(const struct egress_proxy *p);
 long long egress_now_ms(void);
 
 #endif

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "egress_cache.h"
 #include "egress_conn.h"
 #include "util.h"
 
@@ -140,7 +141,8 @@ static enum dns_result ask_tcp(const struct conn *c,
 			       const struct egress_addr *srv,
 			       const unsigned char *q, size_t qlen, uint16_t id,
 			       uint16_t type, struct egress_addr *out,
-			       size_t max, size_t *n, long long deadline)
+			       size_t max, size_t *n, uint32_t *ttl,
+			       long long deadline)
 {
 	static unsigned char a[DNS_TCP_MAX];
 	unsigned char msg[2 + 300], len[2];
@@ -160,8 +162,10 @@ static enum dns_result ask_tcp(const struct conn *c,
 	if (send(fd, msg, qlen + 2, MSG_NOSIGNAL) == (ssize_t)(qlen + 2) &&
 	    read_full(c, fd, len, 2, deadline)) {
 		alen = (size_t)len[0] << 8 | len[1];
-		if (alen <= sizeof(a) && read_full(c, fd, a, alen, deadline))
+		if (alen <= sizeof(a) && read_full(c, fd, a, alen, deadline)) {
 			r = dns_answer(a, alen, id, c->name, type, out, max, n);
+			*ttl = dns_answer_ttl(a, alen);
+		}
 	}
 	close(fd);
 	/* a second truncation, or another answer, is no answer */
@@ -172,7 +176,7 @@ static enum dns_result ask_tcp(const struct conn *c,
  * TCP when the answer was truncated. */
 static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
 			   uint16_t type, struct egress_addr *out, size_t max,
-			   size_t *n)
+			   size_t *n, uint32_t *ttl)
 {
 	unsigned char q[300], a[DNS_MSG_MAX];
 	struct sockaddr_storage sa;
@@ -199,6 +203,7 @@ static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
 					     deadline)) > 0) {
 			r = dns_answer(a, (size_t)got, id, c->name, type, out,
 				       max, n);
+			*ttl = dns_answer_ttl(a, (size_t)got);
 			if (r != DNS_BAD)
 				break;
 			r = DNS_FAIL;
@@ -206,43 +211,90 @@ static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
 	}
 	close(fd);
 	if (r == DNS_TRUNC)
-		r = ask_tcp(c, srv, q, qlen, id, type, out, max, n, deadline);
+		r = ask_tcp(c, srv, q, qlen, id, type, out, max, n, ttl,
+			    deadline);
 	return r;
 }
 
-/* The name's addresses: /etc/hosts first, then each nameserver in turn
- * until one answers. */
-static const char *resolve(struct conn *c)
+static const char NXDOMAIN[] = "the name does not exist (NXDOMAIN)";
+static const char NO_ADDRESS[] = "the name has no address";
+static const char NO_SERVER[] = "no nameserver answered";
+#define RATED                                                                  \
+	"not looked up: more than 10 new names a second (a burst of 20) "      \
+	"went to the resolver, the helper's limit"
+
+/* Each nameserver in turn until one answers; *ttl the least of its
+ * answers' TTLs. */
+static const char *lookup(struct conn *c, uint32_t *ttl)
 {
 	const struct egress_resolver *r = c->p->resolver;
 	static const uint16_t types[] = {DNS_TYPE_A, DNS_TYPE_AAAA};
+
+	*ttl = UINT32_MAX;
+	for (size_t s = 0; s < r->n_servers; s++) {
+		bool answered = false;
+
+		for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
+			size_t got = 0;
+			uint32_t one = 0;
+			enum dns_result d =
+			    ask(c, &r->servers[s], types[t],
+				c->resolved + c->n_resolved,
+				CANDIDATES - c->n_resolved, &got, &one);
+
+			if (d == DNS_NXDOMAIN)
+				return NXDOMAIN;
+			if (d == DNS_OK) {
+				answered = true;
+				c->n_resolved += got;
+				if (got && one < *ttl)
+					*ttl = one;
+			}
+		}
+		if (answered)
+			return c->n_resolved ? NULL : NO_ADDRESS;
+	}
+	return NO_SERVER;
+}
+
+/* The name's addresses: /etc/hosts first, then the helper's cache, then
+ * the nameservers, at most EGRESS_LOOKUP_RATE new names a second
+ * (egress_cache.h); an answer is kept for its TTL (at most
+ * EGRESS_CACHE_TTL_MAX), a name that does not exist or has no address
+ * for EGRESS_CACHE_NEG_TTL. */
+static const char *resolve(struct conn *c)
+{
+	const struct egress_resolver *r = c->p->resolver;
+	const char *failure = NULL;
+	uint32_t ttl = 0;
 
 	if (r->hosts)
 		c->n_resolved = dns_hosts_lookup(
 		    r->hosts, r->hosts_len, c->name, c->resolved, CANDIDATES);
 	if (c->n_resolved)
 		return NULL;
-	for (size_t s = 0; s < r->n_servers; s++) {
-		bool answered = false;
-
-		for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
-			size_t got = 0;
-			enum dns_result d =
-			    ask(c, &r->servers[s], types[t],
-				c->resolved + c->n_resolved,
-				CANDIDATES - c->n_resolved, &got);
-
-			if (d == DNS_NXDOMAIN)
-				return "the name does not exist (NXDOMAIN)";
-			if (d == DNS_OK) {
-				answered = true;
-				c->n_resolved += got;
-			}
+	if (c->p->cache) {
+		switch (egress_cache_get(c->p->cache, c->p->counts, c->name,
+					 c->resolved, CANDIDATES,
+					 &c->n_resolved, &failure)) {
+		case EGRESS_CACHE_HIT:
+			return failure	       ? failure
+			       : c->n_resolved ? NULL
+					       : NO_ADDRESS;
+		case EGRESS_CACHE_RATED:
+			return RATED;
+		default:
+			break;
 		}
-		if (answered)
-			return c->n_resolved ? NULL : "the name has no address";
 	}
-	return "no nameserver answered";
+	failure = lookup(c, &ttl);
+	if (c->p->cache && failure != NO_SERVER)
+		egress_cache_put(c->p->cache, c->name, c->resolved,
+				 c->n_resolved, failure,
+				 failure	     ? EGRESS_CACHE_NEG_TTL
+				 : ttl == UINT32_MAX ? 0
+						     : ttl);
+	return failure;
 }
 
 /* ---- connecting and relaying ----------------------------------------- */
