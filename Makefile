@@ -39,7 +39,8 @@ all: corral
 CORRAL_LIBS := $(if $(findstring -fsanitize,$(LDFLAGS)),$(PKG_LIBS),\
 	-static-pie -lyajl_s -lseccomp -lcap -lm)
 corral: $(RUNTIME_OBJ) $(HOOKS_OBJ) $(SPEC_OBJ) build/gen/seccomp_filters.o \
-		build/stage/params.o build/runtime/stage_blob.o
+		build/stage/params.o build/runtime/stage_blob.o \
+		build/runtime/egress_blob.o
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS) -o $@ $^ $(CORRAL_LIBS)
 
@@ -109,6 +110,30 @@ build/runtime/stage_blob.o: runtime/stage_blob.S $(STAGE_BIN)
 
 -include $(STAGE_OBJ:.o=.d)
 
+# The program each connection of the egress proxy runs (egress/main.c,
+# runtime/egress_child.h): the part that reads the workload's bytes, under
+# a filter with no socket, connect or exec.  Static and stripped as the
+# stage is, carried inside corral as bytes (runtime/egress_blob.S); the
+# egress helper writes it to a memfd once and executes it per connection,
+# so each has an address layout and canary of its own.
+EGRESS_CONN_OBJ := $(patsubst %.c,$(STAGE_DIR)/%.o,$(wildcard egress/*.c) \
+	runtime/egress_relay.c spec/egress.c spec/tls_hello.c spec/error.c) \
+	$(STAGE_DIR)/gen/seccomp_filters.o
+EGRESS_CONN_BIN := $(STAGE_DIR)/corral-egress-conn
+
+$(EGRESS_CONN_BIN): $(EGRESS_CONN_OBJ)
+	@echo "  LD      $@ ($(STAGE_LIBC))"
+	@$(STAGE_LINK)
+	@if readelf -lW $@ | grep -q INTERP; then \
+		echo "$@: has a program interpreter"; rm -f $@; exit 1; fi
+
+build/runtime/egress_blob.o: runtime/egress_blob.S $(EGRESS_CONN_BIN)
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(CC) -c -DEGRESS_CONN_BIN='"$(EGRESS_CONN_BIN)"' -o $@ $<
+
+-include $(EGRESS_CONN_OBJ:.o=.d)
+
 stage: $(STAGE_BIN)
 	@size $(STAGE_BIN); ls -l $(STAGE_BIN)
 
@@ -166,7 +191,7 @@ build/tests/%: tests/unit/%.c tests/unit/unit.h $(SPEC_OBJ)
 # directory, file helpers) link it as the binary does.
 LIB_OBJ := $(filter-out build/runtime/main.o,$(RUNTIME_OBJ)) $(HOOKS_OBJ) \
 	build/gen/seccomp_filters.o build/stage/params.o \
-	build/runtime/stage_blob.o
+	build/runtime/stage_blob.o build/runtime/egress_blob.o
 build/libcorral.a: $(LIB_OBJ)
 	@echo "  AR      $@"
 	@rm -f $@ && ar rcs $@ $^
@@ -277,7 +302,8 @@ install: corral
 deps:
 	@tests/deps
 
-FORMAT_FILES = $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) $(STAGE_SRC) spec/*.h \
+FORMAT_FILES = $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) $(STAGE_SRC) egress/*.c \
+	spec/*.h \
 	hooks/*.h runtime/*.h stage/*.h tools/*.c tests/fuzz/*.[ch]
 
 format:

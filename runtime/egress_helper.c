@@ -34,7 +34,9 @@
  *      capability set, no_new_privs, not dumpable; then its own seccomp
  *      filter, which has no open, exec or mount;
  *   7. tells create it is ready and serves until the init's pidfd says
- *      the container's init has exited.
+ *      the container's init has exited: each connection in a broker (a
+ *      fork) that executes the connections' own program (a memfd made in
+ *      step 3) to read it (runtime/egress_child.h).
  *
  * Privileged operations, all before step 6 and each safe: the cgroup
  * writes move this process alone into the container's own cgroup; the
@@ -74,12 +76,14 @@
 #include "dns.h"
 #include "egress.h"
 #include "egress_cache.h"
+#include "egress_child.h"
 #include "egress_proxy.h"
 #include "fsutil.h"
 #include "harden.h"
 #include "namespace.h"
 #include "netns.h"
 #include "rootless.h"
+#include "stage.h"
 #include "util.h"
 
 #define READY_TIMEOUT_MS 10000
@@ -177,6 +181,30 @@ static int open_host_file(const char *path, int *fd, struct error **err)
 static int cmp_int(const void *a, const void *b)
 {
 	return *(const int *)a - *(const int *)b;
+}
+
+/* The connections' program (egress/main.c), in corral's data as the
+ * stage is: a sealed memfd at EGRESS_CONN_IMAGE_FD, the one descriptor
+ * the helper's filter lets execveat run.  Execute-only (0111): its
+ * processes may not read the image they run, so the kernel makes them
+ * non-dumpable at the exec, and one at a time they cannot be read or
+ * traced by another process of nobody's. */
+extern const char corral_egress_conn_start[];
+extern const char corral_egress_conn_end[];
+
+static int conn_image(struct error **err)
+{
+	_cleanup_close_ int fd = stage_sealed_memfd(
+	    EGRESS_CONN_NAME, corral_egress_conn_start,
+	    (size_t)(corral_egress_conn_end - corral_egress_conn_start), true,
+	    err);
+
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, 0111) < 0 ||
+	    dup3(fd, EGRESS_CONN_IMAGE_FD, O_CLOEXEC) < 0)
+		return error_errno(err, "%s", EGRESS_CONN_NAME);
+	return 0;
 }
 
 /* The counters' record, shared by the helper's processes (they are forks
@@ -452,7 +480,8 @@ static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 	p->log_fd = f->log;
 	p->resolver = res;
 	p->stop_fd = f->init;
-	if (map_counts(f, p, err) < 0 || egress_cache_make(&p->cache, err) < 0)
+	if (map_counts(f, p, err) < 0 ||
+	    egress_cache_make(&p->cache, err) < 0 || conn_image(err) < 0)
 		return error_wrap(err, "egress helper");
 	return 0;
 }

@@ -39,14 +39,6 @@ void egress_proxy_defaults(struct egress_proxy *p)
 	};
 }
 
-long long egress_now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* ---- the resolver's files -------------------------------------------- */
 
 int egress_resolver_load(int hosts_fd, int resolv_fd,
@@ -397,7 +389,7 @@ static void accept_one(int fd, uint16_t port, const struct egress_listeners *l,
 			close(l->dns);
 		for (size_t i = 0; i < l->n_transparent; i++)
 			close(l->transparent[i].fd);
-		egress_conn_handle(c, port, p);
+		egress_broker_run(c, port, p);
 		_exit(0);
 	}
 	if (child > 0)

@@ -86,11 +86,18 @@ struct egress_listeners {
 int egress_proxy_serve(const struct egress_listeners *l,
 		       const struct egress_proxy *p, struct error **err);
 
-/* ---- egress_conn.c: one connection, in its own process -------------- */
+/* ---- one connection (runtime/egress_child.h) ------------------------ */
 /* transparent_port: the port of the transparent listener it came to,
- * or 0 for the proxy's. */
+ * or 0 for the proxy's.  egress/conn.c, in the connection's own program:
+ * the client's side. */
 void egress_conn_handle(int client, uint16_t transparent_port,
 			const struct egress_proxy *p);
+/* runtime/egress_broker.c, in a fork of the helper: start that program
+ * on the client (the memfd at EGRESS_CONN_IMAGE_FD), answer its one
+ * question (the upstream) and write its verdict to the log; returns when
+ * it has ended. */
+void egress_broker_run(int client, uint16_t transparent_port,
+		       const struct egress_proxy *p);
 
 /* The JSON line of one decision (egress_proxy.c) */
 struct egress_decision {

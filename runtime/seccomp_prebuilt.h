@@ -17,5 +17,6 @@ extern const struct seccomp_prebuilt seccomp_prebuilt_baseline;
 extern const struct seccomp_prebuilt seccomp_prebuilt_baseline_notify;
 extern const struct seccomp_prebuilt seccomp_prebuilt_supervisor;
 extern const struct seccomp_prebuilt seccomp_prebuilt_egress;
+extern const struct seccomp_prebuilt seccomp_prebuilt_egress_conn;
 
 #endif

@@ -24,12 +24,13 @@ static void print_filter(const char *name, const struct sock_fprog *p)
 int main(void)
 {
 	_cleanup_error_ struct error *err = NULL;
-	struct seccomp_program baseline, notify, supervisor, egress;
+	struct seccomp_program baseline, notify, supervisor, egress, conn;
 
 	if (seccomp_baseline_build(NULL, 0, &baseline, &err) < 0 ||
 	    seccomp_baseline_notify_build(NULL, 0, &notify, &err) < 0 ||
 	    seccomp_supervisor_build(&supervisor, &err) < 0 ||
-	    seccomp_egress_build(&egress, &err) < 0) {
+	    seccomp_egress_build(&egress, &err) < 0 ||
+	    seccomp_egress_conn_build(&conn, &err) < 0) {
 		fprintf(stderr, "seccomp_gen: %s\n", err->msg);
 		return 1;
 	}
@@ -39,9 +40,11 @@ int main(void)
 	print_filter("baseline_notify", &notify.prog);
 	print_filter("supervisor", &supervisor.prog);
 	print_filter("egress", &egress.prog);
+	print_filter("egress_conn", &conn.prog);
 	seccomp_program_free(&baseline);
 	seccomp_program_free(&notify);
 	seccomp_program_free(&supervisor);
 	seccomp_program_free(&egress);
+	seccomp_program_free(&conn);
 	return ferror(stdout) ? 1 : 0;
 }

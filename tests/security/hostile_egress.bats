@@ -338,3 +338,61 @@ while True:
 		"$BATS_TEST_TMPDIR/report.json"
 	assert_output "true true"
 }
+
+# grandchildren PID: the pids of the children of PID's children.
+grandchildren() {
+	local b
+	for b in $(pgrep -P "$1"); do pgrep -P "$b"; done
+}
+
+@test "egress item 12: each connection's reader is its own exec'd program, under its own filter, with its own address layout" {
+	local helper p1 p2 pids=() p
+	printf '{"network": {"allow": ["127.0.0.1:%s"]}}\n' "$PORT" >"$POLICY"
+	# two connections to the proxy that send nothing: each waits in its
+	# reader for a request head
+	set_args sh -c 'sleep 30 | nc 127.0.0.1 3128 & sleep 30 | nc 127.0.0.1 3128 & sleep 30'
+	corral --policy "$POLICY" run -d --bundle "$BUNDLE" "$ID" </dev/null \
+		>/dev/null 2>"$BATS_TEST_TMPDIR/err" || fail "run: $(cat "$BATS_TEST_TMPDIR/err")"
+	helper="$(cat "$ROOT/$ID/egress.pid")"
+	for _ in $(seq 100); do
+		mapfile -t pids < <(grandchildren "$helper")
+		[ "${#pids[@]}" -ge 2 ] && break
+		sleep 0.05
+	done
+	[ "${#pids[@]}" -eq 2 ] || fail "expected two connections' processes, found: ${pids[*]}"
+	p1="${pids[0]}" p2="${pids[1]}"
+	# the helper has one filter of its own; a reader has the helper's
+	# and its own (egress/main.c loads it before it reads a byte)
+	assert_equal "$(awk '/^Seccomp_filters:/ { print $2 }' "/proc/$helper/status")" 1
+	for p in "$p1" "$p2"; do
+		run readlink "/proc/$p/exe"
+		assert_output --partial "memfd:corral-egress-conn"
+		assert_equal "$(awk '/^Seccomp_filters:/ { print $2 }' "/proc/$p/status")" 2
+		assert_equal "$(awk '/^Seccomp:/ { print $2 }' "/proc/$p/status")" 2
+		assert_equal "$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$p/status")" 1
+		assert_equal "$(awk '/^Uid:/ { print $2 }' "/proc/$p/status")" 65534
+		# not dumpable: the kernel gives its /proc files to root
+		assert_equal "$(stat -c %u "/proc/$p/maps")" 0
+		# nothing but /dev/null on 0-2 and its three descriptors
+		# (client, broker, the init's pidfd): no listener, no log, no
+		# image
+		run ls "/proc/$p/fd"
+		assert_output "$(printf '0\n1\n2\n3\n4\n5')"
+		for fd in 0 1 2; do
+			assert_equal "$(readlink "/proc/$p/fd/$fd")" /dev/null
+		done
+	done
+	# exec'd, not forked: the two readers' images and stacks lie at
+	# addresses of their own, and neither at the helper's
+	local m1 m2 mh
+	m1="$(grep -m1 -E 'corral-egress-conn' "/proc/$p1/maps" | cut -d- -f1)"
+	m2="$(grep -m1 -E 'corral-egress-conn' "/proc/$p2/maps" | cut -d- -f1)"
+	[ -n "$m1" ] && [ -n "$m2" ] || fail "no image mapping: $(cat "/proc/$p1/maps")"
+	[ "$m1" != "$m2" ] || fail "both readers' images at $m1"
+	m1="$(grep -m1 '\[stack\]' "/proc/$p1/maps" | cut -d- -f1)"
+	m2="$(grep -m1 '\[stack\]' "/proc/$p2/maps" | cut -d- -f1)"
+	mh="$(grep -m1 '\[stack\]' "/proc/$helper/maps" | cut -d- -f1)"
+	[ "$m1" != "$m2" ] && [ "$m1" != "$mh" ] && [ "$m2" != "$mh" ] ||
+		fail "stacks: $m1 $m2, the helper's $mh"
+	corral delete --force "$ID"
+}
