@@ -3,7 +3,7 @@
  * exists by then), so that the first half runs while the init sets the
  * container up; it
  *
- *   1. closes every fd of create's but the seven it needs (stdio goes to
+ *   1. closes every fd of create's but the eight it needs (stdio goes to
  *      /dev/null), resets the signal mask and leaves create's session
  *      (a terminal's ^C is the container's);
  *   2. joins the container's cgroup: it is counted against the limits and
@@ -459,7 +459,7 @@ static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 	 * lands in a client's socket */
 	for (int fd = 0; fd < 3; fd++) {
 		if (fcntl(fd, F_GETFD) >= 0)
-			continue; /* one of the seven, if create had no stdio */
+			continue; /* one of the eight, if create had no stdio */
 		/* the lowest free number: fd, the ones below being taken */
 		if (open("/dev/null", O_RDWR | O_NOCTTY) != fd)
 			return error_errno(err, "egress helper: /dev/null");
