@@ -10,7 +10,8 @@ CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wshadow -Wmissing-prototypes -Wswitch-default \
 	-D_FORTIFY_SOURCE=2 -D_GNU_SOURCE -fstack-protector-strong -fPIE \
-	-DCORRAL_VERSION='"$(VERSION)"' -Ispec -Ihooks -Istage $(PKG_CFLAGS)
+	-DCORRAL_VERSION='"$(VERSION)"' -Ispec -Ihooks -Istage \
+	-iquote build/gen $(PKG_CFLAGS)
 override LDFLAGS += -pie -Wl,-z,relro,-z,now
 
 SPEC_SRC := $(wildcard spec/*.c)
@@ -38,7 +39,8 @@ all: corral
 CORRAL_LIBS := $(if $(findstring -fsanitize,$(LDFLAGS)),$(PKG_LIBS),\
 	-static-pie -lyajl_s -lseccomp -lcap -lm)
 corral: $(RUNTIME_OBJ) $(HOOKS_OBJ) $(SPEC_OBJ) build/gen/seccomp_filters.o \
-		build/stage/params.o build/runtime/stage_blob.o
+		build/stage/params.o build/runtime/stage_blob.o \
+		build/runtime/egress_blob.o
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS) -o $@ $^ $(CORRAL_LIBS)
 
@@ -108,6 +110,30 @@ build/runtime/stage_blob.o: runtime/stage_blob.S $(STAGE_BIN)
 
 -include $(STAGE_OBJ:.o=.d)
 
+# The program each connection of the egress proxy runs (egress/main.c,
+# runtime/egress_child.h): the part that reads the workload's bytes, under
+# a filter with no socket, connect or exec.  Static and stripped as the
+# stage is, carried inside corral as bytes (runtime/egress_blob.S); the
+# egress helper writes it to a memfd once and executes it per connection,
+# so each has an address layout and canary of its own.
+EGRESS_CONN_OBJ := $(patsubst %.c,$(STAGE_DIR)/%.o,$(wildcard egress/*.c) \
+	runtime/egress_relay.c spec/egress.c spec/tls_hello.c spec/error.c) \
+	$(STAGE_DIR)/gen/seccomp_filters.o
+EGRESS_CONN_BIN := $(STAGE_DIR)/corral-egress-conn
+
+$(EGRESS_CONN_BIN): $(EGRESS_CONN_OBJ)
+	@echo "  LD      $@ ($(STAGE_LIBC))"
+	@$(STAGE_LINK)
+	@if readelf -lW $@ | grep -q INTERP; then \
+		echo "$@: has a program interpreter"; rm -f $@; exit 1; fi
+
+build/runtime/egress_blob.o: runtime/egress_blob.S $(EGRESS_CONN_BIN)
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(CC) -c -DEGRESS_CONN_BIN='"$(EGRESS_CONN_BIN)"' -o $@ $<
+
+-include $(EGRESS_CONN_OBJ:.o=.d)
+
 stage: $(STAGE_BIN)
 	@size $(STAGE_BIN); ls -l $(STAGE_BIN)
 
@@ -129,6 +155,24 @@ build/gen/seccomp_filters.o: build/gen/seccomp_filters.c runtime/seccomp_prebuil
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -iquote runtime -c -o $@ $<
 
+# The domains a wildcard egress rule may not stand on: the Public Suffix
+# List (Debian's publicsuffix package, a build dependency: tests/deps) and
+# corral's own list, compiled into spec/egress_suffix.c at build time.
+PSL ?= /usr/share/publicsuffix/public_suffix_list.dat
+build/psl_gen: tools/psl_gen.c spec/egress_suffix.h build/spec/egress.o \
+		build/spec/error.o
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< build/spec/egress.o \
+		build/spec/error.o
+
+build/gen/public_suffixes.inc: build/psl_gen $(PSL) tools/egress_suffixes.txt
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	@$< $(PSL) tools/egress_suffixes.txt >$@.tmp && mv $@.tmp $@
+
+build/spec/egress_suffix.o build/trace/spec/egress_suffix.o \
+	build/fuzz/spec/egress_suffix.o: build/gen/public_suffixes.inc
+
 # Each object depends on the headers it includes (-MMD -MP: build/X.d).
 build/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -147,7 +191,7 @@ build/tests/%: tests/unit/%.c tests/unit/unit.h $(SPEC_OBJ)
 # directory, file helpers) link it as the binary does.
 LIB_OBJ := $(filter-out build/runtime/main.o,$(RUNTIME_OBJ)) $(HOOKS_OBJ) \
 	build/gen/seccomp_filters.o build/stage/params.o \
-	build/runtime/stage_blob.o
+	build/runtime/stage_blob.o build/runtime/egress_blob.o
 build/libcorral.a: $(LIB_OBJ)
 	@echo "  AR      $@"
 	@rm -f $@ && ar rcs $@ $^
@@ -258,7 +302,8 @@ install: corral
 deps:
 	@tests/deps
 
-FORMAT_FILES = $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) $(STAGE_SRC) spec/*.h \
+FORMAT_FILES = $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) $(STAGE_SRC) egress/*.c \
+	spec/*.h \
 	hooks/*.h runtime/*.h stage/*.h tools/*.c tests/fuzz/*.[ch]
 
 format:
@@ -278,7 +323,7 @@ FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
-	-Werror -Wno-unused-parameter -D_GNU_SOURCE -Ispec \
+	-Werror -Wno-unused-parameter -D_GNU_SOURCE -Ispec -iquote build/gen \
 	$(shell pkg-config --cflags yajl 2>/dev/null) $(FUZZ_SAN)
 FUZZ_TARGETS := spec policy harden state egress cgroup_path tls_hello dns \
 	report overlay_opts

@@ -1,8 +1,10 @@
-/* One connection of the egress proxy, shared by its two halves:
- * egress_conn.c (the client's side: the request, the TLS ClientHello,
- * the proxy's and the transparent listeners' ways in) and
- * egress_upstream.c (deadlines, the resolution, the decision, the
- * connect, the relay).  Internal to the helper. */
+/* One connection of the egress proxy, shared by its two processes
+ * (runtime/egress_child.h): the connection's own program, egress/conn.c
+ * (the client's side: the request, the TLS ClientHello, the proxy's and
+ * the transparent listeners' ways in, the relay) and egress/main.c (its
+ * questions to the broker), and the broker, runtime/egress_broker.c and
+ * runtime/egress_upstream.c (the resolution, the decision, the connect,
+ * the log); runtime/egress_relay.c is both's.  Internal to the helper. */
 #ifndef CORRAL_EGRESS_CONN_H
 #define CORRAL_EGRESS_CONN_H
 
@@ -56,10 +58,18 @@ void conn_send_all(int fd, const char *buf, size_t n);
 ssize_t conn_read_some(const struct conn *c, int fd, char *buf, size_t n,
 		       long long deadline);
 
-/* The rule for c's name or address and port (c->plain: as plain HTTP),
- * the resolution and the connect: 0 with c->up connected, or an HTTP
- * status with *why. */
+/* The broker's side: the rule for c's name or address and port
+ * (c->plain: as plain HTTP), the resolution and the connect: 0 with c->up
+ * connected, or an HTTP status with *why. */
 int conn_decide(struct conn *c, const char **why);
+
+/* The connection's side (egress/main.c): the same, asked of the broker,
+ * which hands over the connected socket. */
+int conn_dial(struct conn *c, const char **why);
+
+/* The connection's side: its verdict (c->d) to the broker, which logs
+ * it. */
+void conn_done(struct conn *c);
 
 /* Bytes both ways (both) or only upstream to client, until upstream's
  * end, an error or idle_ms of nothing. */

@@ -3,7 +3,7 @@
  * exists by then), so that the first half runs while the init sets the
  * container up; it
  *
- *   1. closes every fd of create's but the seven it needs (stdio goes to
+ *   1. closes every fd of create's but the eight it needs (stdio goes to
  *      /dev/null), resets the signal mask and leaves create's session
  *      (a terminal's ^C is the container's);
  *   2. joins the container's cgroup: it is counted against the limits and
@@ -11,8 +11,10 @@
  *      cloned there as the init is, and moves itself only in the v1
  *      hierarchies);
  *   3. reads /etc/hosts and /etc/resolv.conf into memory, after which it
- *      needs no file at all, parses its rules and empties its bounding
- *      set;
+ *      needs no file at all, parses its rules, maps the counters' record
+ *      (EGRESS_COUNTS_FILE) and makes the resolver's cache, both shared
+ *      with the per-connection processes it forks, and empties its
+ *      bounding set;
  *   4. waits for the init's byte on the lo_up socket, written once it
  *      has made its network namespace and brought loopback up, with that
  *      namespace attached (straight from the init: create is not woken to
@@ -32,7 +34,9 @@
  *      capability set, no_new_privs, not dumpable; then its own seccomp
  *      filter, which has no open, exec or mount;
  *   7. tells create it is ready and serves until the init's pidfd says
- *      the container's init has exited.
+ *      the container's init has exited: each connection in a broker (a
+ *      fork) that executes the connections' own program (a memfd made in
+ *      step 3) to read it (runtime/egress_child.h).
  *
  * Privileged operations, all before step 6 and each safe: the cgroup
  * writes move this process alone into the container's own cgroup; the
@@ -60,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -70,12 +75,15 @@
 #include "cgroup.h"
 #include "dns.h"
 #include "egress.h"
+#include "egress_cache.h"
+#include "egress_child.h"
 #include "egress_proxy.h"
 #include "fsutil.h"
 #include "harden.h"
 #include "namespace.h"
 #include "netns.h"
 #include "rootless.h"
+#include "stage.h"
 #include "util.h"
 
 #define READY_TIMEOUT_MS 10000
@@ -87,6 +95,7 @@ struct helper_fds {
 	int init;	 /* pidfd of the container's init */
 	int dial;	 /* the network namespace it dials from */
 	int log;	 /* EGRESS_LOG_FILE, O_APPEND */
+	int counts;	 /* EGRESS_COUNTS_FILE, mapped shared */
 	int hosts;	 /* /etc/hosts, or -1 */
 	int resolv;	 /* /etc/resolv.conf, or -1 */
 	int lo_up;	 /* the init's "lo is up", a socket */
@@ -94,38 +103,66 @@ struct helper_fds {
 	int ready;	 /* the pipe to create */
 };
 
-/* The namespace config.json names (a CNI or pod namespace), opened as
- * namespace.c opens a join path and checked to be a network namespace;
- * O_NONBLOCK so that a FIFO put there cannot hang create. */
-static int open_netns(const char *path, struct error **err)
+static bool same_netns(int fd, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The network namespace at path, where the proxy is to dial from: a
+ * network namespace (ns_open_path: looked up with O_PATH and checked
+ * before it is opened); corral's own, which is where the proxy dials
+ * from when config.json names none, so naming it changes nothing
+ * (`corral sandbox`, `podman --network host`); never PID 1's when that is
+ * another (the host's, for a corral in a namespace of its own); and,
+ * unless corral recorded it for the pod (`recorded`), one in which no
+ * task lives yet: the namespace the engine has just made for this
+ * container (a CNI or podman namespace), not another container's, a
+ * pod's in use or any /run/netns namespace a program serves from.
+ * docs/threat-model.md, "The egress proxy", says why. */
+static int open_netns(const char *path, bool recorded, struct error **err)
+{
+	int fd = ns_open_path(path, CLONE_NEWNET, err);
+	const char *why = NULL;
 
 	if (fd < 0)
-		return error_errno(err, "egress: network namespace %s", path);
-	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET) {
-		close(fd);
-		return error_set(err, EINVAL,
-				 "egress: %s is not a network namespace", path);
-	}
-	return fd;
+		return error_wrap(err, "egress: the namespace to dial from");
+	if (same_netns(fd, "/proc/self/ns/net"))
+		return fd;
+	if (same_netns(fd, "/proc/1/ns/net"))
+		why = "it is the host's";
+	else if (!recorded && netns_has_tasks(fd))
+		why = "processes live in it (another container's, or one in "
+		      "use): corral's proxy dials only from a namespace the "
+		      "engine made for this container";
+	if (!why)
+		return fd;
+	close(fd);
+	return error_set(
+	    err, EPERM, "egress: the namespace to dial from %s: %s", path, why);
 }
 
 /* Where the proxy dials from when config.json names a namespace: that
  * one, unless it is the pod sandbox's (loopback-only, made by corral),
- * then the one the engine gave the sandbox.  Without one, corral's own,
- * where the helper is already. */
+ * then the one the engine gave the sandbox, which corral recorded.
+ * Without one, corral's own, where the helper is already. */
 static int open_dial_netns(const struct egress_start *s, struct error **err)
 {
 	_cleanup_free_ char *pod = NULL;
-	int fd = open_netns(s->sandbox->engine_netns, err);
+	_cleanup_close_ int named = -1;
 
 	/* a pod sandbox's own state directory is locked by this create */
-	if (fd < 0 || s->sandbox->role == ROLE_POD_SANDBOX ||
-	    ns_pod_engine_netns(s->root, s->spec, fd, &pod) < 0 || !pod)
-		return fd;
-	close(fd);
-	return open_netns(pod, err);
+	if (s->sandbox->role != ROLE_POD_SANDBOX) {
+		named =
+		    ns_open_path(s->sandbox->engine_netns, CLONE_NEWNET, NULL);
+		if (named >= 0 &&
+		    ns_pod_engine_netns(s->root, s->spec, named, &pod) == 0 &&
+		    pod)
+			return open_netns(pod, true, err);
+	}
+	return open_netns(s->sandbox->engine_netns, false, err);
 }
 
 /* A host file the resolver reads into *fd, left -1 when the host has
@@ -146,12 +183,51 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
+/* The connections' program (egress/main.c), in corral's data as the
+ * stage is: a sealed memfd at EGRESS_CONN_IMAGE_FD, the one descriptor
+ * the helper's filter lets execveat run.  Execute-only (0111): its
+ * processes may not read the image they run, so the kernel makes them
+ * non-dumpable at the exec, and one at a time they cannot be read or
+ * traced by another process of nobody's. */
+extern const char corral_egress_conn_start[];
+extern const char corral_egress_conn_end[];
+
+static int conn_image(struct error **err)
+{
+	_cleanup_close_ int fd = stage_sealed_memfd(
+	    EGRESS_CONN_NAME, corral_egress_conn_start,
+	    (size_t)(corral_egress_conn_end - corral_egress_conn_start), true,
+	    err);
+
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, 0111) < 0 ||
+	    dup3(fd, EGRESS_CONN_IMAGE_FD, O_CLOEXEC) < 0)
+		return error_errno(err, "%s", EGRESS_CONN_NAME);
+	return 0;
+}
+
+/* The counters' record, shared by the helper's processes (they are forks
+ * of it) and read by `corral report`; the log's budgets are kept in it. */
+static int map_counts(struct helper_fds *f, struct egress_proxy *p,
+		      struct error **err)
+{
+	void *m = mmap(NULL, sizeof(struct egress_counts),
+		       PROT_READ | PROT_WRITE, MAP_SHARED, f->counts, 0);
+
+	if (m == MAP_FAILED)
+		return error_errno(err, "map %s", EGRESS_COUNTS_FILE);
+	closep(&f->counts);
+	p->counts = m;
+	return 0;
+}
+
 /* Close every fd but the ones in f (create's sync socket, the state
  * directory lock, the bundle ...). */
 static int close_others(const struct helper_fds *f, struct error **err)
 {
-	int keep[] = {f->init,	 f->dial,  f->log,  f->hosts,
-		      f->resolv, f->lo_up, f->ready};
+	int keep[] = {f->init,	f->dial,   f->log,   f->counts,
+		      f->hosts, f->resolv, f->lo_up, f->ready};
 	unsigned next = 0;
 
 	qsort(keep, ARRAY_SIZE(keep), sizeof(keep[0]), cmp_int);
@@ -383,7 +459,7 @@ static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 	 * lands in a client's socket */
 	for (int fd = 0; fd < 3; fd++) {
 		if (fcntl(fd, F_GETFD) >= 0)
-			continue; /* one of the seven, if create had no stdio */
+			continue; /* one of the eight, if create had no stdio */
 		/* the lowest free number: fd, the ones below being taken */
 		if (open("/dev/null", O_RDWR | O_NOCTTY) != fd)
 			return error_errno(err, "egress helper: /dev/null");
@@ -404,6 +480,9 @@ static int helper_prepare(const struct egress_start *s, struct helper_fds *f,
 	p->log_fd = f->log;
 	p->resolver = res;
 	p->stop_fd = f->init;
+	if (map_counts(f, p, err) < 0 ||
+	    egress_cache_make(&p->cache, err) < 0 || conn_image(err) < 0)
+		return error_wrap(err, "egress helper");
 	return 0;
 }
 
@@ -484,6 +563,21 @@ static int wait_ready(int fd, struct error **err)
 	return error_set(err, EIO, "%s", msg);
 }
 
+/* The counters' record, made here as root with its header: the helper
+ * only maps it, and the report reads nothing it did not find there. */
+static int make_counts(int dirfd, struct error **err)
+{
+	struct egress_counts c = {.magic = EGRESS_COUNTS_MAGIC,
+				  .size = sizeof(c)};
+	_cleanup_close_ int fd =
+	    openat(dirfd, EGRESS_COUNTS_FILE,
+		   O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0 || pwrite(fd, &c, sizeof(c), 0) != (ssize_t)sizeof(c))
+		return error_errno(err, "egress: %s", EGRESS_COUNTS_FILE);
+	return take_fd(&fd);
+}
+
 static int write_pid(int dirfd, pid_t pid, struct error **err)
 {
 	char buf[32];
@@ -498,6 +592,7 @@ static void helper_fds_close(struct helper_fds *f)
 	closep(&f->init);
 	closep(&f->dial);
 	closep(&f->log);
+	closep(&f->counts);
 	closep(&f->hosts);
 	closep(&f->resolv);
 	closep(&f->ready);
@@ -506,7 +601,7 @@ static void helper_fds_close(struct helper_fds *f)
 int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		       struct error **err)
 {
-	struct helper_fds f = {false, -1, -1, -1, -1, -1, -1, -1, -1};
+	struct helper_fds f = {false, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 	int ready[2] = {-1, -1};
 	_cleanup_close_ int cgroup_fd = -1;
 	int r = -1;
@@ -532,6 +627,8 @@ int egress_helper_fork(const struct egress_start *s, struct egress_helper *h,
 		error_errno(err, "egress: %s", EGRESS_LOG_FILE);
 		goto out;
 	}
+	if ((f.counts = make_counts(s->dirfd, err)) < 0)
+		goto out;
 	if (pipe2(ready, O_CLOEXEC) < 0) {
 		error_errno(err, "egress: pipe");
 		goto out;

@@ -20,6 +20,7 @@
 
 #include "dns.h"
 #include "egress.h"
+#include "egress_counts.h"
 #include "error.h"
 
 /* /etc/hosts and the nameservers, read once before the sandboxing. */
@@ -30,11 +31,18 @@ struct egress_resolver {
 	size_t n_servers;
 };
 
+struct egress_cache;
+
 struct egress_proxy {
 	const struct egress_rule *rules;
 	size_t n_rules;
 	const char *container_id;
 	int log_fd; /* JSON lines, O_APPEND; -1: none */
+	/* shared by the helper's processes (MAP_SHARED): the counters, in
+	 * the state directory, and the resolver's cache and rate (NULL:
+	 * none, as in the connections' own program) */
+	struct egress_counts *counts;
+	struct egress_cache *cache;
 	const struct egress_resolver *resolver;
 	int stop_fd; /* readable (the init's pidfd): serve returns */
 	unsigned max_conns;
@@ -78,11 +86,18 @@ struct egress_listeners {
 int egress_proxy_serve(const struct egress_listeners *l,
 		       const struct egress_proxy *p, struct error **err);
 
-/* ---- egress_conn.c: one connection, in its own process -------------- */
+/* ---- one connection (runtime/egress_child.h) ------------------------ */
 /* transparent_port: the port of the transparent listener it came to,
- * or 0 for the proxy's. */
+ * or 0 for the proxy's.  egress/conn.c, in the connection's own program:
+ * the client's side. */
 void egress_conn_handle(int client, uint16_t transparent_port,
 			const struct egress_proxy *p);
+/* runtime/egress_broker.c, in a fork of the helper: start that program
+ * on the client (the memfd at EGRESS_CONN_IMAGE_FD), answer its one
+ * question (the upstream) and write its verdict to the log; returns when
+ * it has ended. */
+void egress_broker_run(int client, uint16_t transparent_port,
+		       const struct egress_proxy *p);
 
 /* The JSON line of one decision (egress_proxy.c) */
 struct egress_decision {
@@ -99,7 +114,13 @@ struct egress_decision {
 	unsigned long long up, down; /* bytes client->upstream, back */
 	long long start_ms;	     /* CLOCK_MONOTONIC */
 };
+/* One decision: counted, and one line of the log while its kind's and
+ * verdict's share of the log (EGRESS_LOG_BUDGET) lasts; after that only
+ * counted, with one line saying so when it first happens. */
 void egress_log(const struct egress_proxy *p, const struct egress_decision *d);
+/* At the helper's end: one "N lines dropped" line per kind and verdict
+ * that dropped any. */
+void egress_log_dropped(const struct egress_proxy *p);
 long long egress_now_ms(void);
 
 #endif

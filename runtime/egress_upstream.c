@@ -1,8 +1,8 @@
-/* What a connection of the egress proxy does upstream of its client:
- * reads and writes with deadlines, the resolution (the host's files in
- * memory, then each nameserver over UDP, and over TCP when an answer was
- * truncated), the decision on the rule and
- * the address, the connect, and the relay. */
+/* What the broker of a connection of the egress proxy does for it
+ * (runtime/egress_broker.c): the resolution (the host's files in memory,
+ * the helper's cache, then each nameserver over UDP, and over TCP when an
+ * answer was truncated, at a bounded rate), the decision on the rule and
+ * the address, and the connect. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -14,59 +14,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "egress_cache.h"
 #include "egress_conn.h"
 #include "util.h"
-
-/* ---- reading and writing --------------------------------------------- */
-
-void conn_send_all(int fd, const char *buf, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		buf += w;
-		n -= (size_t)w;
-	}
-}
-
-/* Wait until fd is readable or the deadline passes (or the container's
- * init is gone); 1 readable, 0 timeout or stop. */
-static int wait_readable(const struct conn *c, int fd, long long deadline)
-{
-	for (;;) {
-		struct pollfd f[2] = {{.fd = fd, .events = POLLIN},
-				      {.fd = c->p->stop_fd, .events = POLLIN}};
-		long long left = deadline - egress_now_ms();
-		int r;
-
-		if (left <= 0)
-			return 0;
-		r = poll(f, 2, left > 60000 ? 60000 : (int)left);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || (c->p->stop_fd >= 0 && f[1].revents))
-			return 0;
-		if (f[0].revents)
-			return 1;
-	}
-}
-
-ssize_t conn_read_some(const struct conn *c, int fd, char *buf, size_t n,
-		       long long deadline)
-{
-	ssize_t r;
-
-	if (!wait_readable(c, fd, deadline))
-		return -2;
-	do
-		r = recv(fd, buf, n, 0);
-	while (r < 0 && errno == EINTR);
-	return r;
-}
 
 /* ---- the resolution -------------------------------------------------- */
 
@@ -140,7 +90,8 @@ static enum dns_result ask_tcp(const struct conn *c,
 			       const struct egress_addr *srv,
 			       const unsigned char *q, size_t qlen, uint16_t id,
 			       uint16_t type, struct egress_addr *out,
-			       size_t max, size_t *n, long long deadline)
+			       size_t max, size_t *n, uint32_t *ttl,
+			       long long deadline)
 {
 	static unsigned char a[DNS_TCP_MAX];
 	unsigned char msg[2 + 300], len[2];
@@ -160,8 +111,10 @@ static enum dns_result ask_tcp(const struct conn *c,
 	if (send(fd, msg, qlen + 2, MSG_NOSIGNAL) == (ssize_t)(qlen + 2) &&
 	    read_full(c, fd, len, 2, deadline)) {
 		alen = (size_t)len[0] << 8 | len[1];
-		if (alen <= sizeof(a) && read_full(c, fd, a, alen, deadline))
+		if (alen <= sizeof(a) && read_full(c, fd, a, alen, deadline)) {
 			r = dns_answer(a, alen, id, c->name, type, out, max, n);
+			*ttl = dns_answer_ttl(a, alen);
+		}
 	}
 	close(fd);
 	/* a second truncation, or another answer, is no answer */
@@ -172,7 +125,7 @@ static enum dns_result ask_tcp(const struct conn *c,
  * TCP when the answer was truncated. */
 static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
 			   uint16_t type, struct egress_addr *out, size_t max,
-			   size_t *n)
+			   size_t *n, uint32_t *ttl)
 {
 	unsigned char q[300], a[DNS_MSG_MAX];
 	struct sockaddr_storage sa;
@@ -199,6 +152,7 @@ static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
 					     deadline)) > 0) {
 			r = dns_answer(a, (size_t)got, id, c->name, type, out,
 				       max, n);
+			*ttl = dns_answer_ttl(a, (size_t)got);
 			if (r != DNS_BAD)
 				break;
 			r = DNS_FAIL;
@@ -206,91 +160,93 @@ static enum dns_result ask(const struct conn *c, const struct egress_addr *srv,
 	}
 	close(fd);
 	if (r == DNS_TRUNC)
-		r = ask_tcp(c, srv, q, qlen, id, type, out, max, n, deadline);
+		r = ask_tcp(c, srv, q, qlen, id, type, out, max, n, ttl,
+			    deadline);
 	return r;
 }
 
-/* The name's addresses: /etc/hosts first, then each nameserver in turn
- * until one answers. */
-static const char *resolve(struct conn *c)
+static const char NXDOMAIN[] = "the name does not exist (NXDOMAIN)";
+static const char NO_ADDRESS[] = "the name has no address";
+static const char NO_SERVER[] = "no nameserver answered";
+#define RATED                                                                  \
+	"not looked up: more than 10 new names a second (a burst of 20) "      \
+	"went to the resolver, the helper's limit"
+
+/* Each nameserver in turn until one answers; *ttl the least of its
+ * answers' TTLs. */
+static const char *lookup(struct conn *c, uint32_t *ttl)
 {
 	const struct egress_resolver *r = c->p->resolver;
 	static const uint16_t types[] = {DNS_TYPE_A, DNS_TYPE_AAAA};
+
+	*ttl = UINT32_MAX;
+	for (size_t s = 0; s < r->n_servers; s++) {
+		bool answered = false;
+
+		for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
+			size_t got = 0;
+			uint32_t one = 0;
+			enum dns_result d =
+			    ask(c, &r->servers[s], types[t],
+				c->resolved + c->n_resolved,
+				CANDIDATES - c->n_resolved, &got, &one);
+
+			if (d == DNS_NXDOMAIN)
+				return NXDOMAIN;
+			if (d == DNS_OK) {
+				answered = true;
+				c->n_resolved += got;
+				if (got && one < *ttl)
+					*ttl = one;
+			}
+		}
+		if (answered)
+			return c->n_resolved ? NULL : NO_ADDRESS;
+	}
+	return NO_SERVER;
+}
+
+/* The name's addresses: /etc/hosts first, then the helper's cache, then
+ * the nameservers, at most EGRESS_LOOKUP_RATE new names a second
+ * (egress_cache.h); an answer is kept for its TTL (at most
+ * EGRESS_CACHE_TTL_MAX), a name that does not exist or has no address
+ * for EGRESS_CACHE_NEG_TTL. */
+static const char *resolve(struct conn *c)
+{
+	const struct egress_resolver *r = c->p->resolver;
+	const char *failure = NULL;
+	uint32_t ttl = 0;
 
 	if (r->hosts)
 		c->n_resolved = dns_hosts_lookup(
 		    r->hosts, r->hosts_len, c->name, c->resolved, CANDIDATES);
 	if (c->n_resolved)
 		return NULL;
-	for (size_t s = 0; s < r->n_servers; s++) {
-		bool answered = false;
-
-		for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
-			size_t got = 0;
-			enum dns_result d =
-			    ask(c, &r->servers[s], types[t],
-				c->resolved + c->n_resolved,
-				CANDIDATES - c->n_resolved, &got);
-
-			if (d == DNS_NXDOMAIN)
-				return "the name does not exist (NXDOMAIN)";
-			if (d == DNS_OK) {
-				answered = true;
-				c->n_resolved += got;
-			}
-		}
-		if (answered)
-			return c->n_resolved ? NULL : "the name has no address";
-	}
-	return "no nameserver answered";
-}
-
-/* ---- connecting and relaying ----------------------------------------- */
-
-/* Bytes both ways (both) or only upstream to client, until upstream's
- * end, an error or idle_ms of nothing. */
-void conn_relay(struct conn *c, bool both)
-{
-	static char buf[RELAY_BUF];
-	bool client_open = both, up_open = true;
-
-	while (client_open || up_open) {
-		struct pollfd f[3] = {
-		    {.fd = client_open ? c->client : -1, .events = POLLIN},
-		    {.fd = up_open ? c->up : -1, .events = POLLIN},
-		    {.fd = c->p->stop_fd, .events = POLLIN}};
-		int r = poll(f, 3, c->p->idle_ms);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0 || (c->p->stop_fd >= 0 && f[2].revents))
-			return;
-		for (int i = 0; i < 2; i++) {
-			int from = i == 0 ? c->client : c->up;
-			int to = i == 0 ? c->up : c->client;
-			ssize_t n;
-
-			if (!f[i].revents)
-				continue;
-			n = recv(from, buf, sizeof(buf), 0);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				shutdown(to, SHUT_WR);
-				/* upstream's end is the tunnel's end */
-				if (i == 1)
-					return;
-				client_open = false;
-				continue;
-			}
-			conn_send_all(to, buf, (size_t)n);
-			if (i == 0)
-				c->d.up += (unsigned long long)n;
-			else
-				c->d.down += (unsigned long long)n;
+	if (c->p->cache) {
+		switch (egress_cache_get(c->p->cache, c->p->counts, c->name,
+					 c->resolved, CANDIDATES,
+					 &c->n_resolved, &failure)) {
+		case EGRESS_CACHE_HIT:
+			return failure	       ? failure
+			       : c->n_resolved ? NULL
+					       : NO_ADDRESS;
+		case EGRESS_CACHE_RATED:
+			return RATED;
+		default:
+			break;
 		}
 	}
+	failure = lookup(c, &ttl);
+	if (c->p->cache && failure != NO_SERVER)
+		egress_cache_put(c->p->cache, c->name, c->resolved,
+				 c->n_resolved, failure,
+				 failure	     ? EGRESS_CACHE_NEG_TTL
+				 : ttl == UINT32_MAX ? 0
+						     : ttl);
+	return failure;
 }
+
+/* ---- connecting ----------------------------------------- */
 
 /* The rule that allows the request, then the address to connect to: an
  * address literal only by an address rule; a name's resolved addresses

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <linux/nsfs.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -13,7 +12,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -21,6 +19,7 @@
 #include "egress.h"
 #include "fsutil.h"
 #include "harden.h"
+#include "netns.h"
 #include "util.h"
 
 /* The annotations by which engines name a container's pod sandbox:
@@ -61,37 +60,6 @@ static const char *const proc_ns_name[NS_TYPE_COUNT] = {
     [NS_IPC] = "ipc",	    [NS_UTS] = "uts",	  [NS_USER] = "user",
     [NS_CGROUP] = "cgroup", [NS_TIME] = "time",
 };
-
-int ns_open_path(const char *path, enum spec_ns_type type, int *out)
-{
-	_cleanup_close_ int o = -1;
-	char reopen[FD_PATH_MAX];
-	struct statfs sf;
-	int fd;
-
-	*out = -1;
-	/* O_PATH opens nothing: a FIFO does not block, a device driver is
-	 * not called, and a magic link (/proc/PID/ns/TYPE) is followed to
-	 * the namespace it names */
-	o = open(path, O_PATH | O_CLOEXEC);
-	if (o < 0)
-		return -errno;
-	if (fstatfs(o, &sf) < 0)
-		return -errno;
-	if (sf.f_type != NSFS_MAGIC)
-		return -ENOTSUP;
-	/* an nsfs file opens without side effects; setns wants it open */
-	fd_path(o, reopen);
-	fd = open(reopen, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, NS_GET_NSTYPE) != (int)ns_flags[type]) {
-		close(fd);
-		return -ENOTSUP;
-	}
-	*out = fd;
-	return 0;
-}
 
 static bool is_host_ns(int fd, enum spec_ns_type type)
 {
@@ -497,7 +465,8 @@ int ns_join_pod_network(const char *root, const struct spec *spec,
 		return 0;
 	/* a CNI path that is gone, or no network namespace: a namespace of
 	 * its own */
-	if (ns_open_path(sb->engine_netns, NS_NETWORK, &fd) < 0)
+	fd = ns_open_path(sb->engine_netns, CLONE_NEWNET, NULL);
+	if (fd < 0)
 		return 0;
 	ns = pod_netns(root, spec, fd, &pod, err);
 	close(fd);
@@ -521,29 +490,24 @@ int ns_join_pod_network(const char *root, const struct spec *spec,
 }
 
 /* A namespace path of config.json, opened only once it is known to be a
- * namespace of its type (ns_open_path).  Under the sandbox every failure
- * reads the same, so that the message never tells whether a file the
- * bundle's author cannot read exists; a permissive policy says why. */
+ * namespace of its type (netns.h ns_open_path).  Every failure reads the
+ * same, so that the message never tells whether a file the bundle's
+ * author cannot read exists. */
 static int open_join_path(const struct spec_namespace *ns, bool sandboxed,
 			  int *fd, struct error **err)
 {
 	const char *name = spec_ns_type_names[ns->type];
-	int r = ns_open_path(ns->path, ns->type, fd);
+	_cleanup_error_ struct error *why = NULL;
 
-	if (r == 0)
+	*fd = ns_open_path(ns->path, (int)ns_flags[ns->type], &why);
+	if (*fd >= 0)
 		return 0;
 	if (sandboxed)
 		return error_set(err, EPERM,
 				 "%s namespace %s: not a namespace this "
 				 "container may join: refusing to join it",
 				 name, ns->path);
-	if (r == -ENOTSUP)
-		return error_set(err, EINVAL,
-				 "%s namespace %s: not a %s "
-				 "namespace",
-				 name, ns->path, name);
-	errno = -r;
-	return error_errno(err, "%s namespace %s", name, ns->path);
+	return error_set(err, why->code, "%s namespace %s", name, why->msg);
 }
 
 int ns_plan_make(const struct spec *spec, bool sandboxed, const char *root,

@@ -12,13 +12,6 @@
 
 struct sandbox;
 
-/* Open a namespace that config.json names by path, for setns: opened
- * O_PATH first (so no FIFO blocks, no device is opened as root), checked
- * to be a namespace (nsfs) of `type`, and only then opened, through
- * /proc/self/fd.  0 and *fd, or a negative errno: -ENOTSUP for a file that
- * is no namespace of that type. */
-int ns_open_path(const char *path, enum spec_ns_type type, int *fd);
-
 struct ns_plan {
 	unsigned long clone_flags;   /* CLONE_NEW* for the new ones */
 	int join_fds[NS_TYPE_COUNT]; /* open fds of paths to join, or -1 */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup_fs.h"
+#include "egress_counts.h"
 #include "fsutil.h"
 #include "harden.h"
 #include "hostpath.h"
@@ -165,6 +166,17 @@ static int rw_binds(const struct container *c, struct report *r,
 	return ret;
 }
 
+/* The egress helper's counters: the report's counts are theirs. */
+static void egress_counts(const struct container *c, struct report *r)
+{
+	_cleanup_free_ char *counts = NULL;
+	size_t len = 0;
+
+	counts = read_record(c->dir.dirfd, EGRESS_COUNTS_FILE,
+			     sizeof(struct egress_counts), &len);
+	report_parse_egress_counts(counts, len, r);
+}
+
 static int gather(const struct container *c, struct report *r,
 		  struct error **err)
 {
@@ -189,6 +201,7 @@ static int gather(const struct container *c, struct report *r,
 				  &len)) &&
 	    report_parse_egress(egress, len, r, err) < 0)
 		return -1;
+	egress_counts(c, r);
 	return 0;
 }
 
@@ -206,6 +219,7 @@ void report_log_egress(const struct container *c)
 {
 	_cleanup_free_ char *log = NULL;
 	struct report r = {0};
+	char dropped[32];
 	size_t len;
 
 	log = read_record(c->dir.dirfd, EGRESS_LOG_FILE, EGRESS_LOG_MAX, &len);
@@ -213,13 +227,18 @@ void report_log_egress(const struct container *c)
 		report_release(&r);
 		return;
 	}
-	log_info("%s: egress: %llu allowed, %llu denied%s%s%s%s%s",
+	egress_counts(c, &r);
+	snprintf(dropped, sizeof(dropped), "%llu",
+		 (unsigned long long)r.egress_dropped);
+	log_info("%s: egress: %llu allowed, %llu denied%s%s%s%s%s%s%s",
 		 c->state->id, (unsigned long long)r.egress_allowed,
 		 (unsigned long long)r.egress_denied, r.n_denied ? " (" : "",
 		 r.n_denied ? denied_name(r.denied[0]) : "",
 		 r.n_denied > 1 ? ", " : "",
 		 r.n_denied > 1 ? denied_name(r.denied[1]) : "",
-		 r.n_denied ? (r.egress_denied > 2 ? ", ...)" : ")") : "");
+		 r.n_denied ? (r.egress_denied > 2 ? ", ...)" : ")") : "",
+		 r.egress_dropped ? "; log lines dropped: " : "",
+		 r.egress_dropped ? dropped : "");
 	report_release(&r);
 }
 

@@ -82,6 +82,11 @@ int seccomp_no_fork_build(struct seccomp_program *out, struct error **err);
 int seccomp_egress_build(struct seccomp_program *out, struct error **err);
 int seccomp_egress_compile(struct seccomp_program *out, struct error **err);
 
+/* The filter of an egress connection's own program (egress/main.c, which
+ * loads the prebuilt copy itself): no socket calls but on its own
+ * descriptors, no exec, open or fork. */
+int seccomp_egress_conn_build(struct seccomp_program *out, struct error **err);
+
 /* Shared by the compilers above.  seccomp_add_rule() adds one libseccomp
  * rule (n comparisons, ANDed) and names the call in its error;
  * seccomp_export_prog() exports the filter as BPF (prog->filter is

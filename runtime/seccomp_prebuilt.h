@@ -19,5 +19,6 @@ extern const struct seccomp_prebuilt seccomp_prebuilt_supervisor;
 extern const struct seccomp_prebuilt seccomp_prebuilt_egress;
 extern const struct seccomp_prebuilt seccomp_prebuilt_self_only;
 extern const struct seccomp_prebuilt seccomp_prebuilt_no_fork;
+extern const struct seccomp_prebuilt seccomp_prebuilt_egress_conn;
 
 #endif

@@ -75,8 +75,8 @@ void stage_params_process(struct stage_params *p,
  * that it is to be executed (6.3+ warns without it, and a
  * vm.memfd_noexec of 1 would make it noexec); older kernels refuse the
  * flag, and then it is made without. */
-static int sealed_memfd(const char *name, const void *data, size_t len,
-			bool exec, struct error **err)
+int stage_sealed_memfd(const char *name, const void *data, size_t len,
+		       bool exec, struct error **err)
 {
 	unsigned int flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
 	_cleanup_close_ int fd =
@@ -112,12 +112,12 @@ int stage_exec(const struct stage_params *p, struct error **err)
 
 	if (stage_params_encode(p, &blob, &len, err) < 0)
 		return -1;
-	params = sealed_memfd("corral-params", blob, len, false, err);
+	params = stage_sealed_memfd("corral-params", blob, len, false, err);
 	if (params < 0)
 		return -1;
-	image = sealed_memfd("corral-init", corral_stage_start,
-			     (size_t)(corral_stage_end - corral_stage_start),
-			     true, err);
+	image = stage_sealed_memfd(
+	    "corral-init", corral_stage_start,
+	    (size_t)(corral_stage_end - corral_stage_start), true, err);
 	if (image < 0)
 		return -1;
 	if (keep_open(params, err) < 0 || keep_open(p->sync_fd, err) < 0 ||

@@ -98,6 +98,32 @@ static uint16_t be16(const unsigned char *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+uint32_t dns_answer_ttl(const unsigned char *m, size_t len)
+{
+	char skip[NAME_MAX_TEXT + 1];
+	size_t off = HEADER, count;
+	uint32_t least = UINT32_MAX;
+
+	if (len < HEADER || be16(m + 4) != 1 ||
+	    !read_name(m, len, &off, skip) || off + 4 > len)
+		return 0;
+	off += 4;
+	count = be16(m + 6);
+	for (size_t i = 0; i < count; i++) {
+		uint32_t ttl;
+
+		if (!read_name(m, len, &off, skip) || off + 10 > len)
+			return 0;
+		ttl = (uint32_t)be16(m + off + 4) << 16 | be16(m + off + 6);
+		if (ttl < least)
+			least = ttl;
+		off += 10 + be16(m + off + 8);
+		if (off > len)
+			return 0;
+	}
+	return least == UINT32_MAX ? 0 : least;
+}
+
 /* One pass over the answers: the addresses of *target, or the CNAME it
  * points to (then *target is replaced and the caller passes again). */
 static bool scan(const unsigned char *m, size_t len, size_t off, size_t count,

@@ -56,6 +56,11 @@ enum dns_result dns_answer(const unsigned char *msg, size_t len, uint16_t id,
 			   const char *name, uint16_t type,
 			   struct egress_addr *addrs, size_t max, size_t *n);
 
+/* The least TTL of the answer section's records of a response that
+ * dns_answer took (seconds), or 0 when it has none or does not parse: an
+ * answer to keep no longer than that. */
+uint32_t dns_answer_ttl(const unsigned char *msg, size_t len);
+
 /* The addresses /etc/hosts (its text) gives `name`, at most max. */
 size_t dns_hosts_lookup(const char *text, size_t len, const char *name,
 			struct egress_addr *addrs, size_t max);

@@ -473,12 +473,26 @@ static int split_port(const char *text, char **host, const char **port,
 	return 0;
 }
 
-/* Whether the name is a suffix a wildcard may not stand on: one label, or
- * one the caller's public suffix list names. */
-static bool public_suffix(const char *name, egress_suffix_fn fn)
+/* Why a wildcard may not stand on the name (an enum egress_suffix): one
+ * label, or what the caller's public suffix list says. */
+static int public_suffix(const char *name, egress_suffix_fn fn)
 {
-	return !strchr(name, '.') || (fn && fn(name));
+	if (!strchr(name, '.'))
+		return EGRESS_SUFFIX_PUBLIC;
+	return fn ? fn(name) : EGRESS_SUFFIX_NONE;
 }
+
+static const char *const suffix_why[] = {
+    [EGRESS_SUFFIX_PUBLIC] = "the public suffix \"%s\" would allow every "
+			     "site under it",
+    [EGRESS_SUFFIX_ABOVE] = "\"%s\" would allow every site under the "
+			    "public suffixes below it (the Public Suffix "
+			    "List)",
+    [EGRESS_SUFFIX_ECHO] = "\"%s\", an IP-echo or wildcard DNS service, "
+			   "would allow every address",
+    [EGRESS_SUFFIX_HOSTING] = "\"%s\" would allow every name its service "
+			      "hands out to anyone",
+};
 
 int egress_rule_parse(const char *text, egress_suffix_fn is_public_suffix,
 		      struct egress_rule *out, struct error **err)
@@ -525,13 +539,16 @@ int egress_rule_parse(const char *text, egress_suffix_fn is_public_suffix,
 	}
 	if (egress_normalize_host(name, &out->host, err) < 0)
 		return error_wrap(err, "%s", text);
-	if (out->kind != EGRESS_EXACT &&
-	    public_suffix(out->host, is_public_suffix)) {
+	if (out->kind != EGRESS_EXACT) {
+		int why = public_suffix(out->host, is_public_suffix);
+		char msg[512];
+
+		if (why <= EGRESS_SUFFIX_NONE || why > EGRESS_SUFFIX_HOSTING)
+			return 0;
+		snprintf(msg, sizeof(msg), suffix_why[why], out->host);
 		egress_rule_release(out);
-		return error_set(err, EINVAL,
-				 "%s: a wildcard over the public suffix "
-				 "\"%s\" would allow every site under it",
-				 text, name);
+		return error_set(err, EINVAL, "%s: a wildcard over %s", text,
+				 msg);
 	}
 	return 0;
 }

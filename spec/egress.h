@@ -9,8 +9,10 @@
  *   **.github.com     the name and its subdomains
  *   127.0.0.1:8080    exactly that address; [::1]:8080 for IPv6
  * Without a port a rule allows 443, and 80 for plain-HTTP requests.  `*`,
- * `**` and a wildcard over a public suffix (`*.com`, `**.co.uk`) are
- * refused: they would open the network instead of naming hosts.
+ * `**` and a wildcard over a public suffix (`*.com`, `**.co.uk`), over a
+ * name with public suffixes under it (`*.amazonaws.com`) or over an
+ * IP-echo service (`*.nip.io`) are refused: they would open the network
+ * instead of naming hosts.
  *
  * Names are compared in one form (egress_normalize_host): ASCII lowercase,
  * no trailing dot, each non-ASCII label in punycode (xn--); a name with
@@ -51,14 +53,24 @@ struct egress_rule {
 	struct egress_addr addr; /* when is_addr */
 };
 
-/* A public suffix list, when the caller has one ("co.uk" -> true); NULL:
- * only single-label suffixes count. */
-typedef bool (*egress_suffix_fn)(const char *name);
+/* Why a wildcard may not stand on a name (a public suffix list's
+ * answer): */
+enum egress_suffix {
+	EGRESS_SUFFIX_NONE,    /* it may */
+	EGRESS_SUFFIX_PUBLIC,  /* a public suffix ("com", "co.uk", "x.ck") */
+	EGRESS_SUFFIX_ABOVE,   /* public suffixes lie under it */
+	EGRESS_SUFFIX_ECHO,    /* an IP-echo or wildcard-DNS service's */
+	EGRESS_SUFFIX_HOSTING, /* a service that hands out names under it */
+};
 
-/* The built-in list of multi-label public suffixes and shared hosting
- * domains (spec/egress_suffix.c), an egress_suffix_fn; and whether it is
- * sorted (for the unit test). */
-bool egress_public_suffix(const char *name);
+/* A public suffix list, when the caller has one: an enum egress_suffix
+ * for a normalized name; NULL: only single-label names are suffixes. */
+typedef int (*egress_suffix_fn)(const char *name);
+
+/* The built-in list (spec/egress_suffix.c: the whole Public Suffix List
+ * and corral's own, compiled in at build time), an egress_suffix_fn; and
+ * whether its table is sorted (for the unit test). */
+int egress_public_suffix(const char *name);
 bool egress_public_suffix_sorted(void);
 
 /* The normalized form of a host name (malloc'ed).  EINVAL with a one-line

@@ -6,10 +6,12 @@
  * from corral's own, to the hosts the rules name and nowhere else.
  *
  * The annotation run.corral.egress ("pypi.org, files.pythonhosted.org")
- * may narrow the list to a subset, never add to it; under `network:
- * "config"` (the engine's whole network) it narrows that network to the
- * hosts it names, and under "loopback" (no network) it would widen, so it
- * is refused there. */
+ * may narrow the policy's list to a subset, never add to it.  Under
+ * "loopback" (no network) and "config" (the engine's network, which
+ * corral's proxy does not guard) it is refused: it would turn a proxy on,
+ * a helper that dials out from a namespace config.json chose, which only
+ * the policy's network.allow may do (docs/threat-model.md, "The egress
+ * proxy"). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,16 +127,21 @@ int harden_egress(struct harden_ctx *c, struct error **err)
 {
 	const char *ann = harden_annotation(c->spec, ANNOTATION_EGRESS);
 	struct sandbox *s = &c->h->sandbox;
-	_cleanup_free_ char *applied = NULL, *asked = NULL;
+	_cleanup_free_ char *applied = NULL;
 	const char *reason = "policy: network.allow";
 
-	if (ann && c->policy->network == POLICY_NET_LOOPBACK) {
+	if (ann && c->policy->network != POLICY_NET_EGRESS) {
 		_cleanup_free_ char *safe = harden_safe(ann, 64);
 
-		return error_set(err, EINVAL,
-				 "annotation %s=%s: wider than the policy's "
-				 "network \"loopback\" (no network)",
-				 ANNOTATION_EGRESS, safe ? safe : "");
+		return error_set(
+		    err, EINVAL,
+		    "annotation %s=%s: the policy's network is %s: an egress "
+		    "list would turn corral's proxy on, which only the "
+		    "policy's network.allow does",
+		    ANNOTATION_EGRESS, safe ? safe : "",
+		    c->policy->network == POLICY_NET_CONFIG
+			? "\"config\" (the engine's network)"
+			: "\"loopback\" (no network)");
 	}
 	if (ann) {
 		if (narrow(c, ann, &s->egress, &s->n_egress, err) < 0)
@@ -151,10 +158,7 @@ int harden_egress(struct harden_ctx *c, struct error **err)
 	s->egress_on = true;
 	applied = s->n_egress ? harden_list(c, s->egress, s->n_egress)
 			      : strdup("no host");
-	asked = strdup(c->policy->network == POLICY_NET_CONFIG
-			   ? "the engine's network"
-			   : "absent");
-	harden_record(c, "sandbox.egress", asked, applied, reason);
+	harden_record(c, "sandbox.egress", "absent", applied, reason);
 	return 0;
 }
 

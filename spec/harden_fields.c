@@ -90,7 +90,8 @@ const struct harden_field harden_fields[] = {
      "a bind's source below a policy mounts entry, an engine's file "
      "(regular, in the bundle or engineDirs), or a kubelet volume of the "
      "container's own pod, as its pod sandbox recorded it, by kind "
-     "(emptyDir rw; configMap, downwardAPI ro; a secret only by name in volumes.secrets; a directory in "
+     "(emptyDir rw; configMap, downwardAPI ro; a secret only by name in "
+     "volumes.secrets; a directory in "
      "engineDirs/UID/volumes/); never the service-account token, engine "
      "state or sockets; opened once, a link on the way refused"},
     {".mounts[].options", "narrowed",

@@ -58,8 +58,6 @@ static const char *ns_reason(const struct harden_ctx *c, enum spec_ns_type t)
 {
 	if (t != NS_NETWORK)
 		return "default";
-	if (c->h->sandbox.egress_on && c->policy->network == POLICY_NET_CONFIG)
-		return "annotation: " ANNOTATION_EGRESS;
 	return HARDEN_WHY(c->policy->network == c->defaults->network,
 			  "network");
 }

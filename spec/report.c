@@ -2,6 +2,8 @@
  * changed, and the two renderers (report.h). */
 #include "report.h"
 
+#include "egress_counts.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -231,13 +233,14 @@ static bool egress_line(const char *line, struct report *r, bool *oom)
 	char *s, **v;
 
 	port = json_get(root, "port");
-	if (!verdict || !name || !YAJL_IS_INTEGER(port)) {
+	if (verdict && YAJL_IS_INTEGER(json_get(root, "dropped"))) {
+		/* a share of the log spent: the counters have the numbers */
+	} else if (!verdict || !name || !YAJL_IS_INTEGER(port)) {
 		ok = false;
 	} else if (strcmp(verdict, "allow") == 0) {
-		r->egress_allowed++;
 	} else if (strcmp(verdict, "deny") != 0) {
 		ok = false;
-	} else if (r->egress_denied++ < REPORT_DENIED_SHOWN) {
+	} else if (r->n_denied < REPORT_DENIED_SHOWN) {
 		ename = report_escape(name, strlen(name));
 		ereason = reason ? report_escape(reason, strlen(reason)) : NULL;
 		if (!ename ||
@@ -264,7 +267,6 @@ int report_parse_egress(const char *buf, size_t len, struct report *r,
 	size_t start = 0;
 	bool oom = false;
 
-	r->egress_known = true;
 	for (size_t i = 0; i < len && !oom; i++) {
 		_cleanup_free_ char *line = NULL;
 
@@ -523,4 +525,26 @@ void report_ready_release(struct report_ready *rd)
 		free(rd->v[i].path);
 	free(rd->v);
 	*rd = (struct report_ready){0};
+}
+
+void report_parse_egress_counts(const void *buf, size_t len, struct report *r)
+{
+	struct egress_counts c;
+
+	if (!buf || len != sizeof(c))
+		return;
+	memcpy(&c, buf, sizeof(c));
+	if (c.magic != EGRESS_COUNTS_MAGIC || c.size != sizeof(c))
+		return;
+	r->egress_known = true;
+	r->egress_allowed = r->egress_denied = r->egress_dropped = 0;
+	for (int k = 0; k < EGRESS_KINDS; k++) {
+		r->egress_allowed += c.decisions[k][EGRESS_ALLOW];
+		r->egress_denied += c.decisions[k][EGRESS_DENY];
+		for (int v = 0; v < EGRESS_VERDICTS; v++)
+			r->egress_dropped += c.dropped[k][v];
+	}
+	r->egress_lookups = c.lookups;
+	r->egress_cache_hits = c.cache_hits;
+	r->egress_rate_refused = c.rate_refused;
 }

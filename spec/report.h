@@ -105,10 +105,15 @@ struct report {
 	bool files_truncated;	   /* the walk stopped at its bounds */
 	struct report_bind *binds; /* the writable binds looked at */
 	size_t n_binds;
-	/* network: the egress proxy's log, when it wrote one */
+	/* network: the egress helper's counters (egress_counts.h), when it
+	 * had them, and the denied names of its log */
 	bool egress_known;
 	uint64_t egress_allowed, egress_denied, egress_bad_lines;
-	char **denied; /* escaped "name:port (reason)" */
+	uint64_t egress_dropped;      /* log lines not written: budgets */
+	uint64_t egress_lookups;      /* names asked of the resolver */
+	uint64_t egress_cache_hits;   /* answered from the cache */
+	uint64_t egress_rate_refused; /* lookups refused for rate */
+	char **denied;		      /* escaped "name:port (reason)" */
 	size_t n_denied;
 	/* syscalls refused: the supervisor's listener, when it had one */
 	bool syscalls_known;
@@ -150,10 +155,18 @@ int report_parse_outcome(const char *buf, size_t len, struct report *r,
 void report_sort_syscalls(struct report *r);
 
 /* The egress proxy's log: one JSON object per line with "verdict"
- * ("allow" or "deny"), "name", "port" and "reason".  Counts the verdicts
- * and keeps the first REPORT_DENIED_SHOWN denied names. */
+ * ("allow" or "deny"), "name", "port" and "reason".  Keeps the first
+ * REPORT_DENIED_SHOWN denied names; counts nothing (the counts are the
+ * counters', report_parse_egress_counts: a log is bounded and may have
+ * dropped lines).  A line saying a share of the log was spent ("dropped")
+ * is passed over. */
 int report_parse_egress(const char *buf, size_t len, struct report *r,
 			struct error **err);
+
+/* The egress helper's counters' record (struct egress_counts, as the
+ * file holds it): the verdicts, the dropped lines and the resolver's
+ * numbers.  Nothing, and egress_known false, when it is not one. */
+void report_parse_egress_counts(const void *buf, size_t len, struct report *r);
 
 /* What the scratch's upper layer held when create was done (READY),
  * before any code of the container's ran: the mount points corral made

@@ -152,6 +152,16 @@ static void text_network(FILE *f, const struct report *r)
 		"%s\n",
 		r->egress_allowed, r->egress_denied,
 		r->egress_bad_lines ? " (unreadable lines skipped)" : "");
+	if (r->egress_dropped)
+		fprintf(f,
+			"  egress log: %" PRIu64 " lines dropped (a kind's "
+			"share of the log spent; counted above)\n",
+			r->egress_dropped);
+	fprintf(f,
+		"  resolver: %" PRIu64 " names looked up, %" PRIu64
+		" from the cache, %" PRIu64 " refused for rate\n",
+		r->egress_lookups, r->egress_cache_hits,
+		r->egress_rate_refused);
 	for (size_t i = 0; i < r->n_denied; i++)
 		fprintf(f, "  denied %s\n", r->denied[i]);
 }
@@ -330,6 +340,11 @@ static void json_network(yajl_gen g, const struct report *r)
 		json_key_int(g, "denied", (long long)r->egress_denied);
 		json_key_int(g, "unreadable_lines",
 			     (long long)r->egress_bad_lines);
+		json_key_int(g, "dropped_lines", (long long)r->egress_dropped);
+		json_key_int(g, "lookups", (long long)r->egress_lookups);
+		json_key_int(g, "cache_hits", (long long)r->egress_cache_hits);
+		json_key_int(g, "rate_refused",
+			     (long long)r->egress_rate_refused);
 		json_key_strv(g, "denied_names", (const char *const *)r->denied,
 			      r->n_denied);
 		yajl_gen_map_close(g);

@@ -26,14 +26,15 @@ int main(void)
 {
 	_cleanup_error_ struct error *err = NULL;
 	struct seccomp_program baseline, notify, supervisor, egress, self_only,
-	    no_fork;
+	    no_fork, conn;
 
 	if (seccomp_baseline_build(NULL, 0, &baseline, &err) < 0 ||
 	    seccomp_baseline_notify_build(NULL, 0, &notify, &err) < 0 ||
 	    seccomp_supervisor_build(&supervisor, &err) < 0 ||
 	    seccomp_egress_build(&egress, &err) < 0 ||
 	    seccomp_self_only_build(&self_only, &err) < 0 ||
-	    seccomp_no_fork_build(&no_fork, &err) < 0) {
+	    seccomp_no_fork_build(&no_fork, &err) < 0 ||
+	    seccomp_egress_conn_build(&conn, &err) < 0) {
 		fprintf(stderr, "seccomp_gen: %s\n", err->msg);
 		return 1;
 	}
@@ -45,11 +46,13 @@ int main(void)
 	print_filter("egress", &egress.prog);
 	print_filter("self_only", &self_only.prog);
 	print_filter("no_fork", &no_fork.prog);
+	print_filter("egress_conn", &conn.prog);
 	seccomp_program_free(&baseline);
 	seccomp_program_free(&notify);
 	seccomp_program_free(&supervisor);
 	seccomp_program_free(&egress);
 	seccomp_program_free(&self_only);
 	seccomp_program_free(&no_fork);
+	seccomp_program_free(&conn);
 	return ferror(stdout) ? 1 : 0;
 }

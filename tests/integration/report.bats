@@ -271,18 +271,32 @@ line"; printf bb >"/q\"uote'"'"'s\\back"
 	assert_failure
 }
 
-@test "an egress log in the state directory is counted" {
+@test "the egress counts are the helper's counters, the denied names the log's" {
 	set_args true
 	run_detached "$ID"
 	wait_for_status "$ID" stopped 100
 	printf '%s\n' '{"verdict":"allow","name":"pypi.org","port":443,"reason":"rule pypi.org"}' \
 		'{"verdict":"deny","name":"evil.example","port":80,"reason":"no rule"}' \
+		'{"kind":"dns","verdict":"deny","dropped":40,"reason":"40 lines dropped"}' \
 		>"$ROOT/$ID/egress.log"
+	# struct egress_counts (spec/egress_counts.h): proxy 5 allowed, 2
+	# denied; dns 41 denied, 40 of them dropped from the log; 3 lookups,
+	# 1 from the cache, 4 refused for rate
+	python3 -c 'import struct, sys
+d = [5, 2, 0, 0, 0, 41]; logged = [0] * 6; dropped = [0, 0, 0, 0, 0, 40]
+open(sys.argv[1], "wb").write(struct.pack("<II", 0x31435245, 8 + 21 * 8) +
+    struct.pack("<21Q", *(d + logged + dropped + [3, 1, 4])))' "$ROOT/$ID/egress.counts"
 	run report_py "$ID" 'r["network"]["egress"]'
-	assert_output "{'allowed': 1, 'denied': 1, 'unreadable_lines': 0, 'denied_names': ['evil.example:80 (no rule)']}"
+	assert_output "{'allowed': 5, 'denied': 43, 'unreadable_lines': 0, 'dropped_lines': 40, 'lookups': 3, 'cache_hits': 1, 'rate_refused': 4, 'denied_names': ['evil.example:80 (no rule)']}"
 	run corral report "$ID"
-	assert_line "  egress: 1 allowed, 1 denied"
+	assert_line "  egress: 5 allowed, 43 denied"
+	assert_line "  egress log: 40 lines dropped (a kind's share of the log spent; counted above)"
+	assert_line "  resolver: 3 names looked up, 1 from the cache, 4 refused for rate"
 	assert_line "  connects inside the loopback-only namespace are not visible to corral"
+	# a log alone counts nothing
+	rm "$ROOT/$ID/egress.counts"
+	run corral report "$ID"
+	assert_line "  egress: no egress proxy log"
 }
 
 @test "report: bad usage is one error line" {

@@ -202,6 +202,28 @@ TEST(a_records)
 	CHECK_STR(text(&a[0], buf), "93.184.216.34");
 }
 
+/* The least TTL of the answers: what the egress helper's cache keeps an
+ * answer for (issue 39, item 9); 0 for none or a message that does not
+ * parse. */
+TEST(answer_ttl_is_the_least)
+{
+	/* clang-format off */
+	static const unsigned char ttls[] = {
+		HDR(0, 2), EXAMPLE_COM, Q_A,
+		AT_QNAME, 0, 1, 0, 1, 0, 0, 0x01, 0x2c, 0, 4, 93, 184, 216, 34,
+		AT_QNAME, 0, 1, 0, 1, 0, 0, 0, 7, 0, 4, 10, 0, 0, 1,
+	};
+	static const unsigned char none[] = {HDR(0, 0), EXAMPLE_COM, Q_A};
+	/* clang-format on */
+
+	CHECK(dns_answer_ttl(two_a, sizeof(two_a)) == 60);
+	CHECK(dns_answer_ttl(ttls, sizeof(ttls)) == 7);
+	CHECK(dns_answer_ttl(none, sizeof(none)) == 0);
+	for (size_t len = 0; len < sizeof(ttls); len++)
+		CHECK(dns_answer_ttl(ttls, len) == 0);
+	CHECK(dns_answer_ttl(self_pointer, sizeof(self_pointer)) == 0);
+}
+
 TEST(aaaa_record)
 {
 	struct egress_addr a[DNS_ADDRS_MAX];

@@ -23,22 +23,22 @@ static char *norm(const char *in)
 	return msg;
 }
 
-#define CHECK_NORM(in, want)                                               \
-	do {                                                               \
-		char *got_ = norm(in);                                     \
-		CHECK_STR(got_, want);                                     \
-		free(got_);                                                \
+#define CHECK_NORM(in, want)                                                   \
+	do {                                                                   \
+		char *got_ = norm(in);                                         \
+		CHECK_STR(got_, want);                                         \
+		free(got_);                                                    \
 	} while (0)
 
-#define CHECK_REFUSED(in)                                                  \
-	do {                                                               \
-		char *got_ = norm(in);                                     \
-		if (!got_ || strncmp(got_, "ERR: ", 5) != 0) {             \
-			printf("# %s: accepted as \"%s\"\n", in,           \
-			       got_ ? got_ : "(null)");                    \
-			unit_failed_checks++;                              \
-		}                                                          \
-		free(got_);                                                \
+#define CHECK_REFUSED(in)                                                      \
+	do {                                                                   \
+		char *got_ = norm(in);                                         \
+		if (!got_ || strncmp(got_, "ERR: ", 5) != 0) {                 \
+			printf("# %s: accepted as \"%s\"\n", in,               \
+			       got_ ? got_ : "(null)");                        \
+			unit_failed_checks++;                                  \
+		}                                                              \
+		free(got_);                                                    \
 	} while (0)
 
 TEST(names_have_one_form)
@@ -78,21 +78,21 @@ TEST(names_that_are_not_names_are_refused)
 	    "pypi-.org",
 	    "pypi.org:443",
 	    "pypi\x7f.org",
-	    "pypi\xff.org",		 /* not UTF-8 */
-	    "pypi\xc0\xae.org",		 /* an overlong '.' */
-	    "pypi\xed\xa0\x80.org",	 /* a surrogate */
-	    "pypi\xe3\x80\x82org",	 /* U+3002 ideographic full stop */
-	    "pypi\xef\xbc\x8eorg",	 /* U+FF0E fullwidth full stop */
-	    "\xef\xbd\x90ypi.org",	 /* fullwidth p */
-	    "py\xe2\x80\x8bpi.org",	 /* zero-width space */
-	    "py\xc2\xadpi.org",		 /* soft hyphen */
-	    "pypi.org\xc2\xa0",		 /* no-break space */
-	    "2130706433",		 /* 127.0.0.1 as one number */
-	    "127.1",			 /* inet_aton's short form */
+	    "pypi\xff.org",	    /* not UTF-8 */
+	    "pypi\xc0\xae.org",	    /* an overlong '.' */
+	    "pypi\xed\xa0\x80.org", /* a surrogate */
+	    "pypi\xe3\x80\x82org",  /* U+3002 ideographic full stop */
+	    "pypi\xef\xbc\x8eorg",  /* U+FF0E fullwidth full stop */
+	    "\xef\xbd\x90ypi.org",  /* fullwidth p */
+	    "py\xe2\x80\x8bpi.org", /* zero-width space */
+	    "py\xc2\xadpi.org",	    /* soft hyphen */
+	    "pypi.org\xc2\xa0",	    /* no-break space */
+	    "2130706433",	    /* 127.0.0.1 as one number */
+	    "127.1",		    /* inet_aton's short form */
 	    "0x7f.0.0.1",
 	    "1.2.3.4.5",
 	    "example.0x10",
-	    "127.0.0.1",		 /* an address, not a name */
+	    "127.0.0.1", /* an address, not a name */
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
@@ -203,9 +203,11 @@ TEST(refused_ranges_are_named)
 	}
 }
 
-static bool is_psl(const char *name)
+static int is_psl(const char *name)
 {
-	return strcmp(name, "co.uk") == 0 || strcmp(name, "github.io") == 0;
+	return strcmp(name, "co.uk") == 0 || strcmp(name, "github.io") == 0
+		   ? EGRESS_SUFFIX_PUBLIC
+		   : EGRESS_SUFFIX_NONE;
 }
 
 /* The rule's text after a round trip, or "ERR: message". */
@@ -226,15 +228,15 @@ static char *rule(const char *text)
 	return out;
 }
 
-#define CHECK_RULE(text, want)                                             \
-	do {                                                               \
-		char *got_ = rule(text);                                   \
-		if (!got_ || strncmp(got_, want, strlen(want)) != 0) {     \
-			printf("# %s: \"%s\", expected \"%s...\"\n", text, \
-			       got_ ? got_ : "(null)", want);              \
-			unit_failed_checks++;                              \
-		}                                                          \
-		free(got_);                                                \
+#define CHECK_RULE(text, want)                                                 \
+	do {                                                                   \
+		char *got_ = rule(text);                                       \
+		if (!got_ || strncmp(got_, want, strlen(want)) != 0) {         \
+			printf("# %s: \"%s\", expected \"%s...\"\n", text,     \
+			       got_ ? got_ : "(null)", want);                  \
+			unit_failed_checks++;                                  \
+		}                                                              \
+		free(got_);                                                    \
 	} while (0)
 
 TEST(rule_syntax)
@@ -292,7 +294,8 @@ static void rules_free(struct egress_rule *r, size_t n)
 }
 
 static const char *const policy_rules[] = {
-    "pypi.org", "*.pythonhosted.org", "**.github.com", "api.example.com:8443",
+    "pypi.org",	      "*.pythonhosted.org",
+    "**.github.com",  "api.example.com:8443",
     "127.0.0.1:8080", "[::1]:9000",
 };
 
@@ -310,11 +313,11 @@ static char *match(const struct egress_rule *r, size_t n, const char *host,
 	return m ? egress_rule_text(m) : strdup("-");
 }
 
-#define CHECK_MATCH(host, port, plain, want)                               \
-	do {                                                               \
-		char *got_ = match(r, n, host, port, plain);               \
-		CHECK_STR(got_, want);                                     \
-		free(got_);                                                \
+#define CHECK_MATCH(host, port, plain, want)                                   \
+	do {                                                                   \
+		char *got_ = match(r, n, host, port, plain);                   \
+		CHECK_STR(got_, want);                                         \
+		free(got_);                                                    \
 	} while (0)
 
 TEST(matching)
@@ -399,15 +402,24 @@ TEST(annotations_only_narrow)
 		const char *rule;
 		bool within;
 	} cases[] = {
-	    {"github.com", true},	      {"api.github.com", true},
-	    {"*.github.com", true},	      {"**.github.com", true},
-	    {"**.api.github.com", true},      {"pypi.org", true},
-	    {"pypi.org:443", true},	      {"pypi.org:8443", false},
-	    {"**.pypi.org", false},	      {"www.pypi.org", false},
-	    {"files.pythonhosted.org", true}, {"pythonhosted.org", false},
-	    {"**.pythonhosted.org", false},   {"*.pythonhosted.org", true},
-	    {"*.x.pythonhosted.org", true},   {"127.0.0.1:8080", true},
-	    {"127.0.0.1", false},	      {"127.0.0.2:8080", false},
+	    {"github.com", true},
+	    {"api.github.com", true},
+	    {"*.github.com", true},
+	    {"**.github.com", true},
+	    {"**.api.github.com", true},
+	    {"pypi.org", true},
+	    {"pypi.org:443", true},
+	    {"pypi.org:8443", false},
+	    {"**.pypi.org", false},
+	    {"www.pypi.org", false},
+	    {"files.pythonhosted.org", true},
+	    {"pythonhosted.org", false},
+	    {"**.pythonhosted.org", false},
+	    {"*.pythonhosted.org", true},
+	    {"*.x.pythonhosted.org", true},
+	    {"127.0.0.1:8080", true},
+	    {"127.0.0.1", false},
+	    {"127.0.0.2:8080", false},
 	    {"example.com", false},
 	};
 	size_t nw = ARRAY_SIZE(wide_t);

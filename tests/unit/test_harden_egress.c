@@ -21,8 +21,8 @@ static struct spec *config(const char *annotations, const char *netns)
 		 " \"root\": {\"path\": \"rootfs\"},"
 		 " \"annotations\": {%s}, \"linux\": {\"namespaces\": ["
 		 "  {\"type\": \"network\"%s%s%s}]}}",
-		 annotations, netns ? ", \"path\": \"" : "",
-		 netns ? netns : "", netns ? "\"" : "");
+		 annotations, netns ? ", \"path\": \"" : "", netns ? netns : "",
+		 netns ? "\"" : "");
 	return spec_of(json);
 }
 
@@ -56,8 +56,8 @@ TEST(the_allow_list_is_read_normalized)
 
 TEST(the_allow_list_round_trips)
 {
-	struct policy *p =
-	    policy_of("{\"network\": {\"allow\": [\"pypi.org\", \"*.x.org\"]}}");
+	struct policy *p = policy_of(
+	    "{\"network\": {\"allow\": [\"pypi.org\", \"*.x.org\"]}}");
 	char *text = p ? policy_text(p) : NULL;
 	struct policy *q = text ? policy_of(text) : NULL;
 	char *again = q ? policy_text(q) : NULL;
@@ -121,13 +121,81 @@ TEST(too_many_rules_fail)
 TEST(the_suffix_list_is_sorted)
 {
 	CHECK(egress_public_suffix_sorted());
-	CHECK(egress_public_suffix("co.uk"));
-	CHECK(!egress_public_suffix("example.co.uk"));
+	CHECK(egress_public_suffix("co.uk") == EGRESS_SUFFIX_PUBLIC);
+	CHECK(egress_public_suffix("example.co.uk") == EGRESS_SUFFIX_NONE);
+}
+
+/* The Public Suffix List's own algorithm over the whole list (Debian's
+ * publicsuffix package): plain rules of both sections, `*.` rules that
+ * make every label under them a suffix, `!` exceptions that take one
+ * back; names with suffixes under them; corral's own IP-echo and hosting
+ * entries (issue 39, item 11). */
+TEST(the_public_suffix_list_decides_wildcards)
+{
+	static const struct {
+		const char *name;
+		int want;
+	} cases[] = {
+	    {"com", EGRESS_SUFFIX_PUBLIC},
+	    {"co.uk", EGRESS_SUFFIX_PUBLIC},
+	    {"example.co.uk", EGRESS_SUFFIX_NONE},
+	    /* *.ck and !www.ck */
+	    {"ck", EGRESS_SUFFIX_PUBLIC},
+	    {"anything.ck", EGRESS_SUFFIX_PUBLIC},
+	    {"www.ck", EGRESS_SUFFIX_NONE},
+	    {"a.www.ck", EGRESS_SUFFIX_NONE},
+	    {"b.anything.ck", EGRESS_SUFFIX_NONE},
+	    /* *.kawasaki.jp and !city.kawasaki.jp */
+	    {"x.kawasaki.jp", EGRESS_SUFFIX_PUBLIC},
+	    {"city.kawasaki.jp", EGRESS_SUFFIX_NONE},
+	    {"kawasaki.jp", EGRESS_SUFFIX_ABOVE},
+	    /* the PRIVATE section */
+	    {"run.app", EGRESS_SUFFIX_PUBLIC},
+	    {"trycloudflare.com", EGRESS_SUFFIX_PUBLIC},
+	    {"fly.dev", EGRESS_SUFFIX_PUBLIC},
+	    {"githubusercontent.com", EGRESS_SUFFIX_PUBLIC},
+	    {"duckdns.org", EGRESS_SUFFIX_PUBLIC},
+	    {"github.io", EGRESS_SUFFIX_PUBLIC},
+	    {"someone.github.io", EGRESS_SUFFIX_NONE},
+	    {"compute-1.amazonaws.com", EGRESS_SUFFIX_ABOVE},
+	    {"ec2-1-2-3-4.compute-1.amazonaws.com", EGRESS_SUFFIX_PUBLIC},
+	    {"amazonaws.com", EGRESS_SUFFIX_ABOVE},
+	    /* internationalized, in punycode as rules are compared */
+	    {"xn--55qx5d.cn", EGRESS_SUFFIX_PUBLIC}, /* 公司.cn */
+	    /* corral's own */
+	    {"nip.io", EGRESS_SUFFIX_ECHO},
+	    {"10.0.0.1.nip.io", EGRESS_SUFFIX_ECHO},
+	    {"sslip.io", EGRESS_SUFFIX_ECHO},
+	    {"xip.io", EGRESS_SUFFIX_ECHO},
+	    {"traefik.me", EGRESS_SUFFIX_ECHO},
+	    {"localtest.me", EGRESS_SUFFIX_ECHO},
+	    {"lvh.me", EGRESS_SUFFIX_ECHO},
+	    {"io", EGRESS_SUFFIX_PUBLIC},
+	    {"ngrok-free.app", EGRESS_SUFFIX_HOSTING},
+	    {"s3.us-east-1.amazonaws.com", EGRESS_SUFFIX_HOSTING},
+	    {"oast.fun", EGRESS_SUFFIX_HOSTING},
+	    /* names a policy does wildcard */
+	    {"github.com", EGRESS_SUFFIX_NONE},
+	    {"api.github.com", EGRESS_SUFFIX_NONE},
+	    {"pythonhosted.org", EGRESS_SUFFIX_NONE},
+	    {"example.com", EGRESS_SUFFIX_NONE},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = egress_public_suffix(cases[i].name);
+
+		if (got != cases[i].want) {
+			printf("# %s: %d, expected %d\n", cases[i].name, got,
+			       cases[i].want);
+			unit_failed_checks++;
+		}
+	}
 }
 
 TEST(egress_makes_a_loopback_namespace_and_keeps_the_path_to_dial_from)
 {
-	struct policy *p = policy_of("{\"network\": {\"allow\": [\"pypi.org\"]}}");
+	struct policy *p =
+	    policy_of("{\"network\": {\"allow\": [\"pypi.org\"]}}");
 	struct spec *s = config("", "/var/run/netns/cni-1");
 	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
 	const struct spec_namespace *ns = netns_of(h);
@@ -217,9 +285,8 @@ TEST(the_annotation_narrows)
 {
 	struct policy *p = policy_of(
 	    "{\"network\": {\"allow\": [\"pypi.org\", \"**.github.com\"]}}");
-	struct spec *s =
-	    config("\"run.corral.egress\": \" api.github.com , pypi.org\"",
-		   NULL);
+	struct spec *s = config(
+	    "\"run.corral.egress\": \" api.github.com , pypi.org\"", NULL);
 	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
 
 	CHECK(h && h->sandbox.n_egress == 2);
@@ -237,7 +304,8 @@ TEST(the_annotation_narrows)
 
 TEST(an_empty_annotation_allows_no_host)
 {
-	struct policy *p = policy_of("{\"network\": {\"allow\": [\"pypi.org\"]}}");
+	struct policy *p =
+	    policy_of("{\"network\": {\"allow\": [\"pypi.org\"]}}");
 	struct spec *s = config("\"run.corral.egress\": \"\"", NULL);
 	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
 
@@ -264,8 +332,22 @@ TEST(an_annotation_that_widens_fails)
 	     "annotation run.corral.egress: pypi.org:22 is not within the "
 	     "policy's network.allow"},
 	    {"{}", "pypi.org",
-	     "annotation run.corral.egress=pypi.org: wider than the policy's "
-	     "network \"loopback\" (no network)"},
+	     "annotation run.corral.egress=pypi.org: the policy's network is "
+	     "\"loopback\" (no network): an egress list would turn corral's "
+	     "proxy on, which only the policy's network.allow does"},
+	    {"{\"network\": \"config\"}", "pypi.org",
+	     "annotation run.corral.egress=pypi.org: the policy's network is "
+	     "\"config\" (the engine's network): an egress list would turn "
+	     "corral's proxy on, which only the policy's network.allow does"},
+	    {"{\"network\": {\"allow\": [\"**.example.com\"]}}",
+	     "127.0.0.1:8080",
+	     "annotation run.corral.egress: 127.0.0.1:8080 is not within the "
+	     "policy's network.allow"},
+	    {"{\"network\": {\"allow\": [\"**.example.com\", "
+	     "\"10.0.0.1:80\"]}}",
+	     "169.254.169.254:80",
+	     "annotation run.corral.egress: 169.254.169.254:80 is not within "
+	     "the policy's network.allow"},
 	    {"{\"network\": {\"allow\": [\"pypi.org\"]}}", "*",
 	     "annotation run.corral.egress: *: a wildcard is only `*.name` or "
 	     "`**.name`, never all hosts"},
@@ -288,22 +370,24 @@ TEST(an_annotation_that_widens_fails)
 	}
 }
 
-TEST(under_the_engines_network_the_annotation_narrows_to_the_proxy)
+/* Under "config" the annotation would start a proxy dialing from the
+ * engine's namespace, or the host's when config.json names none (issue
+ * 39, item 8): refused, with the namespace path or without. */
+TEST(under_the_engines_network_the_annotation_is_refused)
 {
-	struct policy *p = policy_of("{\"network\": \"config\"}");
-	struct spec *s = config("\"run.corral.egress\": \"pypi.org\"",
-				"/var/run/netns/cni-2");
-	struct hardened *h = p && s ? harden_ok(s, p) : NULL;
-	const struct spec_namespace *ns = netns_of(h);
+	static const char *const paths[] = {"/var/run/netns/cni-2", NULL};
 
-	CHECK(h && h->sandbox.egress_on && h->sandbox.loopback_only);
-	CHECK(ns && !ns->path);
-	CHECK(h && h->sandbox.engine_netns);
-	CHECK_CHANGE(h, "sandbox.egress", "the engine's network", "[pypi.org]",
-		     "annotation: run.corral.egress");
-	hardened_free(h);
-	spec_free(s);
-	policy_free(p);
+	for (size_t i = 0; i < 2; i++) {
+		struct policy *p = policy_of("{\"network\": \"config\"}");
+		struct spec *s =
+		    config("\"run.corral.egress\": \"pypi.org\"", paths[i]);
+		char *msg = p && s ? harden_error(s, p) : NULL;
+
+		CHECK(msg && strstr(msg, "only the policy's network.allow"));
+		free(msg);
+		spec_free(s);
+		policy_free(p);
+	}
 }
 
 TEST(the_sandbox_json_carries_the_rules)
@@ -334,7 +418,8 @@ TEST(the_sandbox_json_carries_the_rules)
 
 TEST(the_proxy_variables_are_corrals)
 {
-	struct policy *p = policy_of("{\"network\": {\"allow\": [\"pypi.org\"]}}");
+	struct policy *p =
+	    policy_of("{\"network\": {\"allow\": [\"pypi.org\"]}}");
 	struct spec *s = spec_of(
 	    "{\"ociVersion\": \"1.2.0\", \"process\": {\"user\": {\"uid\": 0,"
 	    " \"gid\": 0}, \"args\": [\"sh\"], \"cwd\": \"/\", \"env\": ["
@@ -344,12 +429,12 @@ TEST(the_proxy_variables_are_corrals)
 	const struct spec_process *pr = h ? h->spec->process : NULL;
 
 	CHECK(pr && has_str(pr->env, pr->n_env, "PATH=/bin"));
-	CHECK(pr && has_str(pr->env, pr->n_env,
-			    "https_proxy=http://127.0.0.1:3128"));
-	CHECK(pr && has_str(pr->env, pr->n_env,
-			    "HTTPS_PROXY=http://127.0.0.1:3128"));
-	CHECK(pr && has_str(pr->env, pr->n_env,
-			    "NO_PROXY=localhost,127.0.0.1,::1"));
+	CHECK(pr &&
+	      has_str(pr->env, pr->n_env, "https_proxy=http://127.0.0.1:3128"));
+	CHECK(pr &&
+	      has_str(pr->env, pr->n_env, "HTTPS_PROXY=http://127.0.0.1:3128"));
+	CHECK(pr &&
+	      has_str(pr->env, pr->n_env, "NO_PROXY=localhost,127.0.0.1,::1"));
 	CHECK(pr && !has_str(pr->env, pr->n_env, "https_proxy=http://evil:1"));
 	CHECK(pr && !has_str(pr->env, pr->n_env, "SECRET=x"));
 	CHECK(pr && pr->n_env == 10 && !pr->env[pr->n_env]);

@@ -224,10 +224,11 @@ static const struct spec_rlimit *rlimit_of(const struct hardened *h, int r)
 TEST(a_pod_sandboxs_process_is_held_to_a_pause_under_every_policy)
 {
 	struct spec *cri = fixture("cri_sandbox.json");
-	struct spec *small = config(
-	    ""io.kubernetes.cri.container-type": "sandbox"", "");
+	struct spec *small =
+	    config("\"io.kubernetes.cri.container-type\": \"sandbox\"", "");
 	struct spec *app = fixture("cri_container.json");
-	struct policy *p = policy_of("{"network": {"allow": ["pypi.org"]}}");
+	struct policy *p =
+	    policy_of("{\"network\": {\"allow\": [\"pypi.org\"]}}");
 	struct hardened *h = harden_ok(cri, p), *ha = harden_ok(app, p);
 	struct hardened *hs;
 	const struct spec_rlimit *cpu, *as;

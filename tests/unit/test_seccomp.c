@@ -1,9 +1,9 @@
 /* Unit tests of corral's own seccomp filters: the baseline, the
- * supervisor's and the egress helper's.  Each case forks a child that sets no_new_privs, loads the
- * compiled filter and makes one raw system call; its exit status carries
- * the errno back (0 for success) unless the filter killed it.  No root
- * needed.  The arguments are chosen so that a call the filter wrongly let
- * through would fail harmlessly in the kernel with another errno.
+ * supervisor's and the egress helper's.  Each case forks a child that sets
+ * no_new_privs, loads the compiled filter and makes one raw system call; its
+ * exit status carries the errno back (0 for success) unless the filter killed
+ * it.  No root needed.  The arguments are chosen so that a call the filter
+ * wrongly let through would fail harmlessly in the kernel with another errno.
  *
  * The argument filters and the other-ABI checks are also run through a
  * small BPF interpreter over many inputs: it covers what the kernel here
@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <valgrind/valgrind.h>
 
+#include "egress_child.h"
 #include "seccomp_filter.h"
 #include "unit.h"
 #include "util.h"
@@ -254,26 +255,26 @@ static long call_int80_getpid(void)
 /* ---- the baseline ------------------------------------------------------ */
 
 static const struct call_case baseline_cases[] = {
-	{ "getpid", call_getpid, 0 },
-	{ "pipe2+write+read", call_pipe_rw, 0 },
-	{ "openat", call_openat, 0 },
-	{ "mmap", call_mmap, 0 },
-	{ "futex", call_futex_wake, 0 },
-	{ "keyctl", call_keyctl, EPERM },
-	{ "add_key", call_add_key, EPERM },
-	{ "bpf", call_bpf, EPERM },
-	{ "mount", call_mount, EPERM },
-	{ "umount2", call_umount2, EPERM },
-	{ "unshare(CLONE_NEWUSER)", call_unshare_user, EPERM },
-	{ "setns", call_setns, EPERM },
-	{ "ptrace", call_ptrace, EPERM },
-	{ "io_uring_setup", call_io_uring_setup, EPERM },
-	{ "perf_event_open", call_perf_event_open, EPERM },
-	{ "kexec_load", call_kexec_load, EPERM },
-	{ "userfaultfd", call_userfaultfd, EPERM },
-	{ "open_by_handle_at", call_open_by_handle_at, EPERM },
-	{ "syscall(1000)", call_1000, ENOSYS },
-	{ "get_mempolicy (not listed)", call_get_mempolicy, ENOSYS },
+    {"getpid", call_getpid, 0},
+    {"pipe2+write+read", call_pipe_rw, 0},
+    {"openat", call_openat, 0},
+    {"mmap", call_mmap, 0},
+    {"futex", call_futex_wake, 0},
+    {"keyctl", call_keyctl, EPERM},
+    {"add_key", call_add_key, EPERM},
+    {"bpf", call_bpf, EPERM},
+    {"mount", call_mount, EPERM},
+    {"umount2", call_umount2, EPERM},
+    {"unshare(CLONE_NEWUSER)", call_unshare_user, EPERM},
+    {"setns", call_setns, EPERM},
+    {"ptrace", call_ptrace, EPERM},
+    {"io_uring_setup", call_io_uring_setup, EPERM},
+    {"perf_event_open", call_perf_event_open, EPERM},
+    {"kexec_load", call_kexec_load, EPERM},
+    {"userfaultfd", call_userfaultfd, EPERM},
+    {"open_by_handle_at", call_open_by_handle_at, EPERM},
+    {"syscall(1000)", call_1000, ENOSYS},
+    {"get_mempolicy (not listed)", call_get_mempolicy, ENOSYS},
 };
 
 TEST(baseline_allows_ordinary_calls_and_denies_the_dangerous)
@@ -292,12 +293,12 @@ TEST(baseline_allows_ordinary_calls_and_denies_the_dangerous)
 }
 
 static const struct call_case clone_cases[] = {
-	{ "clone(SIGCHLD)", call_clone_plain, 0 },
-	{ "clone(CLONE_NEWNS)", call_clone_newns, EPERM },
-	{ "clone(CLONE_NEWUSER)", call_clone_newuser, EPERM },
-	{ "clone3", call_clone3, ENOSYS },
-	{ "fork()", call_fork, 0 },
-	{ "pthread_create", call_thread, 0 },
+    {"clone(SIGCHLD)", call_clone_plain, 0},
+    {"clone(CLONE_NEWNS)", call_clone_newns, EPERM},
+    {"clone(CLONE_NEWUSER)", call_clone_newuser, EPERM},
+    {"clone3", call_clone3, ENOSYS},
+    {"fork()", call_fork, 0},
+    {"pthread_create", call_thread, 0},
 };
 
 TEST(baseline_clone_without_namespaces_only)
@@ -311,25 +312,25 @@ TEST(baseline_clone_without_namespaces_only)
 }
 
 static const struct call_case argument_cases[] = {
-	{ "socket(AF_UNIX)", call_unix_socket, 0 },
-	{ "socket(AF_INET)", call_inet_socket, 0 },
-	{ "socket(AF_NETLINK, NETLINK_ROUTE)", call_netlink_route, 0 },
-	{ "socketpair(AF_UNIX)", call_unix_socketpair, 0 },
-	{ "socket(AF_PACKET)", call_packet_socket, EPERM },
-	{ "socket(AF_PACKET | 1 << 32)", call_packet_socket_high, EPERM },
-	{ "socket(AF_VSOCK)", call_vsock_socket, EPERM },
-	{ "socket(AF_ALG)", call_alg_socket, EPERM },
-	{ "socket(AF_NETLINK, NETLINK_AUDIT)", call_audit_socket, EPERM },
-	{ "socket(AF_NETLINK, NETLINK_AUDIT | 1 << 32)", call_audit_socket_high,
-	  EPERM },
-	{ "socketpair(AF_VSOCK)", call_vsock_socketpair, EPERM },
-	{ "ioctl(FIONREAD) reaches the kernel", call_ioctl_fionread, EBADF },
-	{ "ioctl(TIOCSTI | 1 << 32)", call_tiocsti_high, EPERM },
-	{ "ioctl(TIOCLINUX)", call_tioclinux, EPERM },
-	{ "personality(0xffffffff)", call_personality_query, 0 },
-	{ "personality(PER_LINUX | 1 << 32)", call_personality_linux_high, 0 },
-	{ "personality(PER_BSD)", call_personality_bsd, EPERM },
-	{ "personality(READ_IMPLIES_EXEC)", call_personality_exec, EPERM },
+    {"socket(AF_UNIX)", call_unix_socket, 0},
+    {"socket(AF_INET)", call_inet_socket, 0},
+    {"socket(AF_NETLINK, NETLINK_ROUTE)", call_netlink_route, 0},
+    {"socketpair(AF_UNIX)", call_unix_socketpair, 0},
+    {"socket(AF_PACKET)", call_packet_socket, EPERM},
+    {"socket(AF_PACKET | 1 << 32)", call_packet_socket_high, EPERM},
+    {"socket(AF_VSOCK)", call_vsock_socket, EPERM},
+    {"socket(AF_ALG)", call_alg_socket, EPERM},
+    {"socket(AF_NETLINK, NETLINK_AUDIT)", call_audit_socket, EPERM},
+    {"socket(AF_NETLINK, NETLINK_AUDIT | 1 << 32)", call_audit_socket_high,
+     EPERM},
+    {"socketpair(AF_VSOCK)", call_vsock_socketpair, EPERM},
+    {"ioctl(FIONREAD) reaches the kernel", call_ioctl_fionread, EBADF},
+    {"ioctl(TIOCSTI | 1 << 32)", call_tiocsti_high, EPERM},
+    {"ioctl(TIOCLINUX)", call_tioclinux, EPERM},
+    {"personality(0xffffffff)", call_personality_query, 0},
+    {"personality(PER_LINUX | 1 << 32)", call_personality_linux_high, 0},
+    {"personality(PER_BSD)", call_personality_bsd, EPERM},
+    {"personality(READ_IMPLIES_EXEC)", call_personality_exec, EPERM},
 };
 
 TEST(baseline_filters_socket_ioctl_personality_by_argument)
@@ -360,8 +361,8 @@ TEST(baseline_kills_other_abis)
 
 TEST(baseline_extra_allows_a_listed_call)
 {
-	char *extra[] = { (char *)"get_mempolicy", (char *)"no_such_call",
-			  (char *)"s390_runtime_instr" /* not here: skipped */ };
+	char *extra[] = {(char *)"get_mempolicy", (char *)"no_such_call",
+			 (char *)"s390_runtime_instr" /* not here: skipped */};
 	struct seccomp_program p;
 	_cleanup_error_ struct error *e = NULL;
 
@@ -377,12 +378,12 @@ TEST(baseline_extra_allows_a_listed_call)
  * says which (libseccomp would drop an allow behind the call's own rule). */
 TEST(baseline_extra_cannot_allow_fixed_calls)
 {
-	static const char *const fixed[] = { "mount",	   "unshare", "clone",
-					     "clone3",	   "socket",  "ioctl",
-					     "personality" };
+	static const char *const fixed[] = {"mount",	  "unshare", "clone",
+					    "clone3",	  "socket",  "ioctl",
+					    "personality"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++) {
-		char *extra[] = { (char *)"get_mempolicy", (char *)fixed[i] };
+		char *extra[] = {(char *)"get_mempolicy", (char *)fixed[i]};
 		struct seccomp_program p;
 		struct error *e = NULL;
 
@@ -432,10 +433,10 @@ TEST(bpf_other_abis_are_killed)
  * ones, each with 0, 1, all ones and random bits in the upper half. */
 static size_t make_samples(uint64_t *out, size_t max)
 {
-	static const uint32_t near[] = { 0,	 8,	  9,	   16,
-					 17,	 38,	  40,	   0x5412,
-					 0x541c, 0x20000, 0x20008, 0xffffffff };
-	static const uint32_t highs[] = { 0, 1, 0xffffffff, 0x5eed };
+	static const uint32_t near[] = {0,	8,	 9,	  16,
+					17,	38,	 40,	  0x5412,
+					0x541c, 0x20000, 0x20008, 0xffffffff};
+	static const uint32_t highs[] = {0, 1, 0xffffffff, 0x5eed};
 	uint32_t lows[1200], x = 12345;
 	size_t n = 0, k = 0;
 
@@ -460,8 +461,8 @@ static size_t make_samples(uint64_t *out, size_t max)
 }
 
 static const uint32_t namespace_flags =
-	CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
-	CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME;
+    CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
+    CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME;
 
 static bool in(uint32_t v, const uint32_t *set, size_t n)
 {
@@ -476,9 +477,8 @@ static bool in(uint32_t v, const uint32_t *set, size_t n)
 static uint32_t expected(int nr, unsigned int arg, uint64_t x,
 			 const uint64_t *args)
 {
-	static const uint32_t bad_domains[] = { AF_PACKET, AF_ALG, AF_VSOCK };
-	static const uint32_t personas[] = { 0, 8, 0x20000, 0x20008,
-					     0xffffffff };
+	static const uint32_t bad_domains[] = {AF_PACKET, AF_ALG, AF_VSOCK};
+	static const uint32_t personas[] = {0, 8, 0x20000, 0x20008, 0xffffffff};
 	uint32_t low = (uint32_t)x;
 	uint64_t a[6];
 	bool deny;
@@ -505,16 +505,16 @@ TEST(bpf_argument_filters_over_many_values)
 		unsigned int arg;
 		uint64_t args[6];
 	} rows[] = {
-		{ SYS_socket, 0, { 0, SOCK_STREAM, 0 } },
-		{ SYS_socket, 0, { 0, SOCK_RAW, NETLINK_AUDIT } },
-		{ SYS_socket, 2, { AF_NETLINK, SOCK_RAW, 0 } },
-		{ SYS_socket, 2, { AF_INET, SOCK_RAW, 0 } },
-		{ SYS_socketpair, 0, { 0, SOCK_STREAM, 0 } },
-		{ SYS_socketpair, 2, { AF_NETLINK, SOCK_RAW, 0 } },
-		{ SYS_ioctl, 1, { 0 } },
-		{ SYS_personality, 0, { 0 } },
+		{SYS_socket, 0, {0, SOCK_STREAM, 0}},
+		{SYS_socket, 0, {0, SOCK_RAW, NETLINK_AUDIT}},
+		{SYS_socket, 2, {AF_NETLINK, SOCK_RAW, 0}},
+		{SYS_socket, 2, {AF_INET, SOCK_RAW, 0}},
+		{SYS_socketpair, 0, {0, SOCK_STREAM, 0}},
+		{SYS_socketpair, 2, {AF_NETLINK, SOCK_RAW, 0}},
+		{SYS_ioctl, 1, {0}},
+		{SYS_personality, 0, {0}},
 #if defined(__x86_64__)
-		{ SYS_clone, 0, { 0 } },
+		{SYS_clone, 0, {0}},
 #endif
 	};
 	static uint64_t samples[5000];
@@ -548,16 +548,16 @@ TEST(bpf_argument_filters_over_many_values)
 /* ---- the supervisor ---------------------------------------------------- */
 
 static const struct call_case supervisor_cases[] __attribute__((unused)) = {
-	{ "wait4", call_wait4, ECHILD },
-	{ "kill(self, 0)", call_kill_self, 0 },
-	{ "write", call_write_empty, 0 },
-	{ "getpid", call_getpid, 0 },
-	/* cgroup.procs, reopened on cgroup v1 (stage/reaper.c) */
-	{ "openat", call_openat, 0 },
-	{ "socket", call_unix_socket, KILLED },
-	{ "ioctl", call_ioctl_fionread, KILLED },
-	{ "mmap", call_mmap, 0 },
-	{ "clone", call_clone_plain, KILLED },
+    {"wait4", call_wait4, ECHILD},
+    {"kill(self, 0)", call_kill_self, 0},
+    {"write", call_write_empty, 0},
+    {"getpid", call_getpid, 0},
+    /* cgroup.procs, reopened on cgroup v1 (stage/reaper.c) */
+    {"openat", call_openat, 0},
+    {"socket", call_unix_socket, KILLED},
+    {"ioctl", call_ioctl_fionread, KILLED},
+    {"mmap", call_mmap, 0},
+    {"clone", call_clone_plain, KILLED},
 };
 
 TEST(supervisor_allows_waiting_and_signalling_only)
@@ -580,24 +580,75 @@ TEST(supervisor_allows_waiting_and_signalling_only)
 
 CALL(call_execve, SYS_execve, "/nonexistent", NULL, NULL)
 CALL(call_splice, SYS_splice, -1, NULL, -1, NULL, 1, 0)
+/* fd EGRESS_CONN_IMAGE_FD is not open here: EBADF when let through */
+CALL(call_execveat_image, SYS_execveat, EGRESS_CONN_IMAGE_FD, "", NULL, NULL,
+     AT_EMPTY_PATH)
+CALL(call_execveat_other, SYS_execveat, EGRESS_CONN_IMAGE_FD - 1, "", NULL,
+     NULL, AT_EMPTY_PATH)
+CALL(call_execveat_path, SYS_execveat, EGRESS_CONN_IMAGE_FD, "x", NULL, NULL, 0)
+CALL(call_connect, SYS_connect, -1, NULL, 0)
+CALL(call_bind, SYS_bind, -1, NULL, 0)
+CALL(call_socketpair, SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, NULL)
+CALL(call_recvmsg, SYS_recvmsg, -1, NULL, 0)
 
 /* What the proxy's connections make (IPv4 and IPv6 sockets, forks) and
  * nothing that reaches a file, another namespace or another process. */
 static const struct call_case egress_cases[] __attribute__((unused)) = {
-	{ "getpid", call_getpid, 0 },
-	{ "socket(AF_INET)", call_inet_socket, 0 },
-	{ "socket(AF_UNIX)", call_unix_socket, EPERM },
-	{ "socket(AF_NETLINK)", call_netlink_route, EPERM },
-	{ "fork", call_fork, 0 },
-	{ "clone(CLONE_NEWNS)", call_clone_newns, EPERM },
-	{ "thread", call_thread, EPERM },
-	{ "openat", call_openat, EPERM },
-	{ "execve", call_execve, EPERM },
-	{ "splice", call_splice, EPERM },
-	{ "setns", call_setns, EPERM },
-	{ "ptrace", call_ptrace, EPERM },
-	{ "mount", call_mount, EPERM },
+    {"getpid", call_getpid, 0},
+    {"socket(AF_INET)", call_inet_socket, 0},
+    {"socket(AF_UNIX)", call_unix_socket, EPERM},
+    {"socket(AF_NETLINK)", call_netlink_route, EPERM},
+    {"fork", call_fork, 0},
+    {"clone(CLONE_NEWNS)", call_clone_newns, EPERM},
+    {"thread", call_thread, EPERM},
+    {"openat", call_openat, EPERM},
+    {"execve", call_execve, EPERM},
+    {"execveat(the image)", call_execveat_image, EBADF},
+    {"execveat(another fd)", call_execveat_other, EPERM},
+    {"execveat(a path)", call_execveat_path, EPERM},
+    {"splice", call_splice, EPERM},
+    {"setns", call_setns, EPERM},
+    {"ptrace", call_ptrace, EPERM},
+    {"mount", call_mount, EPERM},
 };
+
+/* What a connection's own program may do: its descriptors' I/O, the
+ * upstream's socket from its broker; never a socket, a connect, an exec,
+ * a file or a fork of its own (issue 39, item 12). */
+static const struct call_case egress_conn_cases[] __attribute__((unused)) = {
+    {"getpid", call_getpid, 0},
+    {"recvmsg", call_recvmsg, EBADF},
+    {"socket(AF_INET)", call_inet_socket, EPERM},
+    {"socket(AF_UNIX)", call_unix_socket, EPERM},
+    {"socketpair", call_socketpair, EPERM},
+    {"connect", call_connect, EPERM},
+    {"bind", call_bind, EPERM},
+    {"fork", call_fork, EPERM},
+    {"openat", call_openat, EPERM},
+    {"execve", call_execve, EPERM},
+    {"execveat(the image)", call_execveat_image, EPERM},
+    {"setns", call_setns, EPERM},
+    {"ptrace", call_ptrace, EPERM},
+};
+
+TEST(egress_connection_cannot_dial_exec_or_open)
+{
+	struct seccomp_program p;
+	_cleanup_error_ struct error *e = NULL;
+
+	CHECK(seccomp_egress_conn_build(&p, &e) == 0);
+	/* what egress/main.c loads is this filter */
+	CHECK(p.prog.len == seccomp_prebuilt_egress_conn.len &&
+	      memcmp(p.prog.filter, seccomp_prebuilt_egress_conn.filter,
+		     p.prog.len * sizeof(struct sock_filter)) == 0);
+#if defined(__SANITIZE_ADDRESS__)
+	printf(
+	    "# skip: the egress connection's filter under AddressSanitizer\n");
+#else
+	check_cases(&p, egress_conn_cases, ARRAY_SIZE(egress_conn_cases));
+#endif
+	seccomp_program_free(&p);
+}
 
 TEST(egress_allows_inet_sockets_and_fork_only)
 {
@@ -756,11 +807,12 @@ static char *read_whole(const char *path, size_t *len)
 TEST(config_filter_cache_hits_misses_and_bounds)
 {
 	char root[] = "/tmp/corral-test-seccomp-XXXXXX", dir[4096], path[8192];
-	char *names[] = { (char *)"getpid" };
-	struct spec_syscall rule = { .names = names, .n_names = 1,
-				     .action = (char *)"SCMP_ACT_ALLOW" };
-	struct spec_seccomp sc = { .default_action = (char *)"SCMP_ACT_ERRNO",
-				   .syscalls = &rule, .n_syscalls = 1 };
+	char *names[] = {(char *)"getpid"};
+	struct spec_syscall rule = {
+	    .names = names, .n_names = 1, .action = (char *)"SCMP_ACT_ALLOW"};
+	struct spec_seccomp sc = {.default_action = (char *)"SCMP_ACT_ERRNO",
+				  .syscalls = &rule,
+				  .n_syscalls = 1};
 	struct seccomp_program fresh, a, b, other;
 	_cleanup_error_ struct error *e = NULL;
 	_cleanup_free_ char *entry = NULL, *key = NULL;
@@ -784,10 +836,10 @@ TEST(config_filter_cache_hits_misses_and_bounds)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	entry = read_whole(path, &len);
 	CHECK(strstr(entry, "\"SCMP_ACT_ERRNO\"") != NULL);
-	key = strndup(strchr(strchr(entry, '\n') + 1, '\n') + 1,
-		      len - (size_t)(strchr(strchr(entry, '\n') + 1, '\n') +
-				     1 - entry) -
-			  a.prog.len * sizeof(struct sock_filter));
+	key = strndup(
+	    strchr(strchr(entry, '\n') + 1, '\n') + 1,
+	    len - (size_t)(strchr(strchr(entry, '\n') + 1, '\n') + 1 - entry) -
+		a.prog.len * sizeof(struct sock_filter));
 	/* a hit returns the stored program: plant another one under the key */
 	CHECK(seccomp_supervisor_build(&other, &e) == 0);
 	plant_entry(dir, name, key, &other);

@@ -1,6 +1,8 @@
-/* One client connection of the egress proxy, in its own process: read the
- * request head, decide, resolve, connect, check the TLS server name (for
- * CONNECT) or rewrite the request (plain HTTP), relay, log.  Every read
+/* One client connection of the egress proxy, in its own program
+ * (egress/main.c, runtime/egress_child.h): read the request head, ask the
+ * broker for the upstream (which decides, resolves and connects), check
+ * the TLS server name (for CONNECT) or rewrite the request (plain HTTP),
+ * relay, tell the broker the verdict.  Every read
  * has a deadline and every buffer a bound; the head is parsed strictly
  * (CRLF line ends only, token header names, no folding, one Host and one
  * Content-Length), because the upstream server must not read a request
@@ -37,7 +39,7 @@ static void finish(struct conn *c, const char *verdict, const char *reason)
 	c->d.rule = c->rule_text;
 	c->d.verdict = verdict;
 	c->d.reason = reason;
-	egress_log(c->p, &c->d);
+	conn_done(c);
 }
 
 /* An error answer: the status, a header saying it was corral, and one
@@ -477,7 +479,7 @@ static void transparent_tls(struct conn *c, char *hello, size_t n)
 		finish(c, "deny", "out of memory");
 		return;
 	}
-	if (conn_decide(c, &why) > 0) {
+	if (conn_dial(c, &why) > 0) {
 		finish(c, "deny", why);
 		return;
 	}
@@ -520,7 +522,7 @@ static int transparent_http(struct conn *c, const char **why)
 		       "connected to";
 		return 400;
 	}
-	return conn_decide(c, why);
+	return conn_dial(c, why);
 }
 
 /* A connection to a transparent listener: its first bytes say which
@@ -575,7 +577,7 @@ static void proxied(struct conn *c)
 	if (status == 0)
 		status = authority(c, &path, &why);
 	if (status == 0)
-		status = conn_decide(c, &why);
+		status = conn_dial(c, &why);
 	if (status > 0)
 		refuse(c, status, status_title(status), why);
 	else if (status == 0 && c->plain)
