@@ -59,7 +59,8 @@ void caps_resolve(const struct spec_caps *caps, struct caps_masks *out)
 
 int caps_keep_for_stage(struct error **err)
 {
-	static const cap_value_t kept[] = {CAP_SETPCAP, CAP_SETUID, CAP_SETGID};
+	static const cap_value_t kept[] = {CAP_SETPCAP, CAP_SETUID, CAP_SETGID,
+					   CAP_KILL};
 	cap_t caps;
 	int r;
 

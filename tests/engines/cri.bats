@@ -504,9 +504,10 @@ cluster_upstream() {
 	done
 	run --separate-stderr corral_k8s explain "$CTR"
 	assert_output --partial "its pod sandbox's user namespace"
-	# the pod's one slice is given back when the pod goes
+	# the pod's one slice is given back when the pod goes (its init is
+	# the supervisor, the slice's last id: the slice starts 65535 below)
 	local slice
-	slice="$(awk '$1 == "Uid:" { print $2 }' "/proc/$(corral_k8s state "$POD" | jq -r .pid)/status")"
+	slice="$(awk '$1 == "Uid:" { print $2 - 65535 }' "/proc/$(corral_k8s state "$POD" | jq -r .pid)/status")"
 	[ -f "/run/corral-userns/$slice" ] || fail "no slice file $slice"
 	run --separate-stderr cri stop-pod "$POD"
 	assert_success

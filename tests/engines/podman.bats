@@ -418,17 +418,19 @@ counter_above() {
 	wait_until 50 counter_above "$CTPID" "${before:-0}"
 }
 
-@test "podman top: every process of the container runs as 65534" {
+@test "podman top: every process of the workload runs as 65534, corral's supervisor as its own 65535" {
 	start_ct "$NAME" -- sh -c 'sleep 1000; echo never'
 	run pm top "$NAME" user args
 	assert_success
 	assert_line --regexp '^65534 +sleep 1000 *$'
 	assert_line --regexp '^65534 +sh -c sleep 1000; echo never *$'
-	# a header and at least the supervisor, sh and sleep, all 65534
+	assert_line --regexp '^65535 +corral-init *$'
+	# a header and at least the supervisor, sh and sleep
 	[ "${#lines[@]}" -ge 4 ] || fail "too few processes: $output"
 	local line
 	for line in "${lines[@]:1}"; do
-		[[ "$line" == "65534 "* ]] || fail "not 65534: $line"
+		[[ "$line" == "65534 "* || "$line" =~ ^65535\ +corral-init ]] ||
+			fail "not 65534: $line"
 	done
 }
 
