@@ -85,6 +85,76 @@ TEST(files_keep_the_largest_and_count_the_rest)
 	report_release(&r);
 }
 
+/* 2000 more names of a 30 MiB file are that file once: in the bytes, the
+ * count and the list; the small files the names would have pushed out of
+ * the list of 100 stay in it; a name of an evicted file is still no file. */
+TEST(hard_links_count_each_inode_once)
+{
+	struct report r = {0};
+	struct error *err = NULL;
+	char name[32], *text = NULL, *json = NULL;
+	uint64_t bytes = 30ull << 20;
+
+	CHECK(report_add_linked(&r, "/big", REPORT_CREATED, 30u << 20, false, 7,
+				42, &err) == 0);
+	for (int i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "/l%d", i);
+		CHECK(report_add_linked(&r, name, REPORT_CREATED, 30u << 20,
+					false, 7, 42, &err) == 0);
+	}
+	for (int i = 0; i < REPORT_FILES_SHOWN - 1; i++) {
+		snprintf(name, sizeof(name), "/s%d", i);
+		CHECK(report_add_file(&r, name, REPORT_CREATED, false,
+				      (uint64_t)i + 1, &err) == 0);
+		bytes += (uint64_t)i + 1;
+	}
+	/* the same inode number on another device is another file */
+	CHECK(report_add_linked(&r, "/shared/b", REPORT_MODIFIED, 1000, true, 8,
+				42, &err) == 0);
+	CHECK(report_add_linked(&r, "/shared/c", REPORT_MODIFIED, 1000, true, 8,
+				42, &err) == 0);
+	bytes += 1000;
+	report_sort_files(&r);
+	CHECK(r.files_bytes == bytes);
+	CHECK(r.n_files_total == REPORT_FILES_SHOWN + 1);
+	CHECK(r.more_names == 2001);
+	CHECK(r.n_files == REPORT_FILES_SHOWN);
+	CHECK_STR(r.files[0].name, "/big");
+	CHECK(r.files[0].more_names == 2000);
+	CHECK_STR(r.files[1].name, "/shared/b");
+	CHECK(r.files[1].in_bind && r.files[1].more_names == 1);
+	CHECK(r.files[REPORT_FILES_SHOWN - 1].size == 2); /* /s0 pushed out */
+	r.files_known = true;
+	CHECK(report_text(&r, &text, &err) == 0);
+	CHECK(text && strstr(text, "  created      31457280  /big  (and 2000 "
+				   "more names)\n"));
+	CHECK(text && strstr(text, "  and 1 more\n"));
+	CHECK(text && !strstr(text, "more names of files not listed"));
+	CHECK(report_json(&r, &json, &err) == 0);
+	CHECK(json && strstr(json, "\"more_names\": 2001"));
+	CHECK(json && strstr(json, "\"more_names\": 2000"));
+	free(text);
+	free(json);
+
+	/* a linked file pushed out of the list: its names are counted
+	 * apart, and later ones too */
+	for (int i = 0; i < REPORT_FILES_SHOWN; i++) {
+		snprintf(name, sizeof(name), "/huge%d", i);
+		CHECK(report_add_file(&r, name, REPORT_CREATED, false,
+				      1ull << 40, &err) == 0);
+	}
+	CHECK(report_add_linked(&r, "/l-late", REPORT_CREATED, 30u << 20, false,
+				7, 42, &err) == 0);
+	CHECK(r.n_files_total == 2 * REPORT_FILES_SHOWN + 1);
+	CHECK(r.more_names == 2002);
+	text = NULL;
+	CHECK(report_text(&r, &text, &err) == 0);
+	CHECK(text && strstr(text, "  and 2002 more names of files not listed "
+				   "(hard links: each file counted once)\n"));
+	free(text);
+	report_release(&r);
+}
+
 TEST(egress_log_counts_and_lists_denied)
 {
 	struct report r = {0};
@@ -244,11 +314,13 @@ TEST(syscalls_in_text_and_json)
  * value comes out, and nothing deeper than it was told. */
 TEST(ready_record_round_trips_and_holds_only_the_unchanged)
 {
-	struct report_ready_entry dir = {.ino = 7, .dir = true,
-					 .path = "/mnt"};
-	struct report_ready_entry file = {.ino = 9, .size = 0,
-					  .mtime_sec = 100, .mtime_nsec = 5,
-					  .ctime_sec = 100, .ctime_nsec = 6,
+	struct report_ready_entry dir = {.ino = 7, .dir = true, .path = "/mnt"};
+	struct report_ready_entry file = {.ino = 9,
+					  .size = 0,
+					  .mtime_sec = 100,
+					  .mtime_nsec = 5,
+					  .ctime_sec = 100,
+					  .ctime_nsec = 6,
 					  .path = "/etc/resolv conf"};
 	_cleanup_free_ char *a = report_ready_line(&dir);
 	_cleanup_free_ char *b = report_ready_line(&file);
@@ -308,8 +380,11 @@ TEST(rw_binds_are_binds_without_ro)
 	char *rw[] = {"rbind", "rw", "nosuid"};
 	char *ro[] = {"rbind", "ro"};
 	char *rro[] = {"bind", "rro"};
-	struct spec_mount m = {.destination = "/d", .type = "bind",
-			       .source = "/s", .options = rw, .n_options = 3};
+	struct spec_mount m = {.destination = "/d",
+			       .type = "bind",
+			       .source = "/s",
+			       .options = rw,
+			       .n_options = 3};
 
 	CHECK(report_rw_bind(&m));
 	m.options = ro;
@@ -325,7 +400,8 @@ TEST(rw_binds_are_binds_without_ro)
 
 TEST(bind_files_in_text_and_json)
 {
-	struct report r = {.status = "stopped", .files_known = true,
+	struct report r = {.status = "stopped",
+			   .files_known = true,
 			   .scratch_used = {true, 4096},
 			   .scratch_size = {true, 4096}};
 	_cleanup_free_ char *text = NULL, *json = NULL;
