@@ -577,15 +577,22 @@ int container_run(const struct create_opts *o, bool detach, int *status,
 		  struct error **err)
 {
 	struct create_opts started = *o;
+	struct tty_relay relay = TTY_RELAY_INIT;
 	sigset_t set, old;
 	struct container_pids pids;
-	int r;
+	int r = 0;
 
 	started.start = true;
 	forward_block(&set, &old);
-	r = container_create(&started, &pids, err);
+	if (!detach && !o->console_socket)
+		r = tty_relay_prepare(&relay, err);
+	started.relay = r == 1 ? &relay : NULL;
+	if (r >= 0)
+		r = container_create(&started, &pids, err);
 	if (r == 0 && !detach) {
-		*status = forward_until_exit(pids.init, &set);
+		*status = started.relay
+			      ? tty_relay_until_exit(&relay, pids.init, &set)
+			      : forward_until_exit(pids.init, &set);
 		/* The helper ends with the init: once it is gone, delete has
 		 * no process left to kill and wait for. */
 		if (pids.egress > 0)
@@ -593,6 +600,7 @@ int container_run(const struct create_opts *o, bool detach, int *status,
 		r = container_delete_report(o->root, o->id, true, o->report,
 					    err);
 	}
+	tty_relay_release(&relay);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (r == 0 && detach)
 		*status = 0;
