@@ -13,8 +13,7 @@
 #include "fsutil.h"
 #include "util.h"
 
-/* Bytes copied at a time: a terminal's bursts are small, a program's
- * output through the pty is at most its 4 KiB buffer per wakeup. */
+/* The most read from the master at a time (on the stack). */
 #define RELAY_CHUNK 65536
 /* After the process's exit, how long its pty's output is read while
  * something else still holds the slave. */
