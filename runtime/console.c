@@ -59,8 +59,27 @@ static int send_fd(int sock, int fd, struct error **err)
 	return 0;
 }
 
+/* The size the pty starts with: the caller's terminal's when relayed,
+ * else config.json's consoleSize, else the kernel's 0x0. */
+static int set_size(int master, const struct spec_process *process,
+		    const struct console_shape *shape, struct error **err)
+{
+	struct winsize ws = {
+	    .ws_row = (unsigned short)process->console_height,
+	    .ws_col = (unsigned short)process->console_width,
+	};
+
+	if (shape)
+		ws = shape->size;
+	else if (!process->has_console_size)
+		return 0;
+	if (ioctl(master, TIOCSWINSZ, &ws) < 0)
+		return error_errno(err, "set console size");
+	return 0;
+}
+
 int console_setup(int sock, const struct spec_process *process,
-		  struct error **err)
+		  const struct console_shape *shape, struct error **err)
 {
 	_cleanup_close_ int master = -1, slave = -1;
 
@@ -73,23 +92,19 @@ int console_setup(int sock, const struct spec_process *process,
 	slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (slave < 0)
 		return error_errno(err, "open pty peer");
-	if (process->has_console_size) {
-		struct winsize ws = {
-		    .ws_row = (unsigned short)process->console_height,
-		    .ws_col = (unsigned short)process->console_width,
-		};
-
-		if (ioctl(master, TIOCSWINSZ, &ws) < 0)
-			return error_errno(err, "set console size");
-	}
+	if (shape && tcsetattr(slave, TCSANOW, &shape->modes) < 0)
+		return error_errno(err, "set console modes");
+	if (set_size(master, process, shape, err) < 0)
+		return -1;
 	if (fchown(slave, process->user.uid, (gid_t)-1) < 0)
 		return error_errno(err, "chown pty");
 	if (send_fd(sock, master, err) < 0)
 		return -1;
-	if (ioctl(slave, TIOCSCTTY, 0) < 0)
+	if ((!shape || shape->ctty) && ioctl(slave, TIOCSCTTY, 0) < 0)
 		return error_errno(err, "set controlling terminal");
 	for (int fd = 0; fd < 3; fd++)
-		if (dup2(slave, fd) < 0)
+		if ((!shape || (shape->fds & (1u << fd))) &&
+		    dup2(slave, fd) < 0)
 			return error_errno(err, "dup pty to fd %d", fd);
 	return 0;
 }

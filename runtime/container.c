@@ -596,24 +596,37 @@ int container_list(const char *root, enum list_format format, char **out,
  * namespaces and credentials, whatever became of its supervisor (killed
  * by the OOM killer, or slowed by a workload of its own uid), and the
  * record says the wall clock ended it. */
-static int wait_held_to_clock(const struct create_opts *o,
-			      const struct container_pids *pids,
-			      const sigset_t *set)
+static void kill_overdue(void *opts)
 {
-	struct timespec deadline;
-	int status;
+	const struct create_opts *o = opts;
 
-	if (!pids->wall_clock)
-		return forward_until_exit(pids->init, set);
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += (time_t)pids->wall_clock + BACKSTOP_GRACE_S;
-	status = forward_until_exit_by(pids->init, set, &deadline);
-	if (status >= 0)
-		return status;
 	if (kill_noted(o->root, o->id, SIGKILL, true, true, NULL) == 0)
 		log_warn("%s: still running %ds after its wall clock: "
 			 "killed by corral run",
 			 o->id, BACKSTOP_GRACE_S);
+}
+
+/* The same with the caller's terminal relayed (tty_relay.h) when relay
+ * is given. */
+static int wait_held_to_clock(const struct create_opts *o,
+			      const struct container_pids *pids,
+			      const sigset_t *set, struct tty_relay *relay)
+{
+	struct timespec deadline, *by = NULL;
+	int status;
+
+	if (pids->wall_clock) {
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += (time_t)pids->wall_clock + BACKSTOP_GRACE_S;
+		by = &deadline;
+	}
+	if (relay)
+		return tty_relay_until_exit(relay, pids->init, set, by,
+					    kill_overdue, (void *)o);
+	status = forward_until_exit_by(pids->init, set, by);
+	if (status >= 0)
+		return status;
+	kill_overdue((void *)o);
 	return forward_until_exit(pids->init, set);
 }
 
@@ -621,15 +634,20 @@ int container_run(const struct create_opts *o, bool detach, int *status,
 		  struct error **err)
 {
 	struct create_opts started = *o;
+	struct tty_relay relay = TTY_RELAY_INIT;
 	sigset_t set, old;
 	struct container_pids pids;
-	int r;
+	int r = 0;
 
 	started.start = true;
 	forward_block(&set, &old);
-	r = container_create(&started, &pids, err);
+	if (!detach && !o->console_socket)
+		r = tty_relay_prepare(&relay, err);
+	started.relay = r == 1 ? &relay : NULL;
+	if (r >= 0)
+		r = container_create(&started, &pids, err);
 	if (r == 0 && !detach) {
-		*status = wait_held_to_clock(o, &pids, &set);
+		*status = wait_held_to_clock(o, &pids, &set, started.relay);
 		/* The helper ends with the init: once it is gone, delete has
 		 * no process left to kill and wait for. */
 		if (pids.egress > 0)
@@ -637,6 +655,7 @@ int container_run(const struct create_opts *o, bool detach, int *status,
 		r = container_delete_report(o->root, o->id, true, o->report,
 					    err);
 	}
+	tty_relay_release(&relay);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (r == 0 && detach)
 		*status = 0;

@@ -13,6 +13,7 @@
 #include "container_dir.h"
 #include "error.h"
 #include "hostpath.h"
+#include "tty_relay.h"
 
 struct create_opts {
 	const char *root;
@@ -40,6 +41,9 @@ struct create_opts {
 	/* run: start the container too, before create lets go of its lock;
 	 * a failed start deletes it */
 	bool start;
+	/* run, sandbox: the caller's terminal relayed (tty_relay.h); NULL:
+	 * none, and a terminal on stdio is refused */
+	struct tty_relay *relay;
 };
 
 /* The processes a create leaves: the container's init and, when the
@@ -87,7 +91,8 @@ int container_delete_report(const char *root, const char *id, bool force,
 
 /* create + start; unless detached, wait for the workload, forwarding
  * signals, delete the container and set *status to the workload's exit
- * status (128+N when killed by signal N). */
+ * status (128+N when killed by signal N).  Not detached and without a
+ * console socket, a terminal on stdio is relayed (tty_relay.h). */
 int container_run(const struct create_opts *o, bool detach, int *status,
 		  struct error **err);
 

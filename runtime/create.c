@@ -411,6 +411,7 @@ static int prepare(struct create_ctx *c, struct error **err)
 	c->proc.pause = c->hardened->sandbox.role == ROLE_POD_SANDBOX;
 	c->proc.notify = true; /* the supervisor listens (stage/notify.c) */
 	c->proc.keep_fds = c->o->preserve_fds + nlisten;
+	c->proc.relay = c->o->relay;
 	if (proc_plan_prepare(&c->proc, c->o->root,
 			      c->spec->linux_ ? c->spec->linux_->seccomp : NULL,
 			      &c->hardened->sandbox, c->o->console_socket,

@@ -506,14 +506,20 @@ int container_exec(const struct exec_opts *o, int *status, struct error **err)
 	    .pidfd = -1,
 	    .proc = PROC_PLAN_INIT,
 	};
+	struct tty_relay relay = TTY_RELAY_INIT;
 	sigset_t set, old;
 	pid_t pid;
-	int r;
+	int r = 0;
 
 	for (int i = 0; i < NS_TYPE_COUNT; i++)
 		c.ns.join_fds[i] = -1;
 	forward_block(&set, &old);
-	r = prepare(&c, err);
+	/* a terminal on stdio is relayed when someone stays to relay it */
+	if (!o->detach && !o->console_socket)
+		r = tty_relay_prepare(&relay, err);
+	c.proc.relay = r == 1 ? &relay : NULL;
+	if (r >= 0)
+		r = prepare(&c, err);
 	if (r == 0)
 		r = spawn(&c, err);
 	if (r == 0 && o->pid_file)
@@ -525,7 +531,12 @@ int container_exec(const struct exec_opts *o, int *status, struct error **err)
 	 * it while the process runs. */
 	ctx_release(&c, r < 0);
 	if (r == 0)
-		*status = o->detach ? 0 : forward_until_exit(pid, &set);
+		*status = o->detach ? 0
+			  : c.proc.relay
+			      ? tty_relay_until_exit(&relay, pid, &set, NULL,
+						     NULL, NULL)
+			      : forward_until_exit(pid, &set);
+	tty_relay_release(&relay);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (r < 0)
 		return error_wrap(err, "exec %s", o->id);

@@ -1,6 +1,7 @@
 #include "proc_plan.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/keyctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,12 +12,13 @@
 #include "sync.h"
 #include "util.h"
 
-/* A terminal needs the engine's socket to send its master to, and a
- * socket without a terminal would wait for an fd that never comes. */
+/* A terminal needs the engine's socket (or corral's relay) to send its
+ * master to, and a socket without a terminal would wait for an fd that
+ * never comes. */
 static int check_console(const struct spec_process *p, const char *socket,
-			 struct error **err)
+			 const struct tty_relay *relay, struct error **err)
 {
-	if (p->terminal && !socket)
+	if (p->terminal && !socket && !relay)
 		return error_set(err, EINVAL,
 				 "process.terminal is true (a terminal was "
 				 "asked): --console-socket is required");
@@ -27,11 +29,46 @@ static int check_console(const struct spec_process *p, const char *socket,
 	return 0;
 }
 
+/* The caller's terminal is never the container's (tty_relay.h): a
+ * terminal on an fd the process is handed, stdio that no pty replaces or
+ * a preserved fd, would let it change the caller's modes and size, stop
+ * its output and read what is typed after corral has returned. */
+static int check_no_terminal(const struct proc_plan *pp, bool console,
+			     struct error **err)
+{
+	static const char *const names[] = {"stdin", "stdout", "stderr"};
+	unsigned replaced = console	? 7u
+			    : pp->relay ? pp->relay->shape.fds
+					: 0u;
+
+	for (int fd = 0; fd < 3 + pp->keep_fds; fd++) {
+		if ((fd < 3 && (replaced & (1u << fd))) || !isatty(fd))
+			continue;
+		if (fd < 3)
+			return error_set(
+			    err, EINVAL,
+			    "%s is a terminal: use process.terminal "
+			    "with --console-socket, or pipes",
+			    names[fd]);
+		return error_set(err, EINVAL,
+				 "fd %d is a terminal: a terminal is passed "
+				 "on only as process.terminal with "
+				 "--console-socket",
+				 fd);
+	}
+	return 0;
+}
+
 int proc_plan_prepare(struct proc_plan *pp, const char *root,
 		      const struct spec_seccomp *sc, const struct sandbox *sb,
 		      const char *console_socket, struct error **err)
 {
-	if (check_console(pp->process, console_socket, err) < 0)
+	if (check_console(pp->process, console_socket, pp->relay, err) < 0)
+		return -1;
+	if (pp->relay && pp->process->terminal)
+		tty_relay_take_all(pp->relay);
+	if (check_no_terminal(pp, console_socket && pp->process->terminal,
+			      err) < 0)
 		return -1;
 	caps_resolve(pp->process->caps, &pp->caps);
 	if (sc) {
@@ -52,6 +89,10 @@ int proc_plan_prepare(struct proc_plan *pp, const char *root,
 		pp->console_fd = console_connect(console_socket, err);
 		if (pp->console_fd < 0)
 			return -1;
+	} else if (pp->relay) {
+		pp->console_fd = fcntl(pp->relay->sock[1], F_DUPFD_CLOEXEC, 3);
+		if (pp->console_fd < 0)
+			return error_errno(err, "terminal relay socket");
 	}
 	return sync_socketpair(pp->sync, err);
 }
@@ -82,12 +123,13 @@ int proc_plan_console(struct proc_plan *pp, bool new_session,
 {
 	int r = 0;
 
-	if (pp->process->terminal) {
-		if (new_session && setsid() < 0)
-			r = error_errno(err, "setsid");
-		else
-			r = console_setup(pp->console_fd, pp->process, err);
-	}
+	/* A session of its own, terminal or not: the caller's session's
+	 * controlling terminal is what /dev/tty opens. */
+	if (new_session && setsid() < 0)
+		r = error_errno(err, "setsid");
+	else if (pp->process->terminal || pp->relay)
+		r = console_setup(pp->console_fd, pp->process,
+				  pp->relay ? &pp->relay->shape : NULL, err);
 	closep(&pp->console_fd);
 	return r;
 }
@@ -131,6 +173,9 @@ void proc_plan_stage(const struct proc_plan *pp, enum stage_mode mode,
 	p->no_fork = pp->enforced && pp->pause;
 	p->has_oom_score_adj = mode == STAGE_INIT && proc->oom_score_adj.set;
 	p->oom_score_adj = (int32_t)proc->oom_score_adj.v;
+	/* the workload gets the foreground of the pty that is its stdin */
+	if (pp->relay && pp->relay->shape.ctty)
+		p->terminal = true;
 }
 
 void proc_plan_release(struct proc_plan *pp)

@@ -3,13 +3,15 @@
  * steps that make a sandboxed process from it, which both children call
  * in the same order:
  *
- *   parent: proc_plan_prepare()   console check, capabilities, filters,
- *                                 console socket, sync socket
+ *   parent: proc_plan_prepare()   console check, no inherited terminal,
+ *                                 capabilities, filters, console
+ *                                 socket (or the relay's), sync socket
  *   child:  (namespaces, mounts: create's init.c or exec.c)
  *           proc_plan_attributes() session keyring, personality
  *                                 (exec: oom_score_adj too)
  *           (exec: join the user namespace, proc_become_ns_root())
- *           proc_plan_console()   the pty, when process.terminal
+ *           proc_plan_console()   exec: a session of its own; the pty,
+ *                                 when process.terminal or relayed
  *           proc_plan_stage()     the stage's parameters; stage_exec()
  *
  * Create becomes root in its new user namespace first of all, before it
@@ -33,6 +35,7 @@
 #include "params.h"
 #include "seccomp_filter.h"
 #include "spec.h"
+#include "tty_relay.h"
 
 struct proc_plan {
 	const struct spec_process *process; /* hardened */
@@ -52,7 +55,10 @@ struct proc_plan {
 	bool has_seccomp;
 	struct seccomp_program baseline; /* corral's, when enforced */
 	int console_fd;			 /* connected console socket, or -1 */
-	int sync[2];			 /* [0] the parent's, [1] the child's */
+	/* run, sandbox, a foreground exec: the caller's terminal relayed
+	 * through a pty of the container's own (tty_relay.h); else NULL */
+	struct tty_relay *relay;
+	int sync[2]; /* [0] the parent's, [1] the child's */
 };
 
 #define PROC_PLAN_INIT                                                         \
@@ -60,11 +66,13 @@ struct proc_plan {
 		.console_fd = -1, .sync = { -1, -1 }                           \
 	}
 
-/* Parent: process, linux_, env, enforced and keep_fds are set.  Checks
- * process.terminal against the console socket, resolves the capability
- * sets, compiles config.json's filter `sc` (through the cache in the
- * state root `root`) and, when enforced, the baseline with the policy's
- * extra calls, connects the console socket and makes the sync pair. */
+/* Parent: process, linux_, env, enforced, keep_fds and relay are set.
+ * Checks process.terminal against the console socket (or the relay),
+ * refuses a terminal on an fd passed on that no pty replaces, resolves
+ * the capability sets, compiles config.json's filter `sc` (through the
+ * cache in the state root `root`) and, when enforced, the baseline with
+ * the policy's extra calls, connects the console socket (or takes the
+ * relay's) and makes the sync pair. */
 int proc_plan_prepare(struct proc_plan *pp, const char *root,
 		      const struct spec_seccomp *sc, const struct sandbox *sb,
 		      const char *console_socket, struct error **err);
@@ -79,10 +87,11 @@ int proc_plan_attributes(const struct proc_plan *pp, bool new_keyring,
 /* Child, in a user namespace it made or joined: uid and gid 0 there. */
 int proc_become_ns_root(struct error **err);
 
-/* Child, in the container's mount namespace: with process.terminal, a
- * pty from the container's devpts becomes its controlling terminal (in a
- * new session first when new_session) and its master goes to the
- * console socket; the socket is closed either way. */
+/* Child, in the container's mount namespace: a new session first when
+ * new_session; with process.terminal or a relay, a pty from the
+ * container's devpts becomes its controlling terminal and stdio (as the
+ * relay's shape says) and its master goes to the console socket; the
+ * socket is closed either way. */
 int proc_plan_console(struct proc_plan *pp, bool new_session,
 		      struct error **err);
 

@@ -90,6 +90,24 @@ static struct report_ready_entry ready_of(const struct stat *st, char *path)
 static int walk_dir(struct walk *w, int up, int lower, size_t len, int depth,
 		    struct error **err);
 
+/* A file (not a directory, not a whiteout) at w->path.  One of several
+ * names of its inode is counted once, whichever name comes first: a
+ * workload's hard links must not make the report's bytes and count its
+ * own (report_add_linked). */
+static int add_file(struct walk *w, const struct stat *st, enum report_change c,
+		    bool in_bind, struct error **err)
+{
+	if (st->st_nlink > 1)
+		return report_add_linked(
+		    w->r, w->path, c, (uint64_t)st->st_size, in_bind,
+		    (uint64_t)st->st_dev, (uint64_t)st->st_ino, err);
+	if (in_bind)
+		return report_add_bind_file(w->r, w->path, c, false,
+					    (uint64_t)st->st_size, err);
+	return report_add_file(w->r, w->path, c, false, (uint64_t)st->st_size,
+			       err);
+}
+
 /* A directory entry's descent, from its parent's descriptor. */
 static int descend(struct walk *w, int up, int lower, const char *name,
 		   size_t len, int depth, struct error **err)
@@ -120,12 +138,11 @@ static int upper_entry(struct walk *w, int up, int lower, const char *name,
 			       : report_add_file(w->r, w->path, REPORT_DELETED,
 						 lower_dir, 0, err);
 	if (!S_ISDIR(st->st_mode))
-		return corrals
-			   ? 0
-			   : report_add_file(w->r, w->path,
-					     in_lower ? REPORT_MODIFIED
-						      : REPORT_CREATED,
-					     false, (uint64_t)st->st_size, err);
+		return corrals ? 0
+			       : add_file(w, st,
+					  in_lower ? REPORT_MODIFIED
+						   : REPORT_CREATED,
+					  false, err);
 	sub = openat(up, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sub < 0)
 		return 0;
@@ -207,9 +224,8 @@ static int bind_entry(struct walk *w, int up, int lower, const char *name,
 	}
 	if (!changed && !born)
 		return 0;
-	return report_add_bind_file(w->r, w->path,
-				    born ? REPORT_CREATED : REPORT_MODIFIED,
-				    false, (uint64_t)st->st_size, err);
+	return add_file(w, st, born ? REPORT_CREATED : REPORT_MODIFIED, true,
+			err);
 }
 
 /* The entries of directory `up` (w->path[0..len) names it). */

@@ -25,7 +25,8 @@ const struct harden_field harden_fields[] = {
     {".ociVersion", "kept", "data; not a capability"},
     {".process", "kept", "required; its fields below"},
     {".process.terminal", "kept",
-     "the pty is made inside the container; --console-socket required"},
+     "the pty is made inside the container; its master goes to "
+     "--console-socket, or to corral's own relay (run from a terminal)"},
     {".process.consoleSize", "kept", "a size"},
     {".process.consoleSize.height", "kept", "a size"},
     {".process.consoleSize.width", "kept", "a size"},

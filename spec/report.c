@@ -291,13 +291,15 @@ static int file_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int add_file(struct report *r, const char *name, enum report_change c,
-		    bool dir, uint64_t size, bool in_bind, struct error **err)
+/* Keep `f` (its name not yet escaped) among the largest
+ * REPORT_FILES_SHOWN; count it either way. */
+static int add_file(struct report *r, const char *name,
+		    const struct report_file *f, struct error **err)
 {
 	struct report_file *slot = NULL;
 
 	r->n_files_total++;
-	r->files_bytes += size;
+	r->files_bytes += f->size;
 	if (!r->files) {
 		r->files = calloc(REPORT_FILES_SHOWN, sizeof(*r->files));
 		if (!r->files)
@@ -311,34 +313,128 @@ static int add_file(struct report *r, const char *name, enum report_change c,
 		for (size_t i = 1; i < r->n_files; i++)
 			if (r->files[i].size < slot->size)
 				slot = &r->files[i];
-		if (slot->size >= size)
+		if (slot->size >= f->size)
 			return 0;
 		free(slot->name);
 		slot->name = NULL;
 	}
+	*slot = *f;
 	slot->name = report_escape(name, strlen(name));
 	if (!slot->name) {
 		*slot = r->files[--r->n_files];
 		return error_set(err, ENOMEM, "report: out of memory");
 	}
-	slot->change = c;
-	slot->dir = dir;
-	slot->size = size;
-	slot->in_bind = in_bind;
 	return 0;
 }
 
 int report_add_file(struct report *r, const char *name, enum report_change c,
 		    bool dir, uint64_t size, struct error **err)
 {
-	return add_file(r, name, c, dir, size, false, err);
+	struct report_file f = {.change = c, .dir = dir, .size = size};
+
+	return add_file(r, name, &f, err);
 }
 
 int report_add_bind_file(struct report *r, const char *name,
 			 enum report_change c, bool dir, uint64_t size,
 			 struct error **err)
 {
-	return add_file(r, name, c, dir, size, true, err);
+	struct report_file f = {
+	    .change = c, .dir = dir, .size = size, .in_bind = true};
+
+	return add_file(r, name, &f, err);
+}
+
+/* A set of (dev, ino), open addressing, doubled when half full; (0, 0)
+ * marks an empty place (no file has inode 0). */
+struct report_inodes {
+	struct report_inode {
+		uint64_t dev, ino;
+	} * v;
+	size_t cap, n;
+};
+
+static bool inode_used(const struct report_inode *e)
+{
+	return e->dev || e->ino;
+}
+
+static size_t inode_slot(const struct report_inodes *s, uint64_t dev,
+			 uint64_t ino)
+{
+	uint64_t h =
+	    (ino ^ (dev * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+	size_t i = (size_t)(h ^ (h >> 32)) & (s->cap - 1);
+
+	while (inode_used(&s->v[i]) &&
+	       (s->v[i].dev != dev || s->v[i].ino != ino))
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+static int inodes_grow(struct report_inodes *s)
+{
+	struct report_inodes bigger = {.cap = s->cap ? s->cap * 2 : 1024};
+
+	bigger.v = calloc(bigger.cap, sizeof(*bigger.v));
+	if (!bigger.v)
+		return -1;
+	for (size_t i = 0; i < s->cap; i++)
+		if (inode_used(&s->v[i]))
+			bigger
+			    .v[inode_slot(&bigger, s->v[i].dev, s->v[i].ino)] =
+			    s->v[i];
+	bigger.n = s->n;
+	free(s->v);
+	*s = bigger;
+	return 0;
+}
+
+/* 1 when (dev, ino) was seen before, 0 when it is new (and recorded
+ * now), -1 when out of memory. */
+static int inode_seen(struct report *r, uint64_t dev, uint64_t ino)
+{
+	struct report_inodes *s = r->inodes;
+	size_t i;
+
+	if (!s && !(s = r->inodes = calloc(1, sizeof(*s))))
+		return -1;
+	if ((s->n + 1) * 2 > s->cap && inodes_grow(s) < 0)
+		return -1;
+	i = inode_slot(s, dev, ino);
+	if (inode_used(&s->v[i]))
+		return 1;
+	s->v[i] = (struct report_inode){dev, ino};
+	s->n++;
+	return 0;
+}
+
+int report_add_linked(struct report *r, const char *name, enum report_change c,
+		      uint64_t size, bool in_bind, uint64_t dev, uint64_t ino,
+		      struct error **err)
+{
+	struct report_file f = {.change = c,
+				.size = size,
+				.in_bind = in_bind,
+				.linked = true,
+				.dev = dev,
+				.ino = ino};
+	int seen = inode_seen(r, dev, ino);
+
+	if (seen < 0)
+		return error_set(err, ENOMEM, "report: out of memory");
+	if (!seen)
+		return add_file(r, name, &f, err);
+	r->more_names++;
+	/* the list holds at most REPORT_FILES_SHOWN: a look through it
+	 * costs less than keeping places in step with its sorting */
+	for (size_t i = 0; i < r->n_files; i++)
+		if (r->files[i].linked && r->files[i].dev == dev &&
+		    r->files[i].ino == ino) {
+			r->files[i].more_names++;
+			break;
+		}
+	return 0;
 }
 
 int report_add_bind(struct report *r, const char *path, const char *why,
@@ -393,6 +489,9 @@ void report_release(struct report *r)
 	}
 	free(r->syscalls);
 	free(r->id);
+	if (r->inodes)
+		free(r->inodes->v);
+	free(r->inodes);
 	*r = (struct report){0};
 }
 

@@ -39,7 +39,15 @@ struct report_file {
 	bool dir;
 	uint64_t size;
 	bool in_bind; /* in a writable bind, found by its times */
+	/* a file of several names (report_add_linked): its inode, and how
+	 * many names of it were found after this one */
+	bool linked;
+	uint64_t dev, ino;
+	uint64_t more_names;
 };
+
+/* The inodes of several names seen so far (report.c). */
+struct report_inodes;
 
 /* A writable bind of the container's (an rw entry of the policy's mounts,
  * a pod's emptyDir): what the workload wrote there is not in the upper
@@ -99,9 +107,11 @@ struct report {
 	bool files_known;
 	const char *files_why; /* why unknown (static) */
 	struct report_file *files;
-	size_t n_files;		   /* kept: at most REPORT_FILES_SHOWN */
-	uint64_t n_files_total;	   /* found, kept or not */
-	uint64_t files_bytes;	   /* their sizes added up */
+	size_t n_files;		/* kept: at most REPORT_FILES_SHOWN */
+	uint64_t n_files_total; /* found, kept or not: inodes, not names */
+	uint64_t files_bytes;	/* their sizes added up, each inode once */
+	uint64_t more_names;	/* names of a file counted already */
+	struct report_inodes *inodes;
 	bool files_truncated;	   /* the walk stopped at its bounds */
 	struct report_bind *binds; /* the writable binds looked at */
 	size_t n_binds;
@@ -215,6 +225,16 @@ void report_ready_release(struct report_ready *rd);
  * kept; `name` is escaped here. */
 int report_add_file(struct report *r, const char *name, enum report_change c,
 		    bool dir, uint64_t size, struct error **err);
+
+/* A file of more than one name (st_nlink > 1; never a directory, nor a
+ * whiteout, whose inode overlayfs shares among deletions): the first name
+ * found of inode (dev, ino) is kept and counted as report_add_file does;
+ * each later one adds only to that file's more_names and r->more_names,
+ * never to the count or the bytes, and never takes a place in the list.
+ * A file is its inode: 2000 links to one 30 MiB file are 30 MiB. */
+int report_add_linked(struct report *r, const char *name, enum report_change c,
+		      uint64_t size, bool in_bind, uint64_t dev, uint64_t ino,
+		      struct error **err);
 
 /* The same for a file of a writable bind (in_bind set). */
 int report_add_bind_file(struct report *r, const char *name,

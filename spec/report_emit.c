@@ -115,6 +115,8 @@ static void text_limits(FILE *f, const struct report *r)
 
 static void text_files(FILE *f, const struct report *r)
 {
+	uint64_t listed_names = 0;
+
 	fprintf(f, "files changed\n");
 	if (!r->files_known) {
 		fprintf(f, "  unknown: %s\n",
@@ -123,14 +125,27 @@ static void text_files(FILE *f, const struct report *r)
 	}
 	if (r->n_files_total == 0)
 		fprintf(f, "  none\n");
-	for (size_t i = 0; i < r->n_files; i++)
-		fprintf(f, "  %-8s %12" PRIu64 "  %s%s%s\n",
-			change_names[r->files[i].change], r->files[i].size,
-			r->files[i].name, r->files[i].dir ? "/" : "",
-			r->files[i].in_bind ? "  (rw bind, by time)" : "");
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct report_file *e = &r->files[i];
+
+		fprintf(f, "  %-8s %12" PRIu64 "  %s%s%s",
+			change_names[e->change], e->size, e->name,
+			e->dir ? "/" : "",
+			e->in_bind ? "  (rw bind, by time)" : "");
+		if (e->more_names)
+			fprintf(f, "  (and %" PRIu64 " more names)",
+				e->more_names);
+		fputc('\n', f);
+		listed_names += e->more_names;
+	}
 	if (r->n_files_total > r->n_files)
 		fprintf(f, "  and %" PRIu64 " more\n",
 			r->n_files_total - r->n_files);
+	if (r->more_names > listed_names)
+		fprintf(f,
+			"  and %" PRIu64 " more names of files not listed "
+			"(hard links: each file counted once)\n",
+			r->more_names - listed_names);
 	if (r->files_truncated)
 		fprintf(f,
 			"  (the walk stopped at its depth or entry bound)\n");
@@ -288,6 +303,7 @@ static void json_files(yajl_gen g, const struct report *r)
 	yajl_gen_map_open(g);
 	json_key_int(g, "total", (long long)r->n_files_total);
 	json_key_int(g, "bytes", (long long)r->files_bytes);
+	json_key_int(g, "more_names", (long long)r->more_names);
 	json_key_int(g, "not_listed",
 		     (long long)(r->n_files_total - r->n_files));
 	json_key_bool(g, "truncated", r->files_truncated);
@@ -299,6 +315,8 @@ static void json_files(yajl_gen g, const struct report *r)
 		json_key_str(g, "path", r->files[i].name);
 		json_key_bool(g, "dir", r->files[i].dir);
 		json_key_int(g, "size", (long long)r->files[i].size);
+		json_key_int(g, "more_names",
+			     (long long)r->files[i].more_names);
 		json_key_str(g, "where",
 			     r->files[i].in_bind ? "rw bind" : "scratch");
 		yajl_gen_map_close(g);

@@ -111,6 +111,38 @@ print(eval(sys.argv[2]))' "$BATS_TEST_TMPDIR/r.json" "$2"
 	assert_no_leftovers "$ID"
 }
 
+@test "hard links: a 30 MiB file and 2000 links are 31457280 bytes in one file, listed once; the same in a rw bind" {
+	mkdir -m 0777 "$BATS_TEST_TMPDIR/shared"
+	POLICY_MORE="\"mounts\": [{\"source\": \"$BATS_TEST_TMPDIR/shared\", \"rw\": true}], "
+	update_config '.mounts += [{"destination": "/shared", "type": "bind",
+		"source": $src, "options": ["rbind", "rw"]}]' \
+		--arg src "$BATS_TEST_TMPDIR/shared"
+	# 30 MiB, 2000 more names for it, and 101 small files that would
+	# have been pushed out of the list of 100 by the links; in the bind a
+	# 1 MiB file with 50 more names
+	set_args sh -c 'dd if=/dev/zero of=/big bs=1048576 count=30 2>/dev/null
+		mkdir /links; for i in $(seq 2000); do ln /big /links/$i; done
+		mkdir /small; for i in $(seq 101); do echo $i >/small/$i; done
+		dd if=/dev/zero of=/shared/b bs=1048576 count=1 2>/dev/null
+		for i in $(seq 50); do ln /shared/b /shared/l$i; done'
+	run_reported "$ID"
+	wait_for_status "$ID" stopped 600
+	run report_py "$ID" 'r["outcome"]["exit_code"], r["files"]["bytes"], r["files"]["total"], r["files"]["more_names"]'
+	# the files: /big, /links/ and /small/ (made), the 101 small ones;
+	# in the bind /shared/b; bytes: 30 MiB, 1 MiB and the small ones'
+	small="$(seq 101 | wc -c)"
+	assert_output "(0, $((31457280 + 1048576 + small)), 105, 2050)"
+	# the list: the two inodes first, each named once with its other
+	# names counted, then the small files that fit
+	run report_py "$ID" '[(c["size"], c["more_names"], c["where"]) for c in r["files"]["changes"][:2]], len(r["files"]["changes"]), sum(c["path"].startswith("/links/") or c["path"] == "/big" for c in r["files"]["changes"]), r["files"]["not_listed"]'
+	assert_output "([(31457280, 2000, 'scratch'), (1048576, 50, 'rw bind')], 100, 1, 5)"
+	run --separate-stderr corral report "$ID"
+	assert_success
+	assert_line --regexp '^  created +31457280  /(big|links/[0-9]+)  \(and 2000 more names\)$'
+	assert_line --regexp '^  created +1048576  /shared/(b|l[0-9]+)  \(rw bind, by time\)  \(and 50 more names\)$'
+	assert_line "  and 5 more"
+}
+
 @test "a plain exit: status, reason, nothing changed; running says so" {
 	set_args sh -c 'read x; exit 3'
 	mkfifo "$BATS_TEST_TMPDIR/in"

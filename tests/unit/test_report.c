@@ -92,6 +92,76 @@ TEST(files_keep_the_largest_and_count_the_rest)
 	report_release(&r);
 }
 
+/* 2000 more names of a 30 MiB file are that file once: in the bytes, the
+ * count and the list; the small files the names would have pushed out of
+ * the list of 100 stay in it; a name of an evicted file is still no file. */
+TEST(hard_links_count_each_inode_once)
+{
+	struct report r = {0};
+	struct error *err = NULL;
+	char name[32], *text = NULL, *json = NULL;
+	uint64_t bytes = 30ull << 20;
+
+	CHECK(report_add_linked(&r, "/big", REPORT_CREATED, 30u << 20, false, 7,
+				42, &err) == 0);
+	for (int i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "/l%d", i);
+		CHECK(report_add_linked(&r, name, REPORT_CREATED, 30u << 20,
+					false, 7, 42, &err) == 0);
+	}
+	for (int i = 0; i < REPORT_FILES_SHOWN - 1; i++) {
+		snprintf(name, sizeof(name), "/s%d", i);
+		CHECK(report_add_file(&r, name, REPORT_CREATED, false,
+				      (uint64_t)i + 1, &err) == 0);
+		bytes += (uint64_t)i + 1;
+	}
+	/* the same inode number on another device is another file */
+	CHECK(report_add_linked(&r, "/shared/b", REPORT_MODIFIED, 1000, true, 8,
+				42, &err) == 0);
+	CHECK(report_add_linked(&r, "/shared/c", REPORT_MODIFIED, 1000, true, 8,
+				42, &err) == 0);
+	bytes += 1000;
+	report_sort_files(&r);
+	CHECK(r.files_bytes == bytes);
+	CHECK(r.n_files_total == REPORT_FILES_SHOWN + 1);
+	CHECK(r.more_names == 2001);
+	CHECK(r.n_files == REPORT_FILES_SHOWN);
+	CHECK_STR(r.files[0].name, "/big");
+	CHECK(r.files[0].more_names == 2000);
+	CHECK_STR(r.files[1].name, "/shared/b");
+	CHECK(r.files[1].in_bind && r.files[1].more_names == 1);
+	CHECK(r.files[REPORT_FILES_SHOWN - 1].size == 2); /* /s0 pushed out */
+	r.files_known = true;
+	CHECK(report_text(&r, &text, &err) == 0);
+	CHECK(text && strstr(text, "  created      31457280  /big  (and 2000 "
+				   "more names)\n"));
+	CHECK(text && strstr(text, "  and 1 more\n"));
+	CHECK(text && !strstr(text, "more names of files not listed"));
+	CHECK(report_json(&r, &json, &err) == 0);
+	CHECK(json && strstr(json, "\"more_names\": 2001"));
+	CHECK(json && strstr(json, "\"more_names\": 2000"));
+	free(text);
+	free(json);
+
+	/* a linked file pushed out of the list: its names are counted
+	 * apart, and later ones too */
+	for (int i = 0; i < REPORT_FILES_SHOWN; i++) {
+		snprintf(name, sizeof(name), "/huge%d", i);
+		CHECK(report_add_file(&r, name, REPORT_CREATED, false,
+				      1ull << 40, &err) == 0);
+	}
+	CHECK(report_add_linked(&r, "/l-late", REPORT_CREATED, 30u << 20, false,
+				7, 42, &err) == 0);
+	CHECK(r.n_files_total == 2 * REPORT_FILES_SHOWN + 1);
+	CHECK(r.more_names == 2002);
+	text = NULL;
+	CHECK(report_text(&r, &text, &err) == 0);
+	CHECK(text && strstr(text, "  and 2002 more names of files not listed "
+				   "(hard links: each file counted once)\n"));
+	free(text);
+	report_release(&r);
+}
+
 /* The log gives the denied names, never the counts (issue 39, item 10):
  * a log is bounded per kind and may have dropped lines. */
 TEST(egress_log_lists_denied_and_counts_nothing)
