@@ -36,15 +36,17 @@ start_detached() {
 }
 
 # assert_ended_at_wall_clock: the container stops 3 s after its start,
-# within a second, as the host sees it, without `run`'s backstop (the
-# container is detached, so only its supervisor can end it); and its
-# record says the wall clock ended it.
+# as the host sees it, without `run`'s backstop (the container is
+# detached, so only its supervisor can end it); and its record says the
+# wall clock ended it.  Two seconds of slack for a loaded machine (CI
+# runs the VM guests beside the suites): the attacks this file makes held
+# the clock for 20 s and more.
 assert_ended_at_wall_clock() {
 	local elapsed
-	wait_for_status "$ID" stopped 80
+	wait_pid_gone "$(container_pid "$ID")" 80
 	elapsed=$(($(now_ms) - START_MS))
 	[ "$elapsed" -ge 2500 ] || fail "stopped after $elapsed ms, before the deadline"
-	[ "$elapsed" -le 4000 ] || fail "stopped only after $elapsed ms (deadline 3000)"
+	[ "$elapsed" -le 5000 ] || fail "stopped only after $elapsed ms (deadline 3000)"
 	run corral report --format json "$ID"
 	assert_success
 	assert_equal "$(jq -r .outcome.reason <<<"$output")" "wall clock"
@@ -139,14 +141,16 @@ ioprio_set EPERM"
 }
 
 @test "inside-out: a fork bomb against the memory limit leaves a record that names it" {
-	update_config '.annotations["run.corral.memory"] = "24MiB"'
-	set_args sh -c 'b() { x=$(seq 20000); b & b; }; b'
+	# each process holds a megabyte: the limit is met after a few dozen
+	update_config '.annotations["run.corral.memory"] = "24MiB" |
+		.annotations["run.corral.timeout"] = "8"'
+	set_args sh -c 'b() { x=$(seq 150000); b & b; }; b'
 	start_detached
 	pid="$(container_pid "$ID")"
 	oom="$(cat "/proc/$pid/oom_score_adj" 2>/dev/null)" || oom=""
-	wait_for_status "$ID" stopped 80
+	wait_pid_gone "$pid" 120
 	elapsed=$(($(now_ms) - START_MS))
-	[ "$elapsed" -le 4500 ] || fail "stopped only after $elapsed ms (deadline 3000)"
+	[ "$elapsed" -le 9500 ] || fail "stopped only after $elapsed ms (deadline 8000)"
 	run corral report --format json "$ID"
 	assert_success
 	reason="$(jq -r .outcome.reason <<<"$output")"
