@@ -1,4 +1,5 @@
-/* start, state, kill, delete, list and run. */
+/* state, kill, delete and list: the commands on a container that is
+ * there (start.c starts it, run.c runs one, create.c makes one). */
 #include "report_gather.h"
 #include "container.h"
 
@@ -27,195 +28,6 @@
 #include "util.h"
 
 #define KILL_WAIT_MS 10000
-
-void container_close(struct container *c)
-{
-	cgroup_free(c->cgroup);
-	c->cgroup = NULL;
-	error_free(c->cgroup_error);
-	c->cgroup_error = NULL;
-	spec_state_free(c->state);
-	c->state = NULL;
-	container_dir_close(&c->dir);
-}
-
-/* The state is read once, and the status worked out once from it. */
-int container_open(const char *root, const char *id, struct container *c,
-		   struct error **err)
-{
-	*c = (struct container){.dir = {-1, -1}};
-	if (container_dir_open(root, id, &c->dir, err) < 0)
-		return -1;
-	if (container_dir_load_state(&c->dir, &c->state, err) < 0) {
-		container_close(c);
-		return -1;
-	}
-	if (c->state->cgroup)
-		container_dir_cgroup(&c->dir, c->state->cgroup, &c->cgroup,
-				     &c->cgroup_error);
-	c->status = container_dir_status(&c->dir, c->state);
-	return 0;
-}
-
-struct cgroup *container_cgroup(const struct container *c, const char *verb,
-				struct error **err)
-{
-	if (c->cgroup)
-		return c->cgroup;
-	if (c->cgroup_error)
-		error_set(err, c->cgroup_error->code, "%s %s: %s", verb,
-			  c->state->id, c->cgroup_error->msg);
-	else
-		error_set(err, EOPNOTSUPP, "%s %s: the container has no cgroup",
-			  verb, c->state->id);
-	return NULL;
-}
-
-/* poststart and poststop hooks: a failure is a warning, and the remaining
- * hooks still run (runtime-spec, "Lifecycle"). */
-static void run_hooks_warn(const struct container_dir *dir,
-			   struct spec_state *st, enum spec_hook_kind kind)
-{
-	_cleanup_error_ struct error *err = NULL;
-	_cleanup_free_ char *json = NULL;
-	struct spec *spec = NULL;
-
-	if (st->hooks_known && !(st->hooks & (1U << kind)))
-		return;
-	if (container_dir_load_config(dir, &spec, &err) < 0 ||
-	    spec_state_emit(st, STATE_PUBLIC, &json, &err) < 0) {
-		log_warn("%s hooks: %s", spec_hook_kind_names[kind], err->msg);
-		spec_free(spec);
-		return;
-	}
-	for (size_t i = 0; i < spec->hooks[kind].n; i++) {
-		struct spec_hook_list one = {&spec->hooks[kind].hooks[i], 1};
-
-		if (hooks_run(&one, kind, json, st->permissive, &err) < 0) {
-			log_warn("%s", err->msg);
-			error_free(err);
-			err = NULL;
-		}
-	}
-	spec_free(spec);
-}
-
-/* Open the init process by pidfd, then check it is still the process we
- * started (start time), so a recycled pid is never signalled. */
-static int open_init(const struct spec_state *st, struct error **err)
-{
-	int pidfd = pidfd_open_(st->pid);
-	uint64_t start;
-	char s;
-
-	if (pidfd < 0 || proc_stat(st->pid, &start, &s) < 0 ||
-	    start != st->start_time) {
-		if (pidfd >= 0)
-			close(pidfd);
-		return error_set(err, ESRCH, "%s: container not running",
-				 st->id);
-	}
-	return pidfd;
-}
-
-/* Wait for init's answer on the exec fifo: "0" once the startContainer
- * hooks ran, "1" and the error when one failed; nothing when init died.
- * A reader of a FIFO sees EOF before any writer came, so read only once
- * poll says data is there, then until the writer closes. */
-static int read_start_reply(int fifo, int pidfd, char *buf, size_t size)
-{
-	struct pollfd p[2] = {{.fd = fifo, .events = POLLIN},
-			      {.fd = pidfd, .events = POLLIN}};
-	size_t len = 0;
-
-	for (;;) {
-		ssize_t n;
-
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (!(p[0].revents & (POLLIN | POLLHUP)))
-			break; /* init exited without a word */
-		n = read(fifo, buf + len, size - 1 - len);
-		if (n < 0 && errno == EAGAIN)
-			continue;
-		if (n <= 0 || (len += (size_t)n) == size - 1)
-			break;
-	}
-	buf[len] = '\0';
-	return (int)len;
-}
-
-int container_start_open(const struct container_dir *dir,
-			 const struct spec_state *st, struct start_fds *s,
-			 struct error **err)
-{
-	/* The pidfd first: opening the fifo releases init, and a short
-	 * workload can be done and reaped (by conmon, a subreaper) before
-	 * pidfd_open would run. */
-	s->pidfd = open_init(st, err);
-	if (s->pidfd < 0)
-		return -1;
-	s->fifo =
-	    openat(dir->dirfd, FIFO_FILE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (s->fifo < 0) {
-		closep(&s->pidfd);
-		return error_errno(err, "open exec fifo");
-	}
-	return 0;
-}
-
-int container_start_opened(const struct container_dir *dir,
-			   struct spec_state *st, struct start_fds *s,
-			   struct error **err)
-{
-	_cleanup_close_ int fifo = take_fd(&s->fifo);
-	_cleanup_close_ int pidfd = take_fd(&s->pidfd);
-	char reply[4096];
-
-	if (read_start_reply(fifo, pidfd, reply, sizeof(reply)) <= 0)
-		return error_set(
-		    err, ESRCH,
-		    "cannot start container %s: its init process exited",
-		    st->id);
-	unlinkat(dir->dirfd, FIFO_FILE, 0);
-	if (reply[0] != '0')
-		return error_set(err, EIO, "start %s: %s", st->id, reply + 1);
-	log_debug("started %s: pid %d", st->id, st->pid);
-	st->status = container_status_name(CONTAINER_RUNNING);
-	run_hooks_warn(dir, st, HOOK_POSTSTART);
-	return 0;
-}
-
-/* Release a created container's init through its exec fifo, then run
- * the poststart hooks; the caller holds the directory's lock. */
-int container_start_created(const struct container_dir *dir,
-			    struct spec_state *st, struct error **err)
-{
-	struct start_fds s = START_FDS_INIT;
-
-	if (container_start_open(dir, st, &s, err) < 0)
-		return -1;
-	return container_start_opened(dir, st, &s, err);
-}
-
-int container_start(const char *root, const char *id, struct error **err)
-{
-	struct container c;
-	int r = -1;
-
-	if (container_open(root, id, &c, err) < 0)
-		return -1;
-	if (c.status != CONTAINER_CREATED)
-		error_set(err, EINVAL, "cannot start container %s: it is %s",
-			  id, container_status_name(c.status));
-	else
-		r = container_start_created(&c.dir, c.state, err);
-	container_close(&c);
-	return r;
-}
 
 int container_state(const char *root, const char *id, char **json,
 		    struct error **err)
@@ -279,7 +91,7 @@ static int kill_noted(const char *root, const char *id, int sig, bool all,
 		error_set(err, ESRCH, "%s: container not running", id);
 		goto out;
 	}
-	pidfd = open_init(c.state, err);
+	pidfd = container_init_pidfd(c.state, err);
 	if (pidfd < 0)
 		goto out;
 	if (overdue)
@@ -312,11 +124,16 @@ int container_kill(const char *root, const char *id, int sig, bool all,
 	return kill_noted(root, id, sig, all, false, err);
 }
 
+int container_kill_overdue(const char *root, const char *id, struct error **err)
+{
+	return kill_noted(root, id, SIGKILL, true, true, err);
+}
+
 /* SIGKILL the init (the kernel then kills its whole pid namespace) and
  * wait until it is gone. */
 static int kill_and_wait(const struct spec_state *st, struct error **err)
 {
-	_cleanup_close_ int pidfd = open_init(st, NULL);
+	_cleanup_close_ int pidfd = container_init_pidfd(st, NULL);
 	struct pollfd p;
 
 	if (pidfd < 0)
@@ -475,7 +292,7 @@ int container_delete_report(const char *root, const char *id, bool force,
 	if (remove_cgroup(&c, err) < 0)
 		goto out;
 	c.state->status = container_status_name(CONTAINER_STOPPED);
-	run_hooks_warn(&c.dir, c.state, HOOK_POSTSTOP);
+	container_hooks_warn(&c.dir, c.state, HOOK_POSTSTOP);
 	r = container_dir_remove(root, id, &c.dir, err);
 	log_debug("deleted %s", id);
 	if (r == 0 && report_err) {
@@ -582,82 +399,5 @@ int container_list(const char *root, enum list_format format, char **out,
 	for (size_t i = 0; i < n; i++)
 		spec_state_free(v[i].state);
 	free(v);
-	return r;
-}
-
-/* How long past its deadline a container may run before `run` ends it
- * itself: the supervisor's own clock started a little after this one,
- * and its kill takes a moment. */
-#define BACKSTOP_GRACE_S 1
-
-/* run's wait for the init, forwarding signals, with a backstop to the
- * supervisor's wall clock (stage/supervisor.h): a container still
- * running a moment after its deadline is killed from here, outside its
- * namespaces and credentials, whatever became of its supervisor (killed
- * by the OOM killer, or slowed by a workload of its own uid), and the
- * record says the wall clock ended it. */
-static void kill_overdue(void *opts)
-{
-	const struct create_opts *o = opts;
-
-	if (kill_noted(o->root, o->id, SIGKILL, true, true, NULL) == 0)
-		log_warn("%s: still running %ds after its wall clock: "
-			 "killed by corral run",
-			 o->id, BACKSTOP_GRACE_S);
-}
-
-/* The same with the caller's terminal relayed (tty_relay.h) when relay
- * is given. */
-static int wait_held_to_clock(const struct create_opts *o,
-			      const struct container_pids *pids,
-			      const sigset_t *set, struct tty_relay *relay)
-{
-	struct timespec deadline, *by = NULL;
-	int status;
-
-	if (pids->wall_clock) {
-		clock_gettime(CLOCK_MONOTONIC, &deadline);
-		deadline.tv_sec += (time_t)pids->wall_clock + BACKSTOP_GRACE_S;
-		by = &deadline;
-	}
-	if (relay)
-		return tty_relay_until_exit(relay, pids->init, set, by,
-					    kill_overdue, (void *)o);
-	status = forward_until_exit_by(pids->init, set, by);
-	if (status >= 0)
-		return status;
-	kill_overdue((void *)o);
-	return forward_until_exit(pids->init, set);
-}
-
-int container_run(const struct create_opts *o, bool detach, int *status,
-		  struct error **err)
-{
-	struct create_opts started = *o;
-	struct tty_relay relay = TTY_RELAY_INIT;
-	sigset_t set, old;
-	struct container_pids pids;
-	int r = 0;
-
-	started.start = true;
-	forward_block(&set, &old);
-	if (!detach && !o->console_socket)
-		r = tty_relay_prepare(&relay, err);
-	started.relay = r == 1 ? &relay : NULL;
-	if (r >= 0)
-		r = container_create(&started, &pids, err);
-	if (r == 0 && !detach) {
-		*status = wait_held_to_clock(o, &pids, &set, started.relay);
-		/* The helper ends with the init: once it is gone, delete has
-		 * no process left to kill and wait for. */
-		if (pids.egress > 0)
-			forward_reap(pids.egress, &set, 100);
-		r = container_delete_report(o->root, o->id, true, o->report,
-					    err);
-	}
-	tty_relay_release(&relay);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (r == 0 && detach)
-		*status = 0;
 	return r;
 }

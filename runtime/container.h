@@ -1,7 +1,7 @@
-/* The OCI lifecycle: one function per command (create.c, container.c,
- * explain.c; the commands that work through a container's cgroup are in
- * cgroup_commands.h, exec in exec.h).  Each takes the state root and the
- * container ID, does its work under the container's lock, and reports
+/* The OCI lifecycle: one function per command (create.c, start.c, run.c,
+ * container.c, explain; the commands that work through a container's
+ * cgroup are in cgroup_commands.h, exec in exec.h).  Each takes the state root
+ * and the container ID, does its work under the container's lock, and reports
  * failure through *err; printing is left to main. */
 #ifndef CORRAL_CONTAINER_H
 #define CORRAL_CONTAINER_H
@@ -83,6 +83,14 @@ int container_state(const char *root, const char *id, char **json,
 		    struct error **err);
 int container_kill(const char *root, const char *id, int sig, bool all,
 		   struct error **err);
+/* run's backstop: SIGKILL to every process of a container still running
+ * past its wall clock, its record saying the wall clock ended it. */
+int container_kill_overdue(const char *root, const char *id,
+			   struct error **err);
+/* poststart and poststop hooks of the container's stored config.json
+ * (start and delete): a failure is a warning. */
+void container_hooks_warn(const struct container_dir *dir,
+			  struct spec_state *st, enum spec_hook_kind kind);
 int container_delete(const char *root, const char *id, bool force,
 		     struct error **err);
 /* delete, writing the JSON report into `report` first (NULL: none). */
@@ -105,28 +113,5 @@ int container_explain(const char *root, const char *id, const char *bundle,
 enum list_format { LIST_TABLE, LIST_JSON, LIST_QUIET };
 int container_list(const char *root, enum list_format format, char **out,
 		   struct error **err);
-
-/* ---- an existing container, for the commands ---------------------------- */
-
-/* A container opened for a command: its directory (locked), its state,
- * its live status (container_dir_status) and its cgroup (named, not checked to
- * exist: cgroup_new).  A cgroup that cannot be named (a state.json path
- * corral would refuse, no cgroup mount) fails only the commands that need
- * it (container_cgroup), as `state` and `list` do not. */
-struct container {
-	struct container_dir dir;
-	struct spec_state *state;
-	enum container_status status;
-	struct cgroup *cgroup;	    /* NULL when it has none, or on error */
-	struct error *cgroup_error; /* why, when state.json names one */
-};
-int container_open(const char *root, const char *id, struct container *c,
-		   struct error **err);
-void container_close(struct container *c);
-
-/* c's cgroup for the command `verb`; NULL with *err set ("VERB ID: the
- * container has no cgroup", or why it could not be named) otherwise. */
-struct cgroup *container_cgroup(const struct container *c, const char *verb,
-				struct error **err);
 
 #endif

@@ -12,7 +12,6 @@
 #include "cgroup.h"
 #include "fsutil.h"
 #include "harden.h"
-#include "scratch.h"
 #include "userns_pool.h"
 #include "util.h"
 
@@ -365,4 +364,67 @@ enum container_status container_dir_status(const struct container_dir *dir,
 	if (fstatat(dir->dirfd, FIFO_FILE, &sb, AT_SYMLINK_NOFOLLOW) == 0)
 		return CONTAINER_CREATED;
 	return cgroup_frozen(dir, s) ? CONTAINER_PAUSED : CONTAINER_RUNNING;
+}
+
+/* ---- a container opened for a command ----------------------------------- */
+
+void container_close(struct container *c)
+{
+	cgroup_free(c->cgroup);
+	c->cgroup = NULL;
+	error_free(c->cgroup_error);
+	c->cgroup_error = NULL;
+	spec_state_free(c->state);
+	c->state = NULL;
+	container_dir_close(&c->dir);
+}
+
+/* The state is read once, and the status worked out once from it. */
+int container_open(const char *root, const char *id, struct container *c,
+		   struct error **err)
+{
+	*c = (struct container){.dir = {-1, -1}};
+	if (container_dir_open(root, id, &c->dir, err) < 0)
+		return -1;
+	if (container_dir_load_state(&c->dir, &c->state, err) < 0) {
+		container_close(c);
+		return -1;
+	}
+	if (c->state->cgroup)
+		container_dir_cgroup(&c->dir, c->state->cgroup, &c->cgroup,
+				     &c->cgroup_error);
+	c->status = container_dir_status(&c->dir, c->state);
+	return 0;
+}
+
+struct cgroup *container_cgroup(const struct container *c, const char *verb,
+				struct error **err)
+{
+	if (c->cgroup)
+		return c->cgroup;
+	if (c->cgroup_error)
+		error_set(err, c->cgroup_error->code, "%s %s: %s", verb,
+			  c->state->id, c->cgroup_error->msg);
+	else
+		error_set(err, EOPNOTSUPP, "%s %s: the container has no cgroup",
+			  verb, c->state->id);
+	return NULL;
+}
+
+/* Open the init process by pidfd, then check it is still the process we
+ * started (start time), so a recycled pid is never signalled. */
+int container_init_pidfd(const struct spec_state *st, struct error **err)
+{
+	int pidfd = pidfd_open_(st->pid);
+	uint64_t start;
+	char s;
+
+	if (pidfd < 0 || proc_stat(st->pid, &start, &s) < 0 ||
+	    start != st->start_time) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return error_set(err, ESRCH, "%s: container not running",
+				 st->id);
+	}
+	return pidfd;
 }

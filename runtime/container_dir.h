@@ -27,6 +27,11 @@
 /* a delegated cgroup's place (cgroup_path.h: cg_record_format), written
  * before the cgroup is made */
 #define CGROUP_RECORD_FILE "cgroup"
+/* ROOT/ID/scratch: the tmpfs holding the overlay's upper layer, attached
+ * read-only in the host's mount namespace (scratch.h scratch_attach) so
+ * that `corral report` can read what the container changed after its
+ * mount namespace is gone; container_dir_remove unmounts it. */
+#define SCRATCH_DIR "scratch"
 
 struct container_dir {
 	int dirfd;
@@ -83,5 +88,33 @@ const char *container_status_name(enum container_status status);
  * frozen is paused. */
 enum container_status container_dir_status(const struct container_dir *dir,
 					   const struct spec_state *s);
+
+/* ---- a container opened for a command ----------------------------------- */
+
+/* A container opened for a command: its directory (locked), its state,
+ * its live status (container_dir_status) and its cgroup (named, not checked to
+ * exist: cgroup_new).  A cgroup that cannot be named (a state.json path
+ * corral would refuse, no cgroup mount) fails only the commands that need
+ * it (container_cgroup), as `state` and `list` do not. */
+struct container {
+	struct container_dir dir;
+	struct spec_state *state;
+	enum container_status status;
+	struct cgroup *cgroup;	    /* NULL when it has none, or on error */
+	struct error *cgroup_error; /* why, when state.json names one */
+};
+int container_open(const char *root, const char *id, struct container *c,
+		   struct error **err);
+void container_close(struct container *c);
+
+/* c's cgroup for the command `verb`; NULL with *err set ("VERB ID: the
+ * container has no cgroup", or why it could not be named) otherwise. */
+struct cgroup *container_cgroup(const struct container *c, const char *verb,
+				struct error **err);
+
+/* The init of st by pidfd, checked to be still the process create
+ * started (its start time), so a recycled pid is never signalled; -1
+ * with "ID: container not running" otherwise. */
+int container_init_pidfd(const struct spec_state *st, struct error **err);
 
 #endif

@@ -55,6 +55,7 @@
 #include "scratch.h"
 #include "stub_resolv.h"
 #include "namespace.h"
+#include "pod.h"
 #include "policy_file.h"
 #include "proc_plan.h"
 #include "spec.h"
@@ -175,14 +176,14 @@ static int harden_config(struct create_ctx *c, struct error **err)
 	/* the pod it claims, proved from corral's own records, before
 	 * anything else of the pod's is looked at */
 	if (c->policy->mode != POLICY_PERMISSIVE &&
-	    ns_pod_claim(c->o->root, c->config, &c->policy->pod_uid, err) < 0)
+	    pod_claim(c->o->root, c->config, &c->policy->pod_uid, err) < 0)
 		return error_wrap(err, "config.json");
 	/* A slice of the pool for corral's own user namespace, which
 	 * harden() maps the container's ids to; given back at once when it
 	 * decides on none (config.json's own namespace under user.idMap). */
 	if (c->policy->mode != POLICY_PERMISSIVE &&
-	    ns_pod_userns(c->o->root, c->config, &c->policy->slice,
-			  &c->pod_userns) == 0 &&
+	    pod_userns(c->o->root, c->config, &c->policy->slice,
+		       &c->pod_userns) == 0 &&
 	    c->policy->pool.set) {
 		if (userns_slice_take(&c->policy->pool, c->o->root, c->o->id,
 				      &c->policy->slice, err) < 0)
@@ -256,36 +257,6 @@ static int save_cgroup_record(struct create_ctx *c, struct error **err)
 				    strlen(text), 0600, err);
 }
 
-/* The container's cgroup, with every limit written, before the container
- * runs any code.  A limit that cannot be enforced fails create unless
- * the policy says limits are best-effort; then it is named in the log. */
-int create_make_cgroup(struct create_ctx *c, struct error **err)
-{
-	const struct spec_linux *l = c->spec->linux_;
-	struct spec_resources r = {0};
-	char **skipped = NULL;
-
-	if (l && l->resources)
-		r = *l->resources;
-	/* an ordinary user's corral writes no device rules (harden_kernel.c
-	 * rootless_device_rules says why none is needed); config.json keeps
-	 * them as what /dev allows */
-	if (c->hardened->sandbox.no_device_cgroup) {
-		r.devices = NULL;
-		r.n_devices = 0;
-	}
-	if (cgroup_make(c->cgroup, l && l->resources ? &r : NULL,
-			c->hardened->sandbox.limits_best_effort, &skipped,
-			err) < 0)
-		return -1; /* it removed what it made */
-	c->cgroup_made = true;
-	for (char **s = skipped; s && *s; s++)
-		log_warn("%s: %s is not enforced (limits are best-effort)",
-			 c->o->id, *s);
-	strv_free(skipped);
-	return 0;
-}
-
 /* The host id that container id 0 maps to, or -1. */
 static long long host_root(const struct spec_id_mapping *m, size_t n)
 {
@@ -317,23 +288,6 @@ static int own_fifo(const struct create_ctx *c, struct error **err)
 	return 0;
 }
 
-/* The host's view of the scratch (the report's files changed) is
- * attached only when a report will be written: a mount under the state
- * root is one more thing delete must find, and an administrator who
- * mounts over the root hides it (tests/security/faults.bats). */
-bool create_report_wanted(const struct create_ctx *c)
-{
-	/* An ordinary user's corral makes its mounts in a namespace of its
-	 * own, which ends with the command: the view lasts for a --report,
-	 * which the same command writes at its delete, not for the policy's
-	 * report.dir, which a later delete writes.  Root of rootless
-	 * podman's user namespace enters none: podman runs every command
-	 * in the same one. */
-	bool own_mntns = c->policy->rootless && !c->policy->rootless_nested;
-
-	return c->o->report || (c->policy->report_dir && !own_mntns);
-}
-
 /* A source the caller opened itself (corral sandbox's --workspace) that
  * the policy's mounts do not allow is dropped as every such bind is:
  * said, since the caller asked for it by name. */
@@ -351,14 +305,6 @@ static void warn_dropped_preopened(const struct create_ctx *c)
 				 "mounts allows it (policy: mounts)",
 				 src);
 	}
-}
-
-/* In its pod's network, the pod sandbox's proxy serves a container. */
-bool create_egress_wanted(const struct create_ctx *c)
-{
-	return c->hardened->sandbox.enforced &&
-	       c->hardened->sandbox.egress_on &&
-	       !c->hardened->sandbox.pod_network;
 }
 
 /* The child shares create's memory until its exec (ns_clone_shared):
@@ -398,9 +344,9 @@ static int prepare(struct create_ctx *c, struct error **err)
 	/* a pod member goes into its pod sandbox's user namespace, whose
 	 * ipc, uts and network namespaces it joins */
 	if (c->pod_userns >= 0 && c->hardened->sandbox.userns_auto)
-		ns_plan_join_pod_userns(&c->ns, take_fd(&c->pod_userns));
-	if (ns_join_pod_network(c->o->root, c->spec, &c->hardened->sandbox,
-				&c->ns, err) < 0 ||
+		pod_plan_join_userns(&c->ns, take_fd(&c->pod_userns));
+	if (pod_join_network(c->o->root, c->spec, &c->hardened->sandbox, &c->ns,
+			     err) < 0 ||
 	    check_spec(c, err) < 0 || build_env(c, nlisten, err) < 0)
 		return -1;
 	c->proc.process = c->spec->process;

@@ -65,7 +65,7 @@ static inline bool create_in_userns(const struct create_ctx *c)
 	return (c->ns.clone_flags & CLONE_NEWUSER) || c->ns.hop;
 }
 
-/* create.c */
+/* create_ctx.c */
 /* The container's cgroup, every limit written; a limit that cannot be
  * enforced fails unless the policy makes limits best-effort. */
 int create_make_cgroup(struct create_ctx *c, struct error **err);

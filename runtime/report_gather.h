@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 
-#include "container.h"
+#include "container_dir.h"
 #include "error.h"
 
 #define OUTCOME_FILE "outcome"

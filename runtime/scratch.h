@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "container_dir.h"
 #include "error.h"
 
 /* An overlay whose lower layers are lowers[] (the rootfs's descriptor,
@@ -22,11 +23,6 @@
  * (mount_sources.c); the child attaches it in its own mount namespace. */
 int scratch_mount_root(const int *lowers, size_t n_lowers, bool userxattr,
 		       uint64_t size, int *tmpfs_out, struct error **err);
-
-/* ROOT/ID/scratch: the tmpfs holding the overlay's upper layer, attached
- * read-only in the host's mount namespace so that `corral report` can
- * read what the container changed after its mount namespace is gone. */
-#define SCRATCH_DIR "scratch"
 
 /* Attach the tmpfs (tmpfs_out of scratch_mount_root; -1: none) as
  * DIR/SCRATCH_DIR, restricted (read-only, noexec, nosuid, nodev,
