@@ -81,9 +81,9 @@
 #include "fsutil.h"
 #include "harden.h"
 #include "namespace.h"
+#include "pod.h"
 #include "netns.h"
 #include "rootless.h"
-#include "stage.h"
 #include "util.h"
 
 #define READY_TIMEOUT_MS 10000
@@ -158,8 +158,7 @@ static int open_dial_netns(const struct egress_start *s, struct error **err)
 		named =
 		    ns_open_path(s->sandbox->engine_netns, CLONE_NEWNET, NULL);
 		if (named >= 0 &&
-		    ns_pod_engine_netns(s->root, s->spec, named, &pod) == 0 &&
-		    pod)
+		    pod_engine_netns(s->root, s->spec, named, &pod) == 0 && pod)
 			return open_netns(pod, true, err);
 	}
 	return open_netns(s->sandbox->engine_netns, false, err);
@@ -194,7 +193,7 @@ extern const char corral_egress_conn_end[];
 
 static int conn_image(struct error **err)
 {
-	_cleanup_close_ int fd = stage_sealed_memfd(
+	_cleanup_close_ int fd = sealed_memfd(
 	    EGRESS_CONN_NAME, corral_egress_conn_start,
 	    (size_t)(corral_egress_conn_end - corral_egress_conn_start), true,
 	    err);

@@ -12,7 +12,7 @@
 #include "commands.h"
 #include "spec.h"
 #include "log.h"
-#include "namespace.h"
+#include "pod.h"
 #include "policy.h"
 #include "policy_file.h"
 #include "process.h"
@@ -191,7 +191,7 @@ int main(int argc, char **argv)
 	int first, status = 1;
 
 	process_title_init(argc, argv);
-	ns_note_caller();
+	pod_note_caller();
 	/* A hook or console peer that goes away must not kill the runtime
 	 * halfway through: write errors are handled where they happen. */
 	signal(SIGPIPE, SIG_IGN);

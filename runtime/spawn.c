@@ -21,6 +21,7 @@
 #include "fsutil.h"
 #include "hooks.h"
 #include "init.h"
+#include "pod.h"
 #include "report_files.h"
 #include "state.h"
 #include "sync.h"
@@ -81,7 +82,7 @@ static void fill_state(const struct create_ctx *c, struct spec_state *st,
 		if (c->spec->hooks[k].n > 0)
 			st->hooks |= 1U << k;
 	st->start_time = c->start_time;
-	ns_caller(&st->creator_pid, &st->creator_start);
+	pod_caller(&st->creator_pid, &st->creator_start);
 }
 
 /* The egress helper, forked once GO is sent: it prepares while the init
