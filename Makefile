@@ -140,6 +140,7 @@ stage: $(STAGE_BIN)
 # corral's fixed seccomp filters, compiled once at build time
 # (runtime/seccomp_prebuilt.c says why).
 SECCOMP_GEN_OBJ := build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
+	build/runtime/seccomp_own.o build/runtime/egress_seccomp.o \
 	build/spec/error.o
 build/seccomp_gen: tools/seccomp_gen.c runtime/seccomp_filter.h $(SECCOMP_GEN_OBJ)
 	@echo "  CC      $<"
@@ -209,6 +210,7 @@ build/tests/test_seccomp build/tests/test_seccomp_notify: \
 		build/tests/%: tests/unit/%.c tests/unit/unit.h \
 		tests/unit/seccomp_eval.h \
 		build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
+		build/runtime/seccomp_own.o build/runtime/egress_seccomp.o \
 		build/runtime/seccomp_prebuilt.o build/gen/seccomp_filters.o \
 		build/runtime/seccomp_cache.o build/runtime/fsutil.o $(SPEC_OBJ)
 	@mkdir -p $(dir $@)

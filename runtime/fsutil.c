@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -16,6 +17,10 @@
 
 #include "units.h"
 #include "util.h"
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
 
 #define READ_MAX (64u << 20)
 
@@ -488,4 +493,27 @@ int write_pid_file(const char *path, pid_t pid, struct error **err)
 	if (write_file_atomic_at(dfd, name, buf, (size_t)n, 0644, err) < 0)
 		return error_wrap(err, "pid file");
 	return 0;
+}
+
+/* A memfd holding `data`, sealed against every change.  MFD_EXEC says
+ * that it is to be executed (6.3+ warns without it, and a
+ * vm.memfd_noexec of 1 would make it noexec); older kernels refuse the
+ * flag, and then it is made without. */
+int sealed_memfd(const char *name, const void *data, size_t len, bool exec,
+		 struct error **err)
+{
+	unsigned int flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
+	_cleanup_close_ int fd =
+	    memfd_create(name, flags | (exec ? MFD_EXEC : 0));
+
+	if (fd < 0 && exec && errno == EINVAL)
+		fd = memfd_create(name, flags);
+	if (fd < 0)
+		return error_errno(err, "memfd %s", name);
+	if (write_all(fd, data, len) < 0)
+		return error_errno(err, "write %s", name);
+	if (fcntl(fd, F_ADD_SEALS,
+		  F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)
+		return error_errno(err, "seal %s", name);
+	return take_fd(&fd);
 }

@@ -95,4 +95,10 @@ int reserve_fds(int keep, struct error **err);
  * renamed, so an engine never reads a partial file. */
 int write_pid_file(const char *path, pid_t pid, struct error **err);
 
+/* A memfd (O_CLOEXEC) holding `data`, sealed against every change;
+ * `exec`: made to be executed (MFD_EXEC where the kernel has it): the
+ * stage's image and parameters, the egress connections' program. */
+int sealed_memfd(const char *name, const void *data, size_t len, bool exec,
+		 struct error **err);
+
 #endif

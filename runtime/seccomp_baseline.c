@@ -1,5 +1,6 @@
-/* corral's own seccomp filters: the baseline every workload runs under, on
- * top of config.json's, and the filter of the PID-1 supervisor.
+/* corral's baseline seccomp filter, which every workload runs under, on
+ * top of config.json's (seccomp_own.c has the filters of corral's own
+ * processes, runtime/egress_seccomp.c the egress helper's).
  *
  * The baseline is an allowlist of the calls ordinary programs make, in the
  * spirit of Docker's default profile without its capability-gated groups.
@@ -26,7 +27,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
-#include "egress_child.h"
 #include "util.h"
 
 /* clang-format off */
@@ -230,40 +230,9 @@ struct fixed_set {
 	size_t n;
 };
 
-/* clang-format off */
-/* The supervisor only waits, reaps, forwards signals, reads a timer and
- * writes one line; outside PID 1's place (a joined pid namespace) it
- * also kills its cgroup through the files corral opened for it: reads
- * cgroup.procs (on cgroup v1 reopened through /proc/self/fd), pins pids
- * and signals them, or writes cgroup.kill (stage/reaper.c). */
-static const char *const supervisor_allowed[] = {
-	/* waiting, reaping and forwarding signals */
-	"wait4", "waitid", "kill", "tgkill", "rt_sigaction", "rt_sigprocmask",
-	"rt_sigreturn", "rt_sigtimedwait", "signalfd4", "restart_syscall",
-	/* the timer, and the one line it writes */
-	"clock_gettime", "clock_nanosleep", "nanosleep", "timerfd_create",
-	"timerfd_settime", "ppoll", "poll", "read", "write", "close", "fcntl",
-	/* killing its cgroup (openat: read-only, below) */
-	"pread64", "pidfd_open", "pidfd_send_signal",
-	/* itself */
-	"getpid", "getppid", "brk", "mmap", "munmap", "exit", "exit_group",
-	/* the listener of the workload's refused calls (stage/notify.c) is
-	 * its own from before the fork: ioctl is allowed below by request
-	 * only */
-};
-
-/* The listener's three requests; ioctl with any other request kills the
- * supervisor. */
-static const uint32_t supervisor_ioctls[] = {
-    SECCOMP_IOCTL_NOTIF_RECV,
-    SECCOMP_IOCTL_NOTIF_SEND,
-    SECCOMP_IOCTL_NOTIF_ID_VALID,
-};
-/* clang-format on */
-
 /* The native number of a call, or -1 when this libseccomp does not know it
  * or it does not exist here (libseccomp's negative pseudo-numbers). */
-static int resolve(const char *name)
+int seccomp_resolve(const char *name)
 {
 	int nr = seccomp_syscall_resolve_name(name);
 
@@ -286,15 +255,6 @@ static int mark_fixed(struct fixed_set *f, int nr, struct error **err)
 		return error_set(err, ENOSPC, "seccomp: too many fixed calls");
 	f->nr[f->n++] = nr;
 	return 0;
-}
-
-/* The kernel reads these arguments as int and ignores the upper 32 bits of
- * the register, so a comparison must ignore them too: a full 64-bit test
- * is passed by AF_PACKET | 1 << 32. */
-static struct scmp_arg_cmp low32_in(unsigned int arg, uint32_t mask,
-				    uint32_t value)
-{
-	return (struct scmp_arg_cmp){arg, SCMP_CMP_MASKED_EQ, mask, value};
 }
 
 /* ---- the calls filtered by argument -------------------------------------
@@ -415,7 +375,7 @@ static int add_marker(scmp_filter_ctx ctx, struct tests *t,
 		      struct fixed_set *fixed, const char *name,
 		      struct error **err)
 {
-	int nr = resolve(name), r;
+	int nr = seccomp_resolve(name), r;
 
 	if (nr < 0)
 		return 0;
@@ -437,7 +397,7 @@ static int add_marker(scmp_filter_ctx ctx, struct tests *t,
 static int add_argument_calls(scmp_filter_ctx ctx, struct tests *t,
 			      struct fixed_set *fixed, struct error **err)
 {
-	int nr3 = resolve(baseline_clone3), r;
+	int nr3 = seccomp_resolve(baseline_clone3), r;
 
 	if (nr3 >= 0 && mark_fixed(fixed, nr3, err) < 0)
 		return -1;
@@ -498,7 +458,7 @@ static int add_denied(scmp_filter_ctx ctx, struct fixed_set *fixed, bool notify,
 	uint32_t act = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
 
 	for (size_t i = 0; i < ARRAY_SIZE(baseline_denied); i++) {
-		int nr = resolve(baseline_denied[i]);
+		int nr = seccomp_resolve(baseline_denied[i]);
 
 		if (nr < 0)
 			continue;
@@ -516,7 +476,7 @@ static int add_allowed(scmp_filter_ctx ctx, const char *const *names, size_t n,
 		       const struct fixed_set *fixed, struct error **err)
 {
 	for (size_t i = 0; i < n; i++) {
-		int nr = resolve(names[i]);
+		int nr = seccomp_resolve(names[i]);
 
 		if (nr < 0)
 			continue;
@@ -536,7 +496,7 @@ static int add_allowed(scmp_filter_ctx ctx, const char *const *names, size_t n,
 /* A filter for the native architecture only: libseccomp gives every other
  * one, x32's numbers on x86-64 included, the bad-arch action.  The binary
  * tree keeps a long allowlist from being a linear scan on every call. */
-static int filter_new(uint32_t def, scmp_filter_ctx *out, struct error **err)
+int seccomp_filter_new(uint32_t def, scmp_filter_ctx *out, struct error **err)
 {
 	scmp_filter_ctx ctx = seccomp_init(def);
 	int r;
@@ -557,8 +517,8 @@ static int filter_new(uint32_t def, scmp_filter_ctx *out, struct error **err)
 }
 
 /* Export the filter when r is 0, release it always. */
-static int filter_finish(scmp_filter_ctx ctx, int r,
-			 struct seccomp_program *out, struct error **err)
+int seccomp_filter_finish(scmp_filter_ctx ctx, int r,
+			  struct seccomp_program *out, struct error **err)
 {
 	if (r == 0)
 		r = seccomp_export_prog(ctx, &out->prog, err);
@@ -575,7 +535,7 @@ static int baseline_build(char *const *extra, size_t n_extra, bool notify,
 	int r;
 
 	*out = (struct seccomp_program){0};
-	if (filter_new(SCMP_ACT_ERRNO(ENOSYS), &ctx, err) < 0)
+	if (seccomp_filter_new(SCMP_ACT_ERRNO(ENOSYS), &ctx, err) < 0)
 		return error_wrap(err, "seccomp baseline");
 	/* The fixed rules go first: libseccomp keeps the first
 	 * unconditional rule of a call and drops later ones silently. */
@@ -588,7 +548,7 @@ static int baseline_build(char *const *extra, size_t n_extra, bool notify,
 	if (r == 0)
 		r = add_allowed(ctx, (const char *const *)extra, n_extra,
 				&fixed, err);
-	if (filter_finish(ctx, r, out, err) < 0)
+	if (seccomp_filter_finish(ctx, r, out, err) < 0)
 		return error_wrap(err, "seccomp baseline");
 	if (splice_tests(&out->prog, &tests, err) < 0) {
 		seccomp_program_free(out);
@@ -612,274 +572,8 @@ int seccomp_baseline_notify_build(char *const *extra, size_t n_extra,
 	return baseline_build(extra, n_extra, true, out, err);
 }
 
-/* The egress helper (runtime/egress_proxy.c) accepts, reads and writes
- * sockets, resolves over UDP, forks one broker per connection, logs by
- * write() and reads the clock; socket() only for IPv4 and IPv6, clone()
- * only as fork() makes it, and execveat() only of the connection's
- * program, its memfd at EGRESS_CONN_IMAGE_FD (below); that program's
- * start (arch_prctl, set_tid_address) and its own filter (seccomp) run
- * under this filter too.  Anything else fails with EPERM: it has no
- * business with files, ptrace, mounts or ids. */
-static const char *const egress_allowed[] = {
-    "read",
-    "write",
-    "readv",
-    "writev",
-    "close",
-    "poll",
-    "ppoll",
-    "accept4",
-    "connect",
-    "sendto",
-    "recvfrom",
-    "sendmsg",
-    "recvmsg",
-    "setsockopt",
-    "getsockopt",
-    "getsockname",
-    "getpeername",
-    "shutdown",
-    "fcntl",
-    "lseek",
-    "fstat",
-    "newfstatat",
-    "clock_gettime",
-    "gettimeofday",
-    "nanosleep",
-    "clock_nanosleep",
-    "exit",
-    "exit_group",
-    "brk",
-    "mmap",
-    "munmap",
-    "mremap",
-    "madvise",
-    "rt_sigaction",
-    "rt_sigprocmask",
-    "rt_sigreturn",
-    "restart_syscall",
-    "wait4",
-    "waitid",
-    "getpid",
-    "gettid",
-    "getrandom",
-    "futex",
-    "set_robust_list",
-    "rseq",
-    "sched_yield",
-    "getuid",
-    "getgid",
-    "geteuid",
-    "getegid",
-    "uname",
-    "close_range",
-    "socketpair",
-    "dup2",
-    "dup3",
-    "arch_prctl",
-    "set_tid_address",
-    "seccomp",
-};
-
-/* The connection's own program (egress/main.c, runtime/egress_child.h)
- * reads the workload's bytes: it may read and write the descriptors it
- * was given, take the upstream's socket from its broker (recvmsg) and
- * end; no socket, connect, bind, listen, accept, exec, open, fork or
- * anything else (EPERM). */
-static const char *const egress_conn_allowed[] = {
-    "read",
-    "write",
-    "readv",
-    "writev",
-    "close",
-    "poll",
-    "ppoll",
-    "sendto",
-    "recvfrom",
-    "sendmsg",
-    "recvmsg",
-    "shutdown",
-    "fcntl",
-    "clock_gettime",
-    "gettimeofday",
-    "nanosleep",
-    "clock_nanosleep",
-    "exit",
-    "exit_group",
-    "brk",
-    "mmap",
-    "munmap",
-    "mremap",
-    "madvise",
-    "rt_sigaction",
-    "rt_sigprocmask",
-    "rt_sigreturn",
-    "restart_syscall",
-    "getpid",
-    "gettid",
-    "tkill",
-    "getrandom",
-    "futex",
-    "lseek",
-};
-
-int seccomp_egress_build(struct seccomp_program *out, struct error **err)
+int seccomp_allow_names(scmp_filter_ctx ctx, const char *const *names, size_t n,
+			struct error **err)
 {
-	static const int families[] = {AF_INET, AF_INET6};
-	const struct scmp_arg_cmp fork_only =
-	    SCMP_A0(SCMP_CMP_MASKED_EQ,
-		    CLONE_THREAD | CLONE_VM | CLONE_NEWNS | CLONE_NEWUSER |
-			CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC |
-			CLONE_NEWUTS | CLONE_NEWCGROUP,
-		    0);
-	const struct scmp_arg_cmp image_only[] = {
-	    SCMP_A0(SCMP_CMP_EQ, EGRESS_CONN_IMAGE_FD),
-	    SCMP_A4(SCMP_CMP_EQ, AT_EMPTY_PATH)};
-	scmp_filter_ctx ctx;
-	int r;
-
-	*out = (struct seccomp_program){0};
-	if (filter_new(SCMP_ACT_ERRNO(EPERM), &ctx, err) < 0)
-		return error_wrap(err, "seccomp egress");
-	r = add_allowed(ctx, egress_allowed, ARRAY_SIZE(egress_allowed), NULL,
-			err);
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(families); i++) {
-		const struct scmp_arg_cmp fam =
-		    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)families[i]);
-
-		r = seccomp_add_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket),
-				     &fam, 1, "socket", err);
-	}
-	if (r == 0)
-		r = seccomp_add_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone),
-				     &fork_only, 1, "clone", err);
-	if (r == 0)
-		r = seccomp_add_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(execveat),
-				     image_only, 2, "execveat", err);
-	if (filter_finish(ctx, r, out, err) < 0)
-		return error_wrap(err, "seccomp egress");
-	return 0;
-}
-
-int seccomp_egress_conn_build(struct seccomp_program *out, struct error **err)
-{
-	scmp_filter_ctx ctx;
-	int r;
-
-	*out = (struct seccomp_program){0};
-	if (filter_new(SCMP_ACT_ERRNO(EPERM), &ctx, err) < 0)
-		return error_wrap(err, "seccomp egress connection");
-	r = add_allowed(ctx, egress_conn_allowed,
-			ARRAY_SIZE(egress_conn_allowed), NULL, err);
-	if (filter_finish(ctx, r, out, err) < 0)
-		return error_wrap(err, "seccomp egress connection");
-	return 0;
-}
-
-int seccomp_supervisor_build(struct seccomp_program *out, struct error **err)
-{
-	scmp_filter_ctx ctx;
-	int r;
-
-	*out = (struct seccomp_program){0};
-	if (filter_new(SCMP_ACT_KILL_PROCESS, &ctx, err) < 0)
-		return error_wrap(err, "seccomp supervisor");
-	r = add_allowed(ctx, supervisor_allowed, ARRAY_SIZE(supervisor_allowed),
-			NULL, err);
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(supervisor_ioctls); i++) {
-		struct scmp_arg_cmp req =
-		    low32_in(1, UINT32_MAX, supervisor_ioctls[i]);
-
-		r = seccomp_add_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), &req,
-				     1, "ioctl", err);
-	}
-	/* It reads cgroup.procs again and the workload's /proc/PID/comm;
-	 * it never writes, creates or truncates a file, which as root of
-	 * the container's namespace it could otherwise do to root's files
-	 * there. */
-	if (r == 0) {
-		const struct scmp_arg_cmp read_only = low32_in(
-		    2, O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | __O_TMPFILE,
-		    0);
-
-		r = seccomp_add_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat),
-				     &read_only, 1, "openat", err);
-	}
-	if (filter_finish(ctx, r, out, err) < 0)
-		return error_wrap(err, "seccomp supervisor");
-	return 0;
-}
-
-/* The calls that act on another process's scheduling, priority, I/O
- * priority or limits, and the argument that names it: the process
- * itself is 0.  setpriority and ioprio_set name a process group or a
- * user too (their first argument): a user, even 0 (the caller's own),
- * takes in the supervisor. */
-static const struct {
-	const char *name;
-	unsigned int who; /* the argument naming the target */
-	int user_kind;	  /* the first argument's value for "a user"; -1 */
-} self_only_calls[] = {
-    {"sched_setaffinity", 0, -1},  {"sched_setscheduler", 0, -1},
-    {"sched_setparam", 0, -1},	   {"sched_setattr", 0, -1},
-    {"setpriority", 1, PRIO_USER}, {"ioprio_set", 1, 3 /* WHO_USER */},
-};
-
-int seccomp_no_fork_build(struct seccomp_program *out, struct error **err)
-{
-	static const char *const forks[] = {"fork", "vfork", "clone"};
-	scmp_filter_ctx ctx;
-	int r = 0, nr;
-
-	*out = (struct seccomp_program){0};
-	if (filter_new(SCMP_ACT_ALLOW, &ctx, err) < 0)
-		return error_wrap(err, "seccomp no-fork");
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(forks); i++)
-		if ((nr = resolve(forks[i])) >= 0)
-			r = seccomp_add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr,
-					     NULL, 0, forks[i], err);
-	/* ENOSYS, which a C library takes as "use clone" */
-	if (r == 0 && (nr = resolve("clone3")) >= 0)
-		r = seccomp_add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, NULL, 0,
-				     "clone3", err);
-	if (filter_finish(ctx, r, out, err) < 0)
-		return error_wrap(err, "seccomp no-fork");
-	return 0;
-}
-
-int seccomp_self_only_build(struct seccomp_program *out, struct error **err)
-{
-	const struct scmp_arg_cmp another[] = {SCMP_A0(SCMP_CMP_NE, 0),
-					       SCMP_A2(SCMP_CMP_NE, 0)};
-	scmp_filter_ctx ctx;
-	int r = 0;
-
-	*out = (struct seccomp_program){0};
-	if (filter_new(SCMP_ACT_ALLOW, &ctx, err) < 0)
-		return error_wrap(err, "seccomp self-only");
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(self_only_calls); i++) {
-		int nr = resolve(self_only_calls[i].name);
-		struct scmp_arg_cmp not_self = {self_only_calls[i].who,
-						SCMP_CMP_NE, 0, 0};
-		struct scmp_arg_cmp user = SCMP_A0(
-		    SCMP_CMP_EQ, (scmp_datum_t)self_only_calls[i].user_kind);
-
-		if (nr < 0)
-			continue;
-		r = seccomp_add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, &not_self,
-				     1, self_only_calls[i].name, err);
-		if (r == 0 && self_only_calls[i].user_kind >= 0)
-			r = seccomp_add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr,
-					     &user, 1, self_only_calls[i].name,
-					     err);
-	}
-	/* prlimit64(pid, resource, new, old): setting another's; reading
-	 * (new NULL) is left to the kernel's own check */
-	if (r == 0)
-		r = seccomp_add_rule(ctx, SCMP_ACT_ERRNO(EPERM),
-				     SCMP_SYS(prlimit64), another, 2,
-				     "prlimit64", err);
-	if (filter_finish(ctx, r, out, err) < 0)
-		return error_wrap(err, "seccomp self-only");
-	return 0;
+	return add_allowed(ctx, names, n, NULL, err);
 }

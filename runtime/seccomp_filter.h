@@ -1,4 +1,5 @@
-/* Seccomp filters: config.json's, corral's baseline and the supervisor's.
+/* Seccomp filters: config.json's, corral's baseline and the filters of
+ * corral's own processes (the egress helper's: egress_seccomp.h).
  * Each is compiled to BPF in the parent with libseccomp and loaded by the
  * child with seccomp(2) just before exec. */
 #ifndef CORRAL_SECCOMP_FILTER_H
@@ -76,26 +77,40 @@ int seccomp_self_only_build(struct seccomp_program *out, struct error **err);
  * baseline.  Prebuilt; the stage loads it. */
 int seccomp_no_fork_build(struct seccomp_program *out, struct error **err);
 
-/* The egress helper's filter (runtime/egress_helper.c): socket calls
- * for IPv4 and IPv6, fork, the clock and memory; EPERM for the rest.
- * Built and prebuilt as the baseline is. */
-int seccomp_egress_build(struct seccomp_program *out, struct error **err);
-int seccomp_egress_compile(struct seccomp_program *out, struct error **err);
-
-/* The filter of an egress connection's own program (egress/main.c, which
- * loads the prebuilt copy itself): no socket calls but on its own
- * descriptors, no exec, open or fork. */
-int seccomp_egress_conn_build(struct seccomp_program *out, struct error **err);
-
-/* Shared by the compilers above.  seccomp_add_rule() adds one libseccomp
- * rule (n comparisons, ANDed) and names the call in its error;
+/* Shared by the compilers above and the egress helper's
+ * (egress_seccomp.c).  seccomp_add_rule() adds one libseccomp rule (n
+ * comparisons, ANDed) and names the call in its error;
  * seccomp_export_prog() exports the filter as BPF (prog->filter is
- * malloc'ed). */
+ * malloc'ed).  seccomp_filter_new() starts a filter for the native
+ * architecture alone (any other kills) with default action `def`;
+ * seccomp_filter_finish() exports it when r is 0 and releases it
+ * always.  seccomp_allow_names() allows calls by name (names this
+ * libseccomp or architecture lacks are skipped); seccomp_resolve() is a
+ * call's native number, or -1.  seccomp_prebuilt_copy() copies a filter
+ * compiled at build time: 1, or 0 when it cannot serve here (another
+ * architecture), -1 on error. */
 int seccomp_add_rule(scmp_filter_ctx ctx, uint32_t action, int nr,
 		     const struct scmp_arg_cmp *cmp, unsigned int n,
 		     const char *name, struct error **err);
 int seccomp_export_prog(scmp_filter_ctx ctx, struct sock_fprog *prog,
 			struct error **err);
+int seccomp_filter_new(uint32_t def, scmp_filter_ctx *out, struct error **err);
+int seccomp_filter_finish(scmp_filter_ctx ctx, int r,
+			  struct seccomp_program *out, struct error **err);
+int seccomp_allow_names(scmp_filter_ctx ctx, const char *const *names, size_t n,
+			struct error **err);
+int seccomp_resolve(const char *name);
+int seccomp_prebuilt_copy(const struct seccomp_prebuilt *pb,
+			  struct seccomp_program *out, struct error **err);
+
+/* The kernel reads most arguments as int and ignores the upper 32 bits
+ * of the register, so a comparison must ignore them too: a full 64-bit
+ * test is passed by AF_PACKET | 1 << 32. */
+static inline struct scmp_arg_cmp
+seccomp_low32_in(unsigned int arg, uint32_t mask, uint32_t value)
+{
+	return (struct scmp_arg_cmp){arg, SCMP_CMP_MASKED_EQ, mask, value};
+}
 
 int seccomp_program_load(const struct seccomp_program *p, struct error **err);
 

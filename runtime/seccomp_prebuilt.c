@@ -1,6 +1,6 @@
 /* The baseline (both variants: EPERM, and USER_NOTIF for a workload whose
- * supervisor listens), supervisor and egress filters without libseccomp
- * at run time.
+ * supervisor listens) and the supervisor's filter without libseccomp at
+ * run time (the egress helper copies its own: egress_proxy.c).
  *
  * They are fixed by corral's source unless the policy widens the
  * baseline, so the build compiles them once (tools/seccomp_gen.c, into
@@ -35,6 +35,14 @@ static bool usable(const struct seccomp_prebuilt *pb)
 	return pb->len > 0 && pb->arch == seccomp_arch_native();
 }
 
+int seccomp_prebuilt_copy(const struct seccomp_prebuilt *pb,
+			  struct seccomp_program *out, struct error **err)
+{
+	if (!usable(pb))
+		return 0;
+	return copy_prebuilt(pb, out, err) < 0 ? -1 : 1;
+}
+
 int seccomp_baseline_compile(char *const *extra, size_t n_extra,
 			     struct seccomp_program *out, struct error **err)
 {
@@ -62,11 +70,4 @@ int seccomp_supervisor_compile(struct seccomp_program *out, struct error **err)
 	if (usable(&seccomp_prebuilt_supervisor))
 		return copy_prebuilt(&seccomp_prebuilt_supervisor, out, err);
 	return seccomp_supervisor_build(out, err);
-}
-
-int seccomp_egress_compile(struct seccomp_program *out, struct error **err)
-{
-	if (usable(&seccomp_prebuilt_egress))
-		return copy_prebuilt(&seccomp_prebuilt_egress, out, err);
-	return seccomp_egress_build(out, err);
 }

@@ -17,10 +17,6 @@
 extern const char corral_stage_start[];
 extern const char corral_stage_end[];
 
-#ifndef MFD_EXEC
-#define MFD_EXEC 0x0010U
-#endif
-
 static struct stage_filter filter_of(const struct seccomp_program *s)
 {
 	if (!s || !s->prog.filter)
@@ -71,29 +67,6 @@ void stage_params_process(struct stage_params *p,
 		    proc->rlimits[i].hard};
 }
 
-/* A memfd holding `data`, sealed against every change.  MFD_EXEC says
- * that it is to be executed (6.3+ warns without it, and a
- * vm.memfd_noexec of 1 would make it noexec); older kernels refuse the
- * flag, and then it is made without. */
-int stage_sealed_memfd(const char *name, const void *data, size_t len,
-		       bool exec, struct error **err)
-{
-	unsigned int flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
-	_cleanup_close_ int fd =
-	    memfd_create(name, flags | (exec ? MFD_EXEC : 0));
-
-	if (fd < 0 && exec && errno == EINVAL)
-		fd = memfd_create(name, flags);
-	if (fd < 0)
-		return error_errno(err, "stage: memfd %s", name);
-	if (write_all(fd, data, len) < 0)
-		return error_errno(err, "stage: write %s", name);
-	if (fcntl(fd, F_ADD_SEALS,
-		  F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)
-		return error_errno(err, "stage: seal %s", name);
-	return take_fd(&fd);
-}
-
 static int keep_open(int fd, struct error **err)
 {
 	if (fd >= 0 && fcntl(fd, F_SETFD, 0) < 0)
@@ -112,12 +85,12 @@ int stage_exec(const struct stage_params *p, struct error **err)
 
 	if (stage_params_encode(p, &blob, &len, err) < 0)
 		return -1;
-	params = stage_sealed_memfd("corral-params", blob, len, false, err);
+	params = sealed_memfd("corral-params", blob, len, false, err);
 	if (params < 0)
 		return -1;
-	image = stage_sealed_memfd(
-	    "corral-init", corral_stage_start,
-	    (size_t)(corral_stage_end - corral_stage_start), true, err);
+	image = sealed_memfd("corral-init", corral_stage_start,
+			     (size_t)(corral_stage_end - corral_stage_start),
+			     true, err);
 	if (image < 0)
 		return -1;
 	if (keep_open(params, err) < 0 || keep_open(p->sync_fd, err) < 0 ||

@@ -30,10 +30,4 @@ void stage_params_process(struct stage_params *p,
  * on failure. */
 int stage_exec(const struct stage_params *p, struct error **err);
 
-/* A memfd (O_CLOEXEC) holding `data`, sealed against every change;
- * `exec`: made to be executed (MFD_EXEC where the kernel has it).  The
- * egress helper makes its connections' program one too. */
-int stage_sealed_memfd(const char *name, const void *data, size_t len,
-		       bool exec, struct error **err);
-
 #endif

@@ -5,6 +5,7 @@
  * supervisor's, the self-only and the no-fork ones). */
 #include <stdio.h>
 
+#include "egress_seccomp.h"
 #include "seccomp_filter.h"
 #include "util.h"
 

@@ -36,6 +36,7 @@
 #include <valgrind/valgrind.h>
 
 #include "egress_child.h"
+#include "egress_seccomp.h"
 #include "seccomp_filter.h"
 #include "unit.h"
 #include "util.h"
@@ -655,7 +656,7 @@ TEST(egress_allows_inet_sockets_and_fork_only)
 	struct seccomp_program p;
 	_cleanup_error_ struct error *e = NULL;
 
-	CHECK(seccomp_egress_compile(&p, &e) == 0);
+	CHECK(seccomp_prebuilt_copy(&seccomp_prebuilt_egress, &p, &e) == 1);
 #if defined(__SANITIZE_ADDRESS__)
 	/* as the supervisor's: the sanitizer's calls are not on the list */
 	printf("# skip: the egress filter under AddressSanitizer\n");
@@ -681,17 +682,17 @@ CALL(call_prlimit_set_self, SYS_prlimit64, 0, 0x7fff, NULL, NULL)
 /* Another process's scheduling, priority and limits are refused; the
  * caller's own go to the kernel (which answers the bad arguments). */
 static const struct call_case self_only_cases[] = {
-	{ "sched_setaffinity(0)", call_setaffinity_self, EINVAL },
-	{ "sched_setaffinity(1)", call_setaffinity_other, EPERM },
-	{ "setpriority(PRIO_PROCESS, 0)", call_setpriority_self, 0 },
-	{ "setpriority(PRIO_PROCESS, 1)", call_setpriority_other, EPERM },
-	{ "setpriority(PRIO_USER, 0)", call_setpriority_user, EPERM },
-	{ "sched_setscheduler(1)", call_setscheduler_other, EPERM },
-	{ "ioprio_set(IOPRIO_WHO_USER)", call_ioprio_user, EPERM },
-	{ "prlimit64(1, get)", call_prlimit_get_other, 0 },
-	{ "prlimit64(1, set)", call_prlimit_set_other, EPERM },
-	{ "prlimit64(0, bad resource)", call_prlimit_set_self, EINVAL },
-	{ "getpid", call_getpid, 0 },
+    {"sched_setaffinity(0)", call_setaffinity_self, EINVAL},
+    {"sched_setaffinity(1)", call_setaffinity_other, EPERM},
+    {"setpriority(PRIO_PROCESS, 0)", call_setpriority_self, 0},
+    {"setpriority(PRIO_PROCESS, 1)", call_setpriority_other, EPERM},
+    {"setpriority(PRIO_USER, 0)", call_setpriority_user, EPERM},
+    {"sched_setscheduler(1)", call_setscheduler_other, EPERM},
+    {"ioprio_set(IOPRIO_WHO_USER)", call_ioprio_user, EPERM},
+    {"prlimit64(1, get)", call_prlimit_get_other, 0},
+    {"prlimit64(1, set)", call_prlimit_set_other, EPERM},
+    {"prlimit64(0, bad resource)", call_prlimit_set_self, EINVAL},
+    {"getpid", call_getpid, 0},
 };
 
 TEST(self_only_refuses_other_processes_alone)
@@ -706,12 +707,9 @@ TEST(self_only_refuses_other_processes_alone)
 
 /* A pause makes no process or thread; the rest goes to the baseline. */
 static const struct call_case no_fork_cases[] = {
-	{ "fork", call_fork, EPERM },
-	{ "clone", call_clone_plain, EPERM },
-	{ "clone3", call_clone3, ENOSYS },
-	{ "thread", call_thread, EPERM },
-	{ "getpid", call_getpid, 0 },
-	{ "openat", call_openat, 0 },
+    {"fork", call_fork, EPERM},	     {"clone", call_clone_plain, EPERM},
+    {"clone3", call_clone3, ENOSYS}, {"thread", call_thread, EPERM},
+    {"getpid", call_getpid, 0},	     {"openat", call_openat, 0},
 };
 
 TEST(no_fork_refuses_new_processes_alone)
@@ -757,7 +755,7 @@ TEST(prebuilt_filters_match_a_fresh_build)
 	CHECK(same_program(&pre, &built));
 	seccomp_program_free(&pre);
 	seccomp_program_free(&built);
-	CHECK(seccomp_egress_compile(&pre, &e) == 0);
+	CHECK(seccomp_prebuilt_copy(&seccomp_prebuilt_egress, &pre, &e) == 1);
 	CHECK(seccomp_egress_build(&built, &e) == 0);
 	CHECK(same_program(&pre, &built));
 	seccomp_program_free(&pre);
