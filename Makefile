@@ -206,9 +206,10 @@ $(RUNTIME_UNIT:%=build/tests/%): build/tests/%: tests/unit/%.c \
 		build/libcorral.a $(SPEC_OBJ) $(PKG_LIBS)
 
 # The seccomp tests also link the filters they load.
-build/tests/test_seccomp build/tests/test_seccomp_notify: \
+build/tests/test_seccomp build/tests/test_seccomp_own \
+		build/tests/test_seccomp_notify: \
 		build/tests/%: tests/unit/%.c tests/unit/unit.h \
-		tests/unit/seccomp_eval.h \
+		tests/unit/seccomp_eval.h tests/unit/seccomp_calls.h \
 		build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
 		build/runtime/seccomp_own.o build/runtime/egress_seccomp.o \
 		build/runtime/seccomp_prebuilt.o build/gen/seccomp_filters.o \

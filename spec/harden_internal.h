@@ -105,6 +105,18 @@ int harden_pause(struct harden_ctx *c, struct error **err);
 /* Whether the component `back` places from the end of path (0: the
  * last) is `name`. */
 bool harden_component_is(const char *path, int back, const char *name);
+/* A bind source that is one of the kubelet's volumes of the container's
+ * own pod (harden_volumes.c): the engine directory it lies in, whether
+ * the container keeps it, writable or read-only, and why. */
+struct harden_volume {
+	const char *dir;
+	bool keep;
+	bool rw;
+	const char *reason;
+};
+bool harden_kubelet_volume(const struct harden_ctx *c, const char *source,
+			   struct harden_volume *v);
+
 /* The policy's mounts entry with the longest source holding `source`
  * (clean, absolute), or NULL. */
 const struct policy_mount *harden_policy_mount(const struct policy *p,

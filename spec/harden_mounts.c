@@ -56,37 +56,6 @@ static const struct {
     {"/dev/termination-log", {NULL}},
 };
 
-/* The kubelet's volumes, ENGINEDIR/UID/volumes/kubernetes.io~KIND/NAME
- * bound whole, where ENGINEDIR is an engineDirs entry named "pods"
- * (/var/lib/kubelet/pods) and UID the container's own pod's, as the
- * runtime proved it (policy->pod_uid: the pod sandbox corral made for the
- * same engine process, and that sandbox's uid as it was recorded; no
- * annotation of the container's own): the pod's scratch is writable,
- * what the cluster hands the pod to read is read-only, and a secret only
- * when the policy names it.
- * Any other kind (a cloud disk, nfs ...) and a subPath (volume-subpaths/,
- * whose kind its path does not tell) need a policy mounts entry. */
-enum volume_rule { VOLUME_RW, VOLUME_RO, VOLUME_BY_NAME };
-static const struct {
-	const char *kind;   /* in the kubelet's path */
-	const char *policy; /* in volumes.kinds */
-	enum volume_rule rule;
-	const char *reason;
-} volume_kinds[] = {
-    {"empty-dir", "emptyDir", VOLUME_RW,
-     "default: an emptyDir volume, the pod's own"},
-    {"configmap", "configMap", VOLUME_RO,
-     "default: a configMap volume, read-only"},
-    {"downward-api", "downwardAPI", VOLUME_RO,
-     "default: a downwardAPI volume, read-only"},
-    {"secret", NULL, VOLUME_BY_NAME,
-     "default: a secret volume is mounted only when the policy's "
-     "volumes.secrets names it"},
-    {"projected", NULL, VOLUME_BY_NAME,
-     "default: a projected volume (tokens, secrets) is mounted only when "
-     "the policy's volumes.secrets names it"},
-};
-
 /* The kernel filesystems a container is made of, each kept once and only
  * at its own destination, where the masked and read-only paths apply; a
  * second proc or sysfs elsewhere would show what the masks hide.  tmpfs
@@ -261,83 +230,14 @@ struct verdict {
 	const char *reason;
 };
 
-/* The kubelet volume a clean source is, as volume_kinds[*kind] named
- * *name, and the engine directory it lies in; NULL when it is none. */
-static const char *kubelet_volume(const struct harden_ctx *c,
-				  const char *source, size_t *kind,
-				  const char **name)
-{
-	static const char prefix[] = "kubernetes.io~";
-	const struct policy *p = c->policy;
-	/* the pod the runtime proved from its own records, never an
-	 * annotation's word */
-	const char *uid = p->pod_uid;
-
-	for (size_t i = 0; uid && i < p->n_engine_dirs; i++) {
-		const char *dir = p->engine_dirs[i], *rest, *k, *n;
-		size_t len = strlen(dir), ulen = strlen(uid);
-
-		if (!harden_component_is(dir, 0, "pods") ||
-		    !harden_path_under(source, dir) || !source[len])
-			continue;
-		rest = source + len + 1;
-		/* UID/volumes/kubernetes.io~KIND/NAME, NAME the last */
-		if (strncmp(rest, uid, ulen) != 0 ||
-		    strncmp(rest + ulen, "/volumes/", 9) != 0)
-			continue;
-		k = rest + ulen + 9;
-		if (strncmp(k, prefix, sizeof(prefix) - 1) != 0)
-			continue;
-		k += sizeof(prefix) - 1;
-		n = strchr(k, '/');
-		if (!n || !n[1] || strchr(n + 1, '/'))
-			continue;
-		for (size_t j = 0; j < ARRAY_SIZE(volume_kinds); j++)
-			if (strlen(volume_kinds[j].kind) == (size_t)(n - k) &&
-			    !strncmp(k, volume_kinds[j].kind,
-				     (size_t)(n - k))) {
-				*kind = j;
-				*name = n + 1;
-				return dir;
-			}
-	}
-	return NULL;
-}
-
-static struct verdict judge_volume(const struct harden_ctx *c, size_t kind,
-				   const char *name)
-{
-	const struct policy *p = c->policy;
-
-	if (volume_kinds[kind].rule != VOLUME_BY_NAME) {
-		const char *k = volume_kinds[kind].policy;
-		bool is_default = harden_strv_has(
-		    c->defaults->volume_kinds, c->defaults->n_volume_kinds, k);
-
-		if (!harden_strv_has(p->volume_kinds, p->n_volume_kinds, k))
-			return (struct verdict){false, NULL,
-						"policy: volumes.kinds leaves "
-						"this kind out"};
-		return (struct verdict){
-		    true,
-		    volume_kinds[kind].rule == VOLUME_RW ? &bind_rw : &bind_ro,
-		    is_default ? volume_kinds[kind].reason
-			       : "policy: volumes.kinds"};
-	}
-	if (harden_strv_has(p->volume_secrets, p->n_volume_secrets, name))
-		return (struct verdict){true, &bind_ro,
-					"policy: volumes.secrets"};
-	return (struct verdict){false, NULL, volume_kinds[kind].reason};
-}
-
 static struct verdict judge_bind(const struct harden_ctx *c,
 				 const struct spec_mount *m)
 {
 	const char *why_not = HARDEN_WHY(
 	    c->policy->n_mounts == 0 && c->defaults->n_mounts == 0, "mounts");
 	const struct policy_mount *entry;
-	const char *never, *name;
-	size_t kind;
+	struct harden_volume v;
+	const char *never;
 
 	if (!harden_clean_path(m->source))
 		return (struct verdict){false, NULL,
@@ -350,8 +250,12 @@ static struct verdict judge_bind(const struct harden_ctx *c,
 	if (entry)
 		return (struct verdict){true, entry->rw ? &bind_rw : &bind_ro,
 					"policy: mounts"};
-	if (kubelet_volume(c, m->source, &kind, &name))
-		return judge_volume(c, kind, name);
+	if (harden_kubelet_volume(c, m->source, &v))
+		return (struct verdict){v.keep,
+					!v.keep ? NULL
+					: v.rw	? &bind_rw
+						: &bind_ro,
+					v.reason};
 	if (engine_file_dir(c, m))
 		return (struct verdict){true, &bind_ro, "default"};
 	return (struct verdict){false, NULL, why_not};
@@ -793,8 +697,7 @@ void harden_list_binds(struct harden_ctx *c, bool permissive)
 	for (size_t i = 0; i < s->n_mounts; i++) {
 		const struct spec_mount *m = &s->mounts[i];
 		const struct policy_mount *e;
-		const char *vdir, *name;
-		size_t kind;
+		struct harden_volume v = {0};
 
 		if (!is_bind(m))
 			continue;
@@ -803,11 +706,10 @@ void harden_list_binds(struct harden_ctx *c, bool permissive)
 			continue;
 		}
 		e = harden_policy_mount(c->policy, m->source);
-		vdir = e ? NULL : kubelet_volume(c, m->source, &kind, &name);
 		if (e)
 			add_bind(c, i, BIND_POLICY, e->source, e->follow_links);
-		else if (vdir)
-			add_bind(c, i, BIND_VOLUME, vdir, false);
+		else if (harden_kubelet_volume(c, m->source, &v))
+			add_bind(c, i, BIND_VOLUME, v.dir, false);
 		else
 			add_bind(c, i, BIND_ENGINE_FILE, engine_file_dir(c, m),
 				 false);

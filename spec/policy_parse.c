@@ -24,96 +24,6 @@
 #define CPU_QUOTA_MIN 1000 /* the kernel refuses a smaller CFS quota */
 #define CPUS_MAX 65536
 
-/* ---- validating names ------------------------------------------------ */
-
-static bool valid_env_name(const char *s)
-{
-	return s[0] != '\0' && !strchr(s, '=');
-}
-
-static bool valid_syscall_name(const char *s)
-{
-	return s[0] != '\0' &&
-	       s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_")] == '\0';
-}
-
-/* "net.ipv4.ping_group_range", or a prefix "net.ipv4.*": dot-separated
- * non-empty words, "*" only as the whole last word. */
-static bool valid_sysctl_name(const char *s)
-{
-	static const char word[] = "abcdefghijklmnopqrstuvwxyz"
-				   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
-
-	for (;;) {
-		size_t n = strspn(s, word);
-
-		if (n == 0)
-			return s[0] == '*' && s[1] == '\0';
-		if (s[n] == '\0')
-			return true;
-		if (s[n] != '.')
-			return false;
-		s += n + 1;
-	}
-}
-
-/* A group name as the host's group database writes them, or a decimal
- * id. */
-static bool valid_group(const char *s)
-{
-	static const char first[] = "abcdefghijklmnopqrstuvwxyz_";
-	static const char rest[] = "abcdefghijklmnopqrstuvwxyz0123456789_-.";
-
-	if (s[0] != '\0' && s[strspn(s, "0123456789")] == '\0')
-		return strlen(s) <= 10;
-	return s[0] != '\0' && strchr(first, s[0]) && strlen(s) <= 32 &&
-	       s[strspn(s, rest)] == '\0';
-}
-
-/* Whether a capability name is known; the message says what is wrong. */
-static int check_capability(const char *s, const struct jpath *p,
-			    struct error **err)
-{
-	if (strncmp(s, "CAP_", 4) != 0)
-		return json_fail_value(
-		    p, err,
-		    "expected a capability name like \"CAP_NET_BIND_SERVICE\","
-		    " got",
-		    s);
-	/* every capability Linux knows: a misspelt name fails the policy
-	 * instead of silently keeping nothing */
-	for (size_t i = 0; i < SPEC_N_CAPABILITIES; i++)
-		if (strcmp(spec_capability_names[i], s) == 0)
-			return 0;
-	return json_fail_value(p, err, "unknown capability", s);
-}
-
-/* An absolute path without ".", ".." or empty components and without a
- * trailing slash ("/" itself is clean): prefix matching on whole
- * components is only sound on such paths. */
-static int check_clean_path(const char *s, const char *under,
-			    const struct jpath *p, struct error **err)
-{
-	if (s[0] != '/')
-		return json_fail(p, err, "must be an absolute path");
-	if (under && strncmp(s, under, strlen(under)) != 0)
-		return json_fail(p, err, "must be a path under %s", under);
-	for (const char *c = s + 1;;) {
-		size_t n = strcspn(c, "/");
-
-		if (n == 2 && c[0] == '.' && c[1] == '.')
-			return json_fail(p, err, "must not contain \"..\"");
-		if ((n == 0 && s[1] != '\0') || (n == 1 && c[0] == '.'))
-			return json_fail(p, err,
-					 "must be a clean path (no \"//\", "
-					 "\".\" or trailing \"/\")");
-		if (c[n] == '\0')
-			break;
-		c += n + 1;
-	}
-	return 0;
-}
-
 /* ---- typed readers over the shared JSON toolkit ---------------------- */
 
 /* Fail on any member of obj not in keys: a typo must not be ignored. */
@@ -214,7 +124,7 @@ typedef bool (*name_check)(const char *);
 
 /* A list of names that replaces the default list when present (even when
  * empty: "allow": [] means none).  Each name is checked by `valid` or, for
- * capabilities, by check_capability(). */
+ * capabilities, by policy_check_capability(). */
 static int read_names(yajl_val obj, const struct jpath *p, const char *key,
 		      name_check valid, const char *what, char ***list,
 		      size_t *n, struct error **err)
@@ -234,7 +144,7 @@ static int read_names(yajl_val obj, const struct jpath *p, const char *key,
 	for (size_t i = 0; i < *n; i++) {
 		struct jpath ip = JINDEX(&kp, i);
 
-		if (!valid && check_capability((*list)[i], &ip, err) < 0)
+		if (!valid && policy_check_capability((*list)[i], &ip, err) < 0)
 			return -1;
 		if (valid && !valid((*list)[i]))
 			return json_fail_value(&ip, err, what, (*list)[i]);
@@ -360,14 +270,15 @@ static int parse_lists(yajl_val doc, struct policy *pol, struct error **err)
 		char ***list;
 		size_t *n;
 	} lists[] = {
-	    {"env", "allow", valid_env_name, "invalid variable name",
+	    {"env", "allow", policy_valid_env_name, "invalid variable name",
 	     &pol->env_allow, &pol->n_env_allow},
 	    {"capabilities", "keep", NULL, NULL, &pol->caps_keep,
 	     &pol->n_caps_keep},
-	    {"syscalls", "allow", valid_syscall_name, "invalid syscall name",
-	     &pol->syscalls_allow, &pol->n_syscalls_allow},
-	    {"sysctls", "allow", valid_sysctl_name, "invalid sysctl name",
-	     &pol->sysctl_allow, &pol->n_sysctl_allow},
+	    {"syscalls", "allow", policy_valid_syscall_name,
+	     "invalid syscall name", &pol->syscalls_allow,
+	     &pol->n_syscalls_allow},
+	    {"sysctls", "allow", policy_valid_sysctl_name,
+	     "invalid sysctl name", &pol->sysctl_allow, &pol->n_sysctl_allow},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
@@ -464,7 +375,7 @@ static int parse_user(yajl_val doc, struct policy *pol, struct error **err)
 	    read_bool(o, &p, "keepGroups", &pol->keep_groups, err) < 0 ||
 	    read_id_map(o, &p, &pol->id_map, err) < 0 ||
 	    read_pool(o, &p, &pol->pool, err) < 0 ||
-	    read_names(o, &p, "privilegedGroups", valid_group,
+	    read_names(o, &p, "privilegedGroups", policy_valid_group,
 		       "expected a group name or id, got",
 		       &pol->privileged_groups, &pol->n_privileged_groups,
 		       err) < 0)
@@ -537,7 +448,7 @@ static int parse_mount(yajl_val o, const struct jpath *p, void *elem,
 
 	if (check_keys(o, p, keys, ARRAY_SIZE(keys), err) < 0 ||
 	    json_field_string(o, p, "source", true, &m->source, err) < 0 ||
-	    check_clean_path(m->source, NULL, &sp, err) < 0 ||
+	    policy_check_clean_path(m->source, NULL, &sp, err) < 0 ||
 	    read_bool(o, p, "rw", &m->rw, err) < 0 ||
 	    read_bool(o, p, "followLinks", &m->follow_links, err) < 0)
 		return -1;
@@ -554,7 +465,7 @@ static int parse_hook(yajl_val o, const struct jpath *p, void *elem,
 
 	if (check_keys(o, p, keys, ARRAY_SIZE(keys), err) < 0 ||
 	    json_field_string(o, p, "path", true, &h->path, err) < 0 ||
-	    check_clean_path(h->path, NULL, &pp, err) < 0 ||
+	    policy_check_clean_path(h->path, NULL, &pp, err) < 0 ||
 	    json_member(o, p, "args", &v, err) < 0 ||
 	    json_field_strv(o, p, "args", false, &h->args, &h->n_args, err) < 0)
 		return -1;
@@ -599,7 +510,8 @@ static int parse_engine_dirs(yajl_val doc, struct policy *pol,
 	for (size_t i = 0; i < pol->n_engine_dirs; i++) {
 		struct jpath ip = JINDEX(&kp, i);
 
-		if (check_clean_path(pol->engine_dirs[i], NULL, &ip, err) < 0)
+		if (policy_check_clean_path(pol->engine_dirs[i], NULL, &ip,
+					    err) < 0)
 			return -1;
 		if (policy_system_dir(pol->engine_dirs[i]))
 			return json_fail_value(&ip, err,
@@ -621,7 +533,7 @@ static int parse_device(yajl_val o, const struct jpath *p, void *elem,
 
 	if (check_keys(o, p, keys, ARRAY_SIZE(keys), err) < 0 ||
 	    json_field_string(o, p, "path", true, &d->path, err) < 0 ||
-	    check_clean_path(d->path, "/dev/", &pp, err) < 0 ||
+	    policy_check_clean_path(d->path, "/dev/", &pp, err) < 0 ||
 	    json_field_string(o, p, "type", true, &type, err) < 0)
 		return -1;
 	if (strcmp(type, "c") != 0 && strcmp(type, "b") != 0)
@@ -700,7 +612,7 @@ static int parse_report(yajl_val doc, struct policy *pol, struct error **err)
 	pol->report_dir = NULL;
 	if (json_field_string(o, &p, "dir", true, &pol->report_dir, err) < 0)
 		return -1;
-	return check_clean_path(pol->report_dir, NULL, &dp, err);
+	return policy_check_clean_path(pol->report_dir, NULL, &dp, err);
 }
 
 /* A Kubernetes volume name: a DNS-1123 label. */
