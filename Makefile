@@ -5,23 +5,36 @@ PKGS := yajl libseccomp libcap
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 VERSION := $(shell cat VERSION)
+# spec/ and runtime/ hold one directory per subsystem (docs/architecture.md);
+# a header is included by its name alone, found through these paths.
+# spec/ is compiled without runtime/'s (spec is pure: it includes none).
+SPEC_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard spec/*/*.[ch]))))
+RUNTIME_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard runtime/*/*.[chS]))))
+SPEC_INC := $(SPEC_DIRS:%=-I%)
+RUNTIME_INC := $(RUNTIME_DIRS:%=-iquote %)
+
 CFLAGS ?= -O2 -g
 # override: `make CFLAGS=...` (make sanitize) adds to these, never drops them
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wshadow -Wmissing-prototypes -Wswitch-default \
 	-D_FORTIFY_SOURCE=2 -D_GNU_SOURCE -fstack-protector-strong -fPIE \
-	-DCORRAL_VERSION='"$(VERSION)"' -Ispec -Ihooks -Istage \
+	-DCORRAL_VERSION='"$(VERSION)"' $(SPEC_INC) -Ihooks -Istage \
 	-iquote build/gen $(PKG_CFLAGS)
 override LDFLAGS += -pie -Wl,-z,relro,-z,now
 
-SPEC_SRC := $(wildcard spec/*.c)
+SPEC_SRC := $(wildcard spec/*/*.c)
 HOOKS_SRC := $(wildcard hooks/*.c)
-RUNTIME_SRC := $(wildcard runtime/*.c)
+RUNTIME_SRC := $(wildcard runtime/*/*.c)
 SPEC_OBJ := $(SPEC_SRC:%.c=build/%.o)
 HOOKS_OBJ := $(HOOKS_SRC:%.c=build/%.o)
 RUNTIME_OBJ := $(RUNTIME_SRC:%.c=build/%.o)
 STAGE_SRC := $(wildcard stage/*.c)
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
+# the two programs corral carries as bytes (the stage, the egress
+# connection's), each assembled into an object of its directory
+STAGE_BLOB_OBJ := build/runtime/lifecycle/stage_blob.o
+EGRESS_BLOB_OBJ := build/runtime/egress/egress_blob.o
+# tests/unit/<subsystem>/test_*.c, built as build/tests/<subsystem>/test_*
+UNIT_SRC := $(wildcard tests/unit/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=build/helpers/%)
@@ -39,14 +52,13 @@ all: corral
 CORRAL_LIBS := $(if $(findstring -fsanitize,$(LDFLAGS)),$(PKG_LIBS),\
 	-static-pie -lyajl_s -lseccomp -lcap -lm)
 corral: $(RUNTIME_OBJ) $(HOOKS_OBJ) $(SPEC_OBJ) build/gen/seccomp_filters.o \
-		build/stage/params.o build/runtime/stage_blob.o \
-		build/runtime/egress_blob.o
+		build/stage/params.o $(STAGE_BLOB_OBJ) $(EGRESS_BLOB_OBJ)
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS) -o $@ $^ $(CORRAL_LIBS)
 
 # The stage (stage/main.c): the static program the container's processes
 # become before they run its code, carried inside corral as bytes
-# (runtime/stage_blob.S).  Static, so that after pivot_root it loads no
+# (runtime/lifecycle/stage_blob.S).  Static, so that after pivot_root it loads no
 # library from the container's rootfs (the link fails if it has a program
 # interpreter); position-independent, for ASLR; stripped, as its bytes are
 # written to a memfd for every container; never sanitized (ASan needs its
@@ -55,16 +67,17 @@ corral: $(RUNTIME_OBJ) $(HOOKS_OBJ) $(SPEC_OBJ) build/gen/seccomp_filters.o \
 # writes, maps and execs.  Its objects carry -MMD dependencies, so a change
 # to any header it includes rebuilds it and, through the blob, corral.
 STAGE_DIR := build/static-stage
-STAGE_OBJ := $(patsubst %.c,$(STAGE_DIR)/%.o,$(STAGE_SRC) spec/error.c \
-	spec/hook_kinds.c hooks/hooks.c runtime/sync.c runtime/forward.c \
-	runtime/fsutil.c) $(STAGE_DIR)/gen/seccomp_filters.o
+STAGE_OBJ := $(patsubst %.c,$(STAGE_DIR)/%.o,$(STAGE_SRC) spec/core/error.c \
+	spec/config/hook_kinds.c hooks/hooks.c runtime/base/sync.c \
+	runtime/base/forward.c runtime/base/fsutil.c) \
+	$(STAGE_DIR)/gen/seccomp_filters.o
 STAGE_BIN := $(STAGE_DIR)/corral-stage
 TRIPLET := $(shell $(CC) -dumpmachine)
 MUSL_LIBDIR := /usr/lib/$(TRIPLET:-gnu=-musl)
 STAGE_LIBC := $(if $(and $(wildcard $(MUSL_LIBDIR)/rcrt1.o),\
 	$(shell command -v musl-gcc 2>/dev/null)),musl,glibc)
 STAGE_CFLAGS = $(filter-out -fsanitize=% -I/usr/include,$(CFLAGS)) \
-	-iquote runtime -ffunction-sections -fdata-sections -MMD -MP
+	$(RUNTIME_INC) -ffunction-sections -fdata-sections -MMD -MP
 STAGE_LDFLAGS := -static-pie -s -Wl,--gc-sections -Wl,-z,relro,-z,now
 ifeq ($(STAGE_LIBC),musl)
 # musl's headers without the kernel's: linux/ and asm/ come from the
@@ -103,7 +116,7 @@ $(STAGE_BIN): $(STAGE_OBJ)
 	@if readelf -lW $@ | grep -q INTERP; then \
 		echo "$@: has a program interpreter"; rm -f $@; exit 1; fi
 
-build/runtime/stage_blob.o: runtime/stage_blob.S $(STAGE_BIN)
+$(STAGE_BLOB_OBJ): runtime/lifecycle/stage_blob.S $(STAGE_BIN)
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	@$(CC) -c -DSTAGE_BIN='"$(STAGE_BIN)"' -o $@ $<
@@ -111,13 +124,14 @@ build/runtime/stage_blob.o: runtime/stage_blob.S $(STAGE_BIN)
 -include $(STAGE_OBJ:.o=.d)
 
 # The program each connection of the egress proxy runs (egress/main.c,
-# runtime/egress_child.h): the part that reads the workload's bytes, under
+# runtime/egress/egress_child.h): the part that reads the workload's bytes, under
 # a filter with no socket, connect or exec.  Static and stripped as the
-# stage is, carried inside corral as bytes (runtime/egress_blob.S); the
+# stage is, carried inside corral as bytes (runtime/egress/egress_blob.S); the
 # egress helper writes it to a memfd once and executes it per connection,
 # so each has an address layout and canary of its own.
 EGRESS_CONN_OBJ := $(patsubst %.c,$(STAGE_DIR)/%.o,$(wildcard egress/*.c) \
-	runtime/egress_relay.c spec/egress.c spec/tls_hello.c spec/error.c) \
+	runtime/egress/egress_relay.c spec/egress/egress.c \
+	spec/egress/tls_hello.c spec/core/error.c) \
 	$(STAGE_DIR)/gen/seccomp_filters.o
 EGRESS_CONN_BIN := $(STAGE_DIR)/corral-egress-conn
 
@@ -127,7 +141,7 @@ $(EGRESS_CONN_BIN): $(EGRESS_CONN_OBJ)
 	@if readelf -lW $@ | grep -q INTERP; then \
 		echo "$@: has a program interpreter"; rm -f $@; exit 1; fi
 
-build/runtime/egress_blob.o: runtime/egress_blob.S $(EGRESS_CONN_BIN)
+$(EGRESS_BLOB_OBJ): runtime/egress/egress_blob.S $(EGRESS_CONN_BIN)
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	@$(CC) -c -DEGRESS_CONN_BIN='"$(EGRESS_CONN_BIN)"' -o $@ $<
@@ -138,13 +152,15 @@ stage: $(STAGE_BIN)
 	@size $(STAGE_BIN); ls -l $(STAGE_BIN)
 
 # corral's fixed seccomp filters, compiled once at build time
-# (runtime/seccomp_prebuilt.c says why).
-SECCOMP_GEN_OBJ := build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
-	build/runtime/seccomp_own.o build/runtime/egress_seccomp.o \
-	build/spec/error.o
-build/seccomp_gen: tools/seccomp_gen.c runtime/seccomp_filter.h $(SECCOMP_GEN_OBJ)
+# (runtime/seccomp/seccomp_prebuilt.c says why).
+SECCOMP_GEN_OBJ := build/runtime/seccomp/seccomp.o \
+	build/runtime/seccomp/seccomp_baseline.o \
+	build/runtime/seccomp/seccomp_own.o \
+	build/runtime/egress/egress_seccomp.o build/spec/core/error.o
+build/seccomp_gen: tools/seccomp_gen.c runtime/seccomp/seccomp_filter.h \
+		$(SECCOMP_GEN_OBJ)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) -iquote runtime $(LDFLAGS) -o $@ $< \
+	@$(CC) $(CFLAGS) $(RUNTIME_INC) $(LDFLAGS) -o $@ $< \
 		$(SECCOMP_GEN_OBJ) $(PKG_LIBS)
 
 build/gen/seccomp_filters.c: build/seccomp_gen
@@ -152,33 +168,38 @@ build/gen/seccomp_filters.c: build/seccomp_gen
 	@echo "  GEN     $@"
 	@$< >$@.tmp && mv $@.tmp $@
 
-build/gen/seccomp_filters.o: build/gen/seccomp_filters.c runtime/seccomp_prebuilt.h
+build/gen/seccomp_filters.o: build/gen/seccomp_filters.c \
+		runtime/seccomp/seccomp_prebuilt.h
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) -iquote runtime -c -o $@ $<
+	@$(CC) $(CFLAGS) $(RUNTIME_INC) -c -o $@ $<
 
 # The domains a wildcard egress rule may not stand on: the Public Suffix
 # List (Debian's publicsuffix package, a build dependency: tests/deps) and
-# corral's own list, compiled into spec/egress_suffix.c at build time.
+# corral's own list, compiled into spec/egress/egress_suffix.c at build time.
 PSL ?= /usr/share/publicsuffix/public_suffix_list.dat
-build/psl_gen: tools/psl_gen.c spec/egress_suffix.h build/spec/egress.o \
-		build/spec/error.o
+build/psl_gen: tools/psl_gen.c spec/egress/egress_suffix.h \
+		build/spec/egress/egress.o build/spec/core/error.o
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< build/spec/egress.o \
-		build/spec/error.o
+	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(filter %.o,$^)
 
 build/gen/public_suffixes.inc: build/psl_gen $(PSL) tools/egress_suffixes.txt
 	@mkdir -p $(dir $@)
 	@echo "  GEN     $@"
 	@$< $(PSL) tools/egress_suffixes.txt >$@.tmp && mv $@.tmp $@
 
-build/spec/egress_suffix.o build/trace/spec/egress_suffix.o \
-	build/fuzz/spec/egress_suffix.o: build/gen/public_suffixes.inc
+build/spec/egress/egress_suffix.o build/trace/spec/egress/egress_suffix.o \
+	build/fuzz/spec/egress/egress_suffix.o: build/gen/public_suffixes.inc
 
 # Each object depends on the headers it includes (-MMD -MP: build/X.d).
 build/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+build/runtime/%.o: runtime/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) $(RUNTIME_INC) -MMD -MP -c -o $@ $<
 
 -include $(SPEC_OBJ:.o=.d) $(HOOKS_OBJ:.o=.d) $(RUNTIME_OBJ:.o=.d)
 
@@ -190,37 +211,36 @@ build/tests/%: tests/unit/%.c tests/unit/unit.h $(SPEC_OBJ)
 # The runtime's objects, all but main(), as a library: the unit tests of
 # the runtime's own pieces (host paths, the sync socket, the state
 # directory, file helpers) link it as the binary does.
-LIB_OBJ := $(filter-out build/runtime/main.o,$(RUNTIME_OBJ)) $(HOOKS_OBJ) \
+LIB_OBJ := $(filter-out build/runtime/cli/main.o,$(RUNTIME_OBJ)) $(HOOKS_OBJ) \
 	build/gen/seccomp_filters.o build/stage/params.o \
-	build/runtime/stage_blob.o build/runtime/egress_blob.o
+	$(STAGE_BLOB_OBJ) $(EGRESS_BLOB_OBJ)
 build/libcorral.a: $(LIB_OBJ)
 	@echo "  AR      $@"
 	@rm -f $@ && ar rcs $@ $^
 
-RUNTIME_UNIT := test_hostpath test_sync test_container_dir test_fsutil
-$(RUNTIME_UNIT:%=build/tests/%): build/tests/%: tests/unit/%.c \
+RUNTIME_UNIT := $(filter build/tests/base/% build/tests/fs/% \
+	build/tests/state/%,$(UNIT_BIN))
+$(RUNTIME_UNIT): build/tests/%: tests/unit/%.c \
 		tests/unit/unit.h build/libcorral.a $(SPEC_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \
+	@$(CC) $(CFLAGS) -Itests/unit $(RUNTIME_INC) $(LDFLAGS) -o $@ $< \
 		build/libcorral.a $(SPEC_OBJ) $(PKG_LIBS)
 
 # The seccomp tests also link the filters they load.
-build/tests/test_seccomp build/tests/test_seccomp_own \
-		build/tests/test_seccomp_notify: \
-		build/tests/%: tests/unit/%.c tests/unit/unit.h \
-		tests/unit/seccomp_eval.h tests/unit/seccomp_calls.h \
-		build/runtime/seccomp.o build/runtime/seccomp_baseline.o \
-		build/runtime/seccomp_own.o build/runtime/egress_seccomp.o \
-		build/runtime/seccomp_prebuilt.o build/gen/seccomp_filters.o \
-		build/runtime/seccomp_cache.o build/runtime/fsutil.o $(SPEC_OBJ)
+SECCOMP_UNIT := $(filter build/tests/seccomp/%,$(UNIT_BIN))
+$(SECCOMP_UNIT): build/tests/%: tests/unit/%.c tests/unit/unit.h \
+		$(wildcard tests/unit/seccomp/*.h) \
+		$(patsubst %.c,build/%.o,$(wildcard runtime/seccomp/*.c)) \
+		build/runtime/egress/egress_seccomp.o build/gen/seccomp_filters.o \
+		build/runtime/base/fsutil.o $(SPEC_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \
+	@$(CC) $(CFLAGS) -Itests/unit $(RUNTIME_INC) $(LDFLAGS) -o $@ $< \
 		$(filter %.o,$^) $(PKG_LIBS)
 
 # The field-rule test links a build of spec/ whose JSON reader reports
-# every key it looks up (tests/unit/test_fields.c says why).
+# every key it looks up (tests/unit/config/test_fields.c says why).
 TRACE_SPEC_OBJ := $(SPEC_SRC:%.c=build/trace/%.o)
 build/trace/spec/%.o: spec/%.c
 	@mkdir -p $(dir $@)
@@ -229,7 +249,7 @@ build/trace/spec/%.o: spec/%.c
 
 -include $(TRACE_SPEC_OBJ:.o=.d)
 
-build/tests/test_fields: tests/unit/test_fields.c tests/unit/unit.h \
+build/tests/config/test_fields: tests/unit/config/test_fields.c tests/unit/unit.h \
 		tests/unit/fixture.h $(TRACE_SPEC_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -237,7 +257,7 @@ build/tests/test_fields: tests/unit/test_fields.c tests/unit/unit.h \
 		$(PKG_LIBS)
 
 # The stage's parameter format, encoded and decoded in one process.
-build/tests/test_stage_params: tests/unit/test_stage_params.c \
+build/tests/stage/test_stage_params: tests/unit/stage/test_stage_params.c \
 		tests/unit/unit.h build/stage/params.o $(SPEC_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -246,29 +266,31 @@ build/tests/test_stage_params: tests/unit/test_stage_params.c \
 
 # The cgroup unit tests and the integration tests' driver link the cgroup
 # module alone; the unit tests run it on fake trees, with their fake
-# kernel (tests/unit/cgroup_fake.c) in place of runtime/cgroup_kernel.c.
-CGROUP_OBJ := $(patsubst %.c,build/%.o,$(wildcard runtime/cgroup*.c)) \
-	build/runtime/fsutil.o build/spec/error.o build/spec/units.o
-CGROUP_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_cgroup*.c))
-CGROUP_UNIT_OBJ := $(filter-out build/runtime/cgroup_kernel.o,$(CGROUP_OBJ)) \
-	build/tests/cgroup_fake.o
-build/tests/cgroup_fake.o: tests/unit/cgroup_fake.c tests/unit/cgroup_fake.h \
-		$(wildcard runtime/cgroup*.h)
+# kernel (tests/unit/cgroup/cgroup_fake.c) in place of
+# runtime/cgroup/cgroup_kernel.c.
+CGROUP_OBJ := $(patsubst %.c,build/%.o,$(wildcard runtime/cgroup/*.c)) \
+	build/runtime/base/fsutil.o build/spec/core/error.o \
+	build/spec/core/units.o
+CGROUP_UNIT := $(filter build/tests/cgroup/%,$(UNIT_BIN))
+CGROUP_UNIT_OBJ := $(filter-out build/runtime/cgroup/cgroup_kernel.o,\
+	$(CGROUP_OBJ)) build/tests/cgroup/cgroup_fake.o
+build/tests/cgroup/cgroup_fake.o: tests/unit/cgroup/cgroup_fake.c \
+		tests/unit/cgroup/cgroup_fake.h $(wildcard runtime/cgroup/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime -c -o $@ $<
+	@$(CC) $(CFLAGS) -Itests/unit $(RUNTIME_INC) -c -o $@ $<
 
-$(CGROUP_UNIT:%=build/tests/%): build/tests/%: tests/unit/%.c \
-		tests/unit/unit.h tests/unit/cgroup_fake.h $(CGROUP_UNIT_OBJ)
+$(CGROUP_UNIT): build/tests/%: tests/unit/%.c \
+		tests/unit/unit.h tests/unit/cgroup/cgroup_fake.h $(CGROUP_UNIT_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) -Itests/unit -iquote runtime $(LDFLAGS) -o $@ $< \
+	@$(CC) $(CFLAGS) -Itests/unit $(RUNTIME_INC) $(LDFLAGS) -o $@ $< \
 		$(filter %.o,$^) $(PKG_LIBS)
 
 build/helpers/cgtool: tests/helpers/cgtool.c $(CGROUP_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) -iquote runtime $(LDFLAGS) -o $@ $< \
+	@$(CC) $(CFLAGS) $(RUNTIME_INC) $(LDFLAGS) -o $@ $< \
 		$(filter %.o,$^) $(PKG_LIBS)
 
 build/helpers/%: tests/helpers/%.c
@@ -305,9 +327,11 @@ install: corral
 deps:
 	@tests/deps
 
-FORMAT_FILES = $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) $(STAGE_SRC) egress/*.c \
-	spec/*.h \
-	hooks/*.h runtime/*.h stage/*.h tools/*.c tests/fuzz/*.[ch]
+# every C file of the repository
+FORMAT_FILES = $(wildcard spec/*/*.[ch] runtime/*/*.[ch] hooks/*.[ch] \
+	stage/*.[ch] egress/*.[ch] tools/*.c tests/unit/*.h tests/unit/*/*.[ch] \
+	tests/fuzz/*.h tests/fuzz/*/*.[ch] tests/helpers/*.c \
+	tests/helpers/static/*.c)
 
 format:
 	clang-format -i $(FORMAT_FILES)
@@ -320,39 +344,43 @@ demo: corral
 	@POLICY="$(POLICY)" tests/demo
 
 # make fuzz: libFuzzer targets over spec/ and the cgroup paths
-# (runtime/cgroup_path.c, pure as spec/ is) with clang, ASan+UBSan, in build/fuzz/;
+# (runtime/cgroup/cgroup_path.c, pure as spec/ is) with clang, ASan+UBSan, in
+# build/fuzz/; one per tests/fuzz/<subsystem>/fuzz_<target>.c;
 # make fuzz-run FUZZ_TIME=60 runs each on a copy of tests/fuzz/corpus/.
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
-	-Werror -Wno-unused-parameter -D_GNU_SOURCE -Ispec -iquote build/gen \
+	-Werror -Wno-unused-parameter -D_GNU_SOURCE $(SPEC_INC) -iquote build/gen \
 	$(shell pkg-config --cflags yajl 2>/dev/null) $(FUZZ_SAN)
-FUZZ_TARGETS := spec policy harden state egress cgroup_path tls_hello dns \
-	report overlay_opts
+FUZZ_SRC := $(wildcard tests/fuzz/*/fuzz_*.c)
+FUZZ_TARGETS := $(patsubst fuzz_%.c,%,$(notdir $(FUZZ_SRC)))
 FUZZ_BIN := $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 FUZZ_SPEC_OBJ := $(SPEC_SRC:%.c=build/fuzz/%.o)
+vpath fuzz_%.c $(sort $(dir $(FUZZ_SRC)))
 
-build/fuzz/spec/%.o: spec/%.c $(wildcard spec/*.h)
+build/fuzz/spec/%.o: spec/%.c $(wildcard spec/*/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $<"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) \
+build/fuzz/fuzz_%: fuzz_%.c $(wildcard tests/fuzz/*.h tests/fuzz/*/*.h) \
 		$(FUZZ_SPEC_OBJ)
 	@echo "  FUZZLD  $@"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< \
 		$(FUZZ_SPEC_OBJ) $(shell pkg-config --libs yajl 2>/dev/null) -lm
 
-build/fuzz/runtime/cgroup_path.o: runtime/cgroup_path.c runtime/cgroup_path.h
+build/fuzz/runtime/cgroup/cgroup_path.o: runtime/cgroup/cgroup_path.c \
+		runtime/cgroup/cgroup_path.h
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $<"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build/fuzz/fuzz_cgroup_path: tests/fuzz/fuzz_cgroup_path.c tests/fuzz/fuzz.h \
-		build/fuzz/runtime/cgroup_path.o build/fuzz/spec/error.o
+build/fuzz/fuzz_cgroup_path: tests/fuzz/cgroup/fuzz_cgroup_path.c \
+		tests/fuzz/fuzz.h build/fuzz/runtime/cgroup/cgroup_path.o \
+		build/fuzz/spec/core/error.o
 	@echo "  FUZZLD  $@"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -iquote runtime \
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $(RUNTIME_INC) \
 		-o $@ $< $(filter %.o,$^)
 
 fuzz: $(FUZZ_SPEC_OBJ) $(FUZZ_BIN)
