@@ -89,7 +89,7 @@ static size_t unescape(const char *in, char *out, size_t cap)
 
 static int listen_on(const char *path)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	size_t len = strlen(path);
 	int fd;
 
@@ -111,16 +111,16 @@ static int listen_on(const char *path)
 static int recv_one_fd(int conn)
 {
 	char data[256];
-	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+	struct iovec iov = {.iov_base = data, .iov_len = sizeof(data)};
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * 8)];
 		struct cmsghdr align;
 	} u;
 	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
+	    .msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf),
 	};
 	struct cmsghdr *c;
 	int fd = -1, nfds = 0;
@@ -148,7 +148,8 @@ static int recv_one_fd(int conn)
 		for (size_t i = 0; i < len / sizeof(int); i++) {
 			int got;
 
-			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int),
+			       sizeof(int));
 			if (nfds++ == 0)
 				fd = got;
 			else if (close(got) < 0)
@@ -192,7 +193,7 @@ static void copy_out(int master)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };
+	struct sigaction sa = {.sa_handler = on_alarm};
 	char input[4096];
 	size_t input_len;
 	int lfd, conn, master;

@@ -167,8 +167,8 @@ static inline char *harden_error(const struct spec *s,
 	return msg;
 }
 
-static inline const struct harden_change *
-find_change(const struct hardened *h, const char *field)
+static inline const struct harden_change *find_change(const struct hardened *h,
+						      const char *field)
 {
 	for (size_t i = 0; h && i < h->n_changes; i++)
 		if (strcmp(h->changes[i].field, field) == 0)
@@ -177,7 +177,7 @@ find_change(const struct hardened *h, const char *field)
 }
 
 static inline const struct spec_mount *find_mount(const struct spec *s,
-						   const char *dest)
+						  const char *dest)
 {
 	for (size_t i = 0; s && i < s->n_mounts; i++)
 		if (strcmp(s->mounts[i].destination, dest) == 0)
@@ -193,11 +193,11 @@ static inline int has_str(char *const *v, size_t n, const char *s)
 	return 0;
 }
 
-#define CHECK_ERROR(got_expr, expected)                                    \
-	do {                                                               \
-		char *got_ = (got_expr);                                   \
-		CHECK_STR(got_, expected);                                 \
-		free(got_);                                                \
+#define CHECK_ERROR(got_expr, expected)                                        \
+	do {                                                                   \
+		char *got_ = (got_expr);                                       \
+		CHECK_STR(got_, expected);                                     \
+		free(got_);                                                    \
 	} while (0)
 
 static inline void check_field(const char *what, const char *got,
@@ -227,7 +227,7 @@ static inline void check_change(const struct hardened *h, const char *field,
 	check_field("reason", ch->reason, reason, line);
 }
 
-#define CHECK_CHANGE(h, field, asked, applied, reason)                     \
+#define CHECK_CHANGE(h, field, asked, applied, reason)                         \
 	check_change(h, field, asked, applied, reason, __LINE__)
 
 #endif

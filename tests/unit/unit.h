@@ -23,34 +23,34 @@ static struct unit_test unit_tests[UNIT_MAX];
 static int unit_count;
 static int unit_failed_checks;
 
-#define TEST(name)                                                         \
-	static void test_##name(void);                                     \
-	__attribute__((constructor)) static void register_##name(void)     \
-	{                                                                  \
-		if (unit_count < UNIT_MAX)                                 \
-			unit_tests[unit_count++] =                         \
-				(struct unit_test){ #name, test_##name };  \
-	}                                                                  \
+#define TEST(name)                                                             \
+	static void test_##name(void);                                         \
+	__attribute__((constructor)) static void register_##name(void)         \
+	{                                                                      \
+		if (unit_count < UNIT_MAX)                                     \
+			unit_tests[unit_count++] =                             \
+			    (struct unit_test){#name, test_##name};            \
+	}                                                                      \
 	static void test_##name(void)
 
-#define CHECK(cond)                                                        \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			printf("# %s:%d: CHECK(%s) failed\n", __FILE__,    \
-			       __LINE__, #cond);                           \
-			unit_failed_checks++;                              \
-		}                                                          \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			printf("# %s:%d: CHECK(%s) failed\n", __FILE__,        \
+			       __LINE__, #cond);                               \
+			unit_failed_checks++;                                  \
+		}                                                              \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                    \
-	do {                                                               \
-		const char *a_ = (a), *b_ = (b);                           \
-		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                   \
-			printf("# %s:%d: %s == \"%s\", expected \"%s\"\n", \
-			       __FILE__, __LINE__, #a, a_ ? a_ : "(null)", \
-			       b_ ? b_ : "(null)");                        \
-			unit_failed_checks++;                              \
-		}                                                          \
+#define CHECK_STR(a, b)                                                        \
+	do {                                                                   \
+		const char *a_ = (a), *b_ = (b);                               \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                       \
+			printf("# %s:%d: %s == \"%s\", expected \"%s\"\n",     \
+			       __FILE__, __LINE__, #a, a_ ? a_ : "(null)",     \
+			       b_ ? b_ : "(null)");                            \
+			unit_failed_checks++;                                  \
+		}                                                              \
 	} while (0)
 
 static inline int unit_run(void)

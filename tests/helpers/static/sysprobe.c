@@ -492,7 +492,8 @@ static int repeat_probe(const char *count, const char *name, bool timed)
 		if (timed)
 			printf("ns_per_call %.1f\n",
 			       ((t1.tv_sec - t0.tv_sec) * 1e9 +
-				(t1.tv_nsec - t0.tv_nsec)) / (double)n);
+				(t1.tv_nsec - t0.tv_nsec)) /
+				   (double)n);
 		return 0;
 	}
 	fprintf(stderr, "sysprobe: unknown probe %s\n", name);

@@ -19,8 +19,7 @@
 #include "unit.h"
 #include "util.h"
 
-#define MEMORY_PIDS_CPU                                                       \
-	((1u << CG_MEMORY) | (1u << CG_PIDS) | (1u << CG_CPU))
+#define MEMORY_PIDS_CPU ((1u << CG_MEMORY) | (1u << CG_PIDS) | (1u << CG_CPU))
 
 /* The directories of REL in the fake tree, each made as the kernel
  * would (with its files), as an administrator's mkdir makes them. */
@@ -232,9 +231,9 @@ TEST(v2_delegated_cgroup_is_a_leaf_beside_the_caller)
 	made_v2("user.slice/u.service/app.slice/sh.scope");
 	preset("user.slice", "cgroup.subtree_control", "memory pids cpu");
 	preset("user.slice/u.service", "cgroup.subtree_control", "memory pids");
-	CHECK(cg_find_delegated(
-		  tree, "0::/user.slice/u.service/app.slice/sh.scope\n", &b,
-		  &have, &e) == 0);
+	CHECK(cg_find_delegated(tree,
+				"0::/user.slice/u.service/app.slice/sh.scope\n",
+				&b, &have, &e) == 0);
 	CHECK_STR(cg_bases_find(&b, ""), "/user.slice/u.service/app.slice");
 	/* what app.slice may give its children: no cpu here */
 	CHECK(have == ((1u << CG_MEMORY) | (1u << CG_PIDS)));
@@ -246,11 +245,11 @@ TEST(v2_delegated_cgroup_is_a_leaf_beside_the_caller)
 	CHECK(cg && cgroup_make(cg, &x.r, false, &skipped, &e) == 0);
 	if (e)
 		printf("# %s\n", e->msg);
-	CHECK(logged("user.slice/u.service/app.slice "
-		     "cgroup.subtree_control=+memory +pids",
-		     "user.slice/u.service/app.slice/corral-ct memory.max=67108864",
-		     "user.slice/u.service/app.slice/corral-ct pids.max=32",
-		     NULL));
+	CHECK(logged(
+	    "user.slice/u.service/app.slice "
+	    "cgroup.subtree_control=+memory +pids",
+	    "user.slice/u.service/app.slice/corral-ct memory.max=67108864",
+	    "user.slice/u.service/app.slice/corral-ct pids.max=32", NULL));
 	/* nothing written above the caller's own */
 	CHECK(!strstr(wlog, ". cgroup.subtree_control"));
 	CHECK(!strstr(wlog, "user.slice cgroup.subtree_control"));
@@ -283,8 +282,8 @@ TEST(self_parse_lines)
 	_cleanup_error_ struct error *e = NULL;
 	struct cg_self s = {0};
 
-	CHECK(cg_self_parse("3:cpu,cpuacct:/a b\n1:name=systemd:/s\n0::/\n",
-			    &s, &e) == 0);
+	CHECK(cg_self_parse("3:cpu,cpuacct:/a b\n1:name=systemd:/s\n0::/\n", &s,
+			    &e) == 0);
 	CHECK(s.paths.n == 4);
 	CHECK_STR(cg_bases_find(&s.paths, "cpuacct"), "/a b");
 	CHECK_STR(cg_bases_find(&s.paths, "systemd"), "/s");

@@ -134,8 +134,7 @@ TEST(v1_cgroup2_first_then_the_rest)
 	if (e)
 		printf("# %s\n", e->msg);
 	CHECK(exists("memory/corral/ct") && exists("systemd/corral/ct"));
-	CHECK(logged("memory/corral/ct memory.limit_in_bytes=268435456",
-		     NULL));
+	CHECK(logged("memory/corral/ct memory.limit_in_bytes=268435456", NULL));
 	CHECK(cg && cgroup_destroy(cg, &e) == 0);
 	CHECK(no_cgroup_left("corral"));
 	cgroup_free(cg);

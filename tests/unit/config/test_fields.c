@@ -109,9 +109,8 @@ TEST(every_parsed_field_has_a_rule)
 
 TEST(every_rule_names_a_parsed_field)
 {
-	static const char *const verdicts[] = {"kept",	   "narrowed",
-					       "replaced", "dropped",
-					       "refused"};
+	static const char *const verdicts[] = {"kept", "narrowed", "replaced",
+					       "dropped", "refused"};
 
 	for (size_t i = 0; i < harden_n_fields; i++) {
 		const struct harden_field *f = &harden_fields[i];

@@ -13,8 +13,8 @@
 #include "util.h"
 
 static struct spec_kv annotations[] = {
-	{ (char *)"io.kubernetes.cri.container-type", (char *)"sandbox" },
-	{ (char *)"quote\"d", (char *)"new\nline" },
+    {(char *)"io.kubernetes.cri.container-type", (char *)"sandbox"},
+    {(char *)"quote\"d", (char *)"new\nline"},
 };
 
 /* The string at a path, or "" when absent. */
@@ -26,17 +26,17 @@ static const char *str_at(yajl_val root, const char **path)
 }
 
 static const struct spec_state sample = {
-	.oci_version = (char *)"1.2.0",
-	.id = (char *)"web-1",
-	.status = "running",
-	.pid = 4242,
-	.bundle = (char *)"/b",
-	.rootfs = (char *)"/b/rootfs",
-	.created = (char *)"2026-12-02T12:00:00.000000001Z",
-	.annotations = annotations,
-	.n_annotations = 2,
-	.start_time = 987654321,
-	.cgroup = (char *)"corral/web-1",
+    .oci_version = (char *)"1.2.0",
+    .id = (char *)"web-1",
+    .status = "running",
+    .pid = 4242,
+    .bundle = (char *)"/b",
+    .rootfs = (char *)"/b/rootfs",
+    .created = (char *)"2026-12-02T12:00:00.000000001Z",
+    .annotations = annotations,
+    .n_annotations = 2,
+    .start_time = 987654321,
+    .cgroup = (char *)"corral/web-1",
 };
 
 TEST(state_private_round_trip)
@@ -147,8 +147,8 @@ TEST(state_public_view_has_no_private_fields)
 	root = yajl_tree_parse(json, NULL, 0);
 	CHECK(root != NULL);
 	{
-		const char *status_path[] = { "status", NULL };
-		const char *pid_path[] = { "pid", NULL };
+		const char *status_path[] = {"status", NULL};
+		const char *pid_path[] = {"pid", NULL};
 		yajl_val pid = yajl_tree_get(root, pid_path, yajl_t_number);
 
 		CHECK_STR(str_at(root, status_path), "running");
@@ -160,14 +160,17 @@ TEST(state_public_view_has_no_private_fields)
 TEST(state_parse_rejects_bad_documents)
 {
 	static const char *bad[] = {
-		"",
-		"[]",
-		"{\"ociVersion\":\"1\",\"id\":\"x\",\"bundle\":\"/b\",\"rootfs\":\"/r\","
-		"\"created\":\"t\",\"pid\":-1,\"corral\":{\"startTime\":1}}",
-		"{\"ociVersion\":\"1\",\"id\":\"x\",\"bundle\":\"/b\",\"rootfs\":\"/r\","
-		"\"created\":\"t\",\"pid\":1}",
-		"{\"ociVersion\":\"1\",\"id\":7,\"bundle\":\"/b\",\"rootfs\":\"/r\","
-		"\"created\":\"t\",\"corral\":{\"startTime\":1}}",
+	    "",
+	    "[]",
+	    "{\"ociVersion\":\"1\",\"id\":\"x\",\"bundle\":\"/"
+	    "b\",\"rootfs\":\"/r\","
+	    "\"created\":\"t\",\"pid\":-1,\"corral\":{\"startTime\":1}}",
+	    "{\"ociVersion\":\"1\",\"id\":\"x\",\"bundle\":\"/"
+	    "b\",\"rootfs\":\"/r\","
+	    "\"created\":\"t\",\"pid\":1}",
+	    "{\"ociVersion\":\"1\",\"id\":7,\"bundle\":\"/b\",\"rootfs\":\"/"
+	    "r\","
+	    "\"created\":\"t\",\"corral\":{\"startTime\":1}}",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -213,8 +216,8 @@ TEST(list_emits_an_array)
 {
 	_cleanup_error_ struct error *err = NULL;
 	_cleanup_free_ char *json = NULL;
-	struct spec_state *const states[] = { (struct spec_state *)&sample,
-					      (struct spec_state *)&sample };
+	struct spec_state *const states[] = {(struct spec_state *)&sample,
+					     (struct spec_state *)&sample};
 	yajl_val root;
 
 	CHECK(spec_state_emit_list(states, 2, &json, &err) == 0);
@@ -238,14 +241,14 @@ static struct spec_mount_flags parse_opts(char **opts, size_t n, int *r)
 
 TEST(mount_options_flags_and_data)
 {
-	char *opts[] = { "nosuid", "noexec", "nodev", "ro", "mode=755",
-			 "size=65536k", "strictatime" };
+	char *opts[] = {"nosuid",   "noexec",	   "nodev",	 "ro",
+			"mode=755", "size=65536k", "strictatime"};
 	int r;
 	struct spec_mount_flags f = parse_opts(opts, ARRAY_SIZE(opts), &r);
 
 	CHECK(r == 0);
-	CHECK(f.flags == (MS_NOSUID | MS_NOEXEC | MS_NODEV | MS_RDONLY |
-			  MS_STRICTATIME));
+	CHECK(f.flags ==
+	      (MS_NOSUID | MS_NOEXEC | MS_NODEV | MS_RDONLY | MS_STRICTATIME));
 	CHECK_STR(f.data, "mode=755,size=65536k");
 	CHECK(!f.bind && f.propagation == 0);
 	free(f.data);
@@ -253,8 +256,8 @@ TEST(mount_options_flags_and_data)
 
 TEST(mount_options_later_words_win)
 {
-	char *opts[] = { "ro", "rw", "nosuid", "suid", "rbind", "rprivate",
-			 "rslave" };
+	char *opts[] = {"ro",	 "rw",	     "nosuid", "suid",
+			"rbind", "rprivate", "rslave"};
 	int r;
 	struct spec_mount_flags f = parse_opts(opts, ARRAY_SIZE(opts), &r);
 
@@ -267,7 +270,7 @@ TEST(mount_options_later_words_win)
 
 TEST(mount_options_recursive_attributes)
 {
-	char *opts[] = { "rbind", "rro", "rnosuid", "rsuid" };
+	char *opts[] = {"rbind", "rro", "rnosuid", "rsuid"};
 	int r;
 	struct spec_mount_flags f = parse_opts(opts, ARRAY_SIZE(opts), &r);
 
@@ -278,7 +281,7 @@ TEST(mount_options_recursive_attributes)
 
 TEST(mount_options_refuse_idmap)
 {
-	char *opts[] = { "bind", "size=1", "idmap" };
+	char *opts[] = {"bind", "size=1", "idmap"};
 	_cleanup_error_ struct error *err = NULL;
 	struct spec_mount_flags f;
 
@@ -291,9 +294,9 @@ TEST(features_document)
 {
 	_cleanup_error_ struct error *err = NULL;
 	_cleanup_free_ char *json = NULL;
-	const char *max[] = { "ociVersionMax", NULL };
-	const char *hooks[] = { "hooks", NULL };
-	const char *ns[] = { "linux", "namespaces", NULL };
+	const char *max[] = {"ociVersionMax", NULL};
+	const char *hooks[] = {"hooks", NULL};
+	const char *ns[] = {"linux", "namespaces", NULL};
 	yajl_val root;
 
 	CHECK(spec_features_emit(&json, &err) == 0);

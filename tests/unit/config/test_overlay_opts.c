@@ -78,8 +78,9 @@ TEST(metacopy_off_and_other_options_pass)
 {
 	const char *want[] = {"/a"};
 
-	layers_are("rw,lowerdir=/a,metacopy=off,redirect_dir=nofollow,index=off",
-		   want, 1, false);
+	layers_are(
+	    "rw,lowerdir=/a,metacopy=off,redirect_dir=nofollow,index=off", want,
+	    1, false);
 }
 
 int main(void)

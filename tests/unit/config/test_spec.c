@@ -20,7 +20,6 @@ static char *read_fixture(const char *name, size_t *len)
 	return read_file(path, len);
 }
 
-
 /* Parse a fixture; NULL (and a failed check) when it does not parse. */
 static struct spec *parse_fixture(const char *name)
 {
@@ -218,13 +217,15 @@ TEST(podman_fixture)
 	CHECK(sc->default_errno_ret.set && sc->default_errno_ret.v == 38);
 	CHECK(sc->n_architectures == 3);
 	CHECK(sc->n_syscalls == 22);
-	CHECK(sc->syscalls[0].errno_ret.set && sc->syscalls[0].errno_ret.v == 1);
+	CHECK(sc->syscalls[0].errno_ret.set &&
+	      sc->syscalls[0].errno_ret.v == 1);
 	CHECK(sc->syscalls[1].n_names == 374 && !sc->syscalls[1].errno_ret.set);
 	CHECK_STR(sc->syscalls[6].names[0], "personality");
 	CHECK(sc->syscalls[6].n_args == 1);
 	CHECK(sc->syscalls[6].args[0].value == 4294967295u);
 	CHECK_STR(sc->syscalls[6].args[0].op, "SCMP_CMP_EQ");
-	CHECK(sc->syscalls[18].errno_ret.v == 22 && sc->syscalls[18].n_args == 2);
+	CHECK(sc->syscalls[18].errno_ret.v == 22 &&
+	      sc->syscalls[18].n_args == 2);
 	CHECK(sc->syscalls[18].args[1].index == 2);
 	CHECK(sc->syscalls[18].args[1].value == 9);
 	CHECK(lx->n_masked_paths == 11 && lx->n_readonly_paths == 6);
@@ -289,11 +290,11 @@ TEST(cri_container_fixture)
 		enum spec_ns_type type;
 		const char *path;
 	} want[] = {
-		{ NS_PID, NULL },
-		{ NS_IPC, "/proc/123/ns/ipc" },
-		{ NS_UTS, "/proc/123/ns/uts" },
-		{ NS_MOUNT, NULL },
-		{ NS_NETWORK, "/proc/123/ns/net" },
+	    {NS_PID, NULL},
+	    {NS_IPC, "/proc/123/ns/ipc"},
+	    {NS_UTS, "/proc/123/ns/uts"},
+	    {NS_MOUNT, NULL},
+	    {NS_NETWORK, "/proc/123/ns/net"},
 	};
 
 	if (!s)
@@ -342,7 +343,8 @@ TEST(all_fields_fixture)
 	CHECK(p->user.additional_gids[1] == 4294967294u);
 	CHECK(p->caps->inheritable == NULL && p->caps->n_ambient == 1);
 	CHECK(p->rlimits[0].resource == RLIMIT_MEMLOCK);
-	CHECK(p->rlimits[0].hard == UINT64_MAX && p->rlimits[0].soft == UINT64_MAX);
+	CHECK(p->rlimits[0].hard == UINT64_MAX &&
+	      p->rlimits[0].soft == UINT64_MAX);
 	CHECK(p->rlimits[1].hard == 0);
 	CHECK(p->oom_score_adj.v == -500);
 	CHECK_STR(p->selinux_label, "system_u:system_r:container_t:s0:c1,c2");
@@ -375,7 +377,8 @@ TEST(all_fields_fixture)
 	CHECK(r->cpu->idle.set && r->cpu->idle.v == 0);
 	CHECK_STR(r->cpu->cpus, "0-3");
 	CHECK(r->pids_limit.v == 512);
-	CHECK(r->block_io->weight.v == 500 && r->block_io->leaf_weight.v == 300);
+	CHECK(r->block_io->weight.v == 500 &&
+	      r->block_io->leaf_weight.v == 300);
 	CHECK(r->block_io->n_weight_devices == 2);
 	CHECK(!r->block_io->weight_devices[1].weight.set);
 	CHECK(r->block_io->n_throttle[THROTTLE_READ_IOPS] == 1);
@@ -398,7 +401,8 @@ TEST(all_fields_fixture)
 	CHECK(lx->seccomp->syscalls[1].args[1].value == UINT64_MAX);
 	CHECK(lx->seccomp->syscalls[1].args[1].value_two == 0);
 	CHECK_STR(lx->rootfs_propagation, "rslave");
-	CHECK_STR(lx->mount_label, "system_u:object_r:container_file_t:s0:c1,c2");
+	CHECK_STR(lx->mount_label,
+		  "system_u:object_r:container_file_t:s0:c1,c2");
 	CHECK(lx->personality && lx->personality->n_flags == 0);
 	CHECK_STR(lx->personality->domain, "LINUX32");
 	spec_free(s);
@@ -407,8 +411,8 @@ TEST(all_fields_fixture)
 TEST(round_trip_every_fixture)
 {
 	static const char *const fixtures[] = {
-		"runc_spec.json",     "podman_busybox.json", "containerd_ctr.json",
-		"cri_sandbox.json",   "cri_container.json",  "all_fields.json",
+	    "runc_spec.json",	"podman_busybox.json", "containerd_ctr.json",
+	    "cri_sandbox.json", "cri_container.json",  "all_fields.json",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(fixtures); i++)
@@ -455,11 +459,11 @@ TEST(minimal_document)
 TEST(null_means_absent)
 {
 	static const char json[] =
-		"{\"ociVersion\":\"1.0.0\",\"process\":null,\"root\":null,"
-		"\"hostname\":null,\"mounts\":null,\"hooks\":{\"prestart\":null},"
-		"\"annotations\":null,\"linux\":{\"seccomp\":null,"
-		"\"namespaces\":null,\"resources\":{\"memory\":{\"limit\":null,"
-		"\"useHierarchy\":null},\"cpu\":null}}}";
+	    "{\"ociVersion\":\"1.0.0\",\"process\":null,\"root\":null,"
+	    "\"hostname\":null,\"mounts\":null,\"hooks\":{\"prestart\":null},"
+	    "\"annotations\":null,\"linux\":{\"seccomp\":null,"
+	    "\"namespaces\":null,\"resources\":{\"memory\":{\"limit\":null,"
+	    "\"useHierarchy\":null},\"cpu\":null}}}";
 	_cleanup_error_ struct error *err = NULL;
 	struct spec *s = NULL;
 
@@ -479,13 +483,13 @@ TEST(null_means_absent)
 TEST(absent_user_is_root_and_boundaries_parse)
 {
 	static const char json[] =
-		"{\"ociVersion\":\"1.0.0\",\"process\":{\"args\":[\"x\"],"
-		"\"cwd\":\"/\",\"oomScoreAdj\":-1000,\"rlimits\":[{\"type\":"
-		"\"RLIMIT_STACK\",\"hard\":0,\"soft\":18446744073709551615}]},"
-		"\"linux\":{\"uidMappings\":[{\"containerID\":4294967295,"
-		"\"hostID\":0,\"size\":1}],\"resources\":{\"memory\":"
-		"{\"limit\":-9223372036854775808,\"swappiness\":"
-		"9223372036854775807}}}}";
+	    "{\"ociVersion\":\"1.0.0\",\"process\":{\"args\":[\"x\"],"
+	    "\"cwd\":\"/\",\"oomScoreAdj\":-1000,\"rlimits\":[{\"type\":"
+	    "\"RLIMIT_STACK\",\"hard\":0,\"soft\":18446744073709551615}]},"
+	    "\"linux\":{\"uidMappings\":[{\"containerID\":4294967295,"
+	    "\"hostID\":0,\"size\":1}],\"resources\":{\"memory\":"
+	    "{\"limit\":-9223372036854775808,\"swappiness\":"
+	    "9223372036854775807}}}}";
 	_cleanup_error_ struct error *err = NULL;
 	struct spec *s = NULL;
 
@@ -537,29 +541,28 @@ TEST(process_json_fixture)
 	spec_process_free(p);
 }
 
-
 TEST(rlimit_names)
 {
 	static const struct {
 		const char *name;
 		int resource;
 	} all[] = {
-		{ "RLIMIT_AS", RLIMIT_AS },
-		{ "RLIMIT_CORE", RLIMIT_CORE },
-		{ "RLIMIT_CPU", RLIMIT_CPU },
-		{ "RLIMIT_DATA", RLIMIT_DATA },
-		{ "RLIMIT_FSIZE", RLIMIT_FSIZE },
-		{ "RLIMIT_LOCKS", RLIMIT_LOCKS },
-		{ "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK },
-		{ "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE },
-		{ "RLIMIT_NICE", RLIMIT_NICE },
-		{ "RLIMIT_NOFILE", RLIMIT_NOFILE },
-		{ "RLIMIT_NPROC", RLIMIT_NPROC },
-		{ "RLIMIT_RSS", RLIMIT_RSS },
-		{ "RLIMIT_RTPRIO", RLIMIT_RTPRIO },
-		{ "RLIMIT_RTTIME", RLIMIT_RTTIME },
-		{ "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING },
-		{ "RLIMIT_STACK", RLIMIT_STACK },
+	    {"RLIMIT_AS", RLIMIT_AS},
+	    {"RLIMIT_CORE", RLIMIT_CORE},
+	    {"RLIMIT_CPU", RLIMIT_CPU},
+	    {"RLIMIT_DATA", RLIMIT_DATA},
+	    {"RLIMIT_FSIZE", RLIMIT_FSIZE},
+	    {"RLIMIT_LOCKS", RLIMIT_LOCKS},
+	    {"RLIMIT_MEMLOCK", RLIMIT_MEMLOCK},
+	    {"RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE},
+	    {"RLIMIT_NICE", RLIMIT_NICE},
+	    {"RLIMIT_NOFILE", RLIMIT_NOFILE},
+	    {"RLIMIT_NPROC", RLIMIT_NPROC},
+	    {"RLIMIT_RSS", RLIMIT_RSS},
+	    {"RLIMIT_RTPRIO", RLIMIT_RTPRIO},
+	    {"RLIMIT_RTTIME", RLIMIT_RTTIME},
+	    {"RLIMIT_SIGPENDING", RLIMIT_SIGPENDING},
+	    {"RLIMIT_STACK", RLIMIT_STACK},
 	};
 
 	CHECK(ARRAY_SIZE(all) == RLIMIT_NLIMITS);

@@ -339,14 +339,14 @@ static enum dns_result with(size_t off, unsigned char v)
 
 TEST(header_verdicts)
 {
-	CHECK(with(1, 0x35) == DNS_BAD);	 /* another id */
-	CHECK(with(2, 0x01) == DNS_BAD);	 /* a query, not a response */
-	CHECK(with(2, 0x81 | 0x08) == DNS_BAD);	 /* opcode IQUERY */
-	CHECK(with(5, 0) == DNS_BAD);		 /* no question */
-	CHECK(with(5, 2) == DNS_BAD);		 /* two questions */
+	CHECK(with(1, 0x35) == DNS_BAD);	  /* another id */
+	CHECK(with(2, 0x01) == DNS_BAD);	  /* a query, not a response */
+	CHECK(with(2, 0x81 | 0x08) == DNS_BAD);	  /* opcode IQUERY */
+	CHECK(with(5, 0) == DNS_BAD);		  /* no question */
+	CHECK(with(5, 2) == DNS_BAD);		  /* two questions */
 	CHECK(with(2, 0x81 | 0x02) == DNS_TRUNC); /* TC: ask over TCP */
-	CHECK(with(3, 0x80 | 2) == DNS_FAIL);	 /* SERVFAIL */
-	CHECK(with(3, 0x80 | 5) == DNS_FAIL);	 /* REFUSED */
+	CHECK(with(3, 0x80 | 2) == DNS_FAIL);	  /* SERVFAIL */
+	CHECK(with(3, 0x80 | 5) == DNS_FAIL);	  /* REFUSED */
 	CHECK(with(3, 0x80 | 3) == DNS_NXDOMAIN);
 	CHECK(with(3, 0x00) == DNS_OK); /* RA clear is no matter */
 }

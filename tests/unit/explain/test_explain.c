@@ -79,7 +79,8 @@ TEST(json_has_sandbox_reach_and_changes)
 	dropped = at(v, "reach", "secrets", "envDropped", NULL);
 	CHECK(YAJL_IS_ARRAY(dropped) && dropped->u.array.len == 1 &&
 	      strcmp(dropped->u.array.values[0]->u.string, "HOSTNAME") == 0);
-	CHECK(YAJL_GET_INTEGER(at(v, "reach", "time", "wallClock", NULL)) == 600);
+	CHECK(YAJL_GET_INTEGER(at(v, "reach", "time", "wallClock", NULL)) ==
+	      600);
 	CHECK(YAJL_GET_INTEGER(at(v, "reach", "memory", "limit", NULL)) ==
 	      536870912);
 	CHECK(YAJL_GET_INTEGER(at(v, "reach", "memory", "swap", NULL)) == 0);
@@ -87,7 +88,8 @@ TEST(json_has_sandbox_reach_and_changes)
 	CHECK(YAJL_IS_NULL(at(v, "reach", "cpu", "cpus", NULL)));
 	CHECK(YAJL_GET_INTEGER(at(v, "reach", "privileges", "uid", NULL)) ==
 	      65534);
-	CHECK(YAJL_IS_ARRAY(at(v, "reach", "privileges", "capabilities", NULL)));
+	CHECK(
+	    YAJL_IS_ARRAY(at(v, "reach", "privileges", "capabilities", NULL)));
 	CHECK(YAJL_IS_TRUE(at(v, "reach", "syscalls", "baseline", NULL)));
 	CHECK(YAJL_IS_TRUE(at(v, "reach", "syscalls", "configFilter", NULL)));
 	CHECK(YAJL_IS_ARRAY(at(v, "reach", "devices", NULL)));
@@ -141,7 +143,8 @@ TEST(text_reads_at_a_glance)
 	    "pids        limit           256 processes\n",
 	    "            capabilities    none\n",
 	    "changes to config.json (20)\n",
-	    "  .process.user.uid                             0 -> 65534  (default)\n",
+	    "  .process.user.uid                             0 -> 65534  "
+	    "(default)\n",
 	};
 	struct spec *s = fixture("podman_busybox.json");
 	struct hardened *h = harden_ok(s, NULL);
@@ -176,12 +179,12 @@ TEST(egress_names_the_stub_resolver)
 				   "with 198.18.0.1"));
 	CHECK(text && strstr(text, "/etc/resolv.conf names corral's stub "
 				   "resolver"));
-	CHECK_STR(str_at(at(v, "reach", "network", "egress", "stubResolver",
-			    NULL)),
-		  "127.0.0.1:53");
-	CHECK_STR(str_at(at(v, "reach", "network", "egress", "stubAddress",
-			    NULL)),
-		  "198.18.0.1");
+	CHECK_STR(
+	    str_at(at(v, "reach", "network", "egress", "stubResolver", NULL)),
+	    "127.0.0.1:53");
+	CHECK_STR(
+	    str_at(at(v, "reach", "network", "egress", "stubAddress", NULL)),
+	    "198.18.0.1");
 	yajl_tree_free(v);
 	hardened_free(h);
 	spec_free(s);

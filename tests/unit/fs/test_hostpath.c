@@ -52,7 +52,7 @@ static void make_tree(void)
 
 static void remove_tree(void)
 {
-	static const char *const names[] = {"dir/in", "dir/abs", "dir/up",
+	static const char *const names[] = {"dir/in", "dir/abs",  "dir/up",
 					    "link",   "dir/file", "dir/sub",
 					    "dir"};
 	char p[PATH_MAX + 32];
@@ -79,8 +79,9 @@ static char *at(const char *rel)
  * macro: the open must run before its error is read.) */
 static char *error_of(int fd, struct error **err)
 {
-	char *msg =
-	    strdup(fd >= 0 ? "(opened)" : *err ? (*err)->msg : "(none)");
+	char *msg = strdup(fd >= 0 ? "(opened)"
+			   : *err  ? (*err)->msg
+				   : "(none)");
 
 	if (fd >= 0)
 		close(fd);
@@ -107,17 +108,17 @@ TEST(a_plain_path_opens)
 TEST(a_link_anywhere_is_refused_and_named)
 {
 	struct error *err = NULL;
-	char *last = fails(hostpath_open(at("link"), O_PATH, "source", &err),
-			   err);
+	char *last =
+	    fails(hostpath_open(at("link"), O_PATH, "source", &err), err);
 	char *mid = NULL, *magic = NULL;
 	char want[PATH_MAX + 128];
 
 	err = NULL;
-	mid = fails(hostpath_open(at("link/file"), O_PATH, "source", &err),
-		    err);
+	mid =
+	    fails(hostpath_open(at("link/file"), O_PATH, "source", &err), err);
 	err = NULL;
-	magic = fails(hostpath_open("/proc/self/cwd", O_PATH, "source", &err),
-		      err);
+	magic =
+	    fails(hostpath_open("/proc/self/cwd", O_PATH, "source", &err), err);
 	snprintf(want, sizeof(want),
 		 "source %s: %s is a symbolic link (not followed)", at("link"),
 		 at("link"));
@@ -179,8 +180,8 @@ TEST(the_check_is_on_what_was_opened)
 TEST(a_relative_path_is_refused)
 {
 	struct error *err = NULL;
-	char *msg = fails(hostpath_open("etc/passwd", O_PATH, "source", &err),
-			  err);
+	char *msg =
+	    fails(hostpath_open("etc/passwd", O_PATH, "source", &err), err);
 
 	CHECK_STR(msg, "source etc/passwd: not an absolute path");
 	free(msg);

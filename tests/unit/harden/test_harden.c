@@ -26,8 +26,9 @@ static struct spec *config(const char *process, const char *mounts,
 		 " \"process\": {%s\"args\": [\"sh\"], \"cwd\": \"/\"%s%s},"
 		 " \"root\": {\"path\": \"rootfs\"},"
 		 " \"mounts\": [%s], \"annotations\": {%s}, \"linux\": {%s}}",
-		 strstr(process, "\"user\"") ? ""
-						: "\"user\": {\"uid\": 0, \"gid\": 0}, ",
+		 strstr(process, "\"user\"")
+		     ? ""
+		     : "\"user\": {\"uid\": 0, \"gid\": 0}, ",
 		 process[0] ? ", " : "", process, mounts, annotations, linux_);
 	return spec_of(json);
 }
@@ -103,27 +104,25 @@ out:
 
 TEST(time_dropped_mount_path_dropped_duplicates_dropped)
 {
-	struct spec *s = config(
-	    "", "", "",
-	    "\"namespaces\": [{\"type\": \"time\"}, {\"type\": \"pid\"},"
-	    " {\"type\": \"pid\", \"path\": \"/proc/9/ns/pid\"},"
-	    " {\"type\": \"mount\", \"path\": \"/proc/9/ns/mnt\"},"
-	    " {\"type\": \"user\", \"path\": \"/proc/9/ns/user\"}]");
+	struct spec *s =
+	    config("", "", "",
+		   "\"namespaces\": [{\"type\": \"time\"}, {\"type\": \"pid\"},"
+		   " {\"type\": \"pid\", \"path\": \"/proc/9/ns/pid\"},"
+		   " {\"type\": \"mount\", \"path\": \"/proc/9/ns/mnt\"},"
+		   " {\"type\": \"user\", \"path\": \"/proc/9/ns/user\"}]");
 	struct hardened *h = harden_ok(s, NULL);
 
 	if (!h)
 		goto out;
 	CHECK(!ns(h->spec, NS_TIME));
-	CHECK_CHANGE(h, ".linux.namespaces[time]", "new", "dropped",
-		     "default");
+	CHECK_CHANGE(h, ".linux.namespaces[time]", "new", "dropped", "default");
 	CHECK(!ns(h->spec, NS_PID)->path);
 	CHECK(!ns(h->spec, NS_MOUNT)->path);
 	CHECK_CHANGE(h, ".linux.namespaces[mount]", "/proc/9/ns/mnt", "new",
 		     "default");
 	/* no user.idMap in the policy: no user namespace */
 	CHECK(!ns(h->spec, NS_USER));
-	CHECK_CHANGE(h, ".linux.namespaces[user]", "/proc/9/ns/user",
-		     "dropped",
+	CHECK_CHANGE(h, ".linux.namespaces[user]", "/proc/9/ns/user", "dropped",
 		     "default: no host ids to map it to (policy: user.idMap)");
 	CHECK(h->spec->linux_->n_namespaces == 6);
 out:
@@ -168,9 +167,8 @@ TEST(host_network_gets_a_namespace_even_under_network_config)
 TEST(rootfs_settings_come_from_the_policy)
 {
 	struct spec *s = fixture("containerd_ctr.json");
-	struct policy *p =
-	    policy_of("{\"rootfs\": {\"mode\": \"strict\","
-		      " \"scratchSize\": \"128MiB\"}}");
+	struct policy *p = policy_of("{\"rootfs\": {\"mode\": \"strict\","
+				     " \"scratchSize\": \"128MiB\"}}");
 	struct hardened *def = harden_ok(s, NULL), *strict = harden_ok(s, p);
 
 	CHECK(def && def->sandbox.rootfs == POLICY_ROOTFS_OVERLAY);
@@ -211,7 +209,8 @@ TEST(podman_engine_files_are_kept_read_only)
 	}
 	CHECK_CHANGE(h, ".mounts[/etc/hosts]", NULL,
 		     "options bind,rprivate,ro,nosuid,nodev", "default");
-	CHECK(kept(h, "/proc") && kept(h, "/dev/pts") && kept(h, "/dev/mqueue"));
+	CHECK(kept(h, "/proc") && kept(h, "/dev/pts") &&
+	      kept(h, "/dev/mqueue"));
 	hardened_free(h);
 	spec_free(s);
 }
@@ -249,12 +248,12 @@ TEST(cri_service_account_token_and_engine_state_are_dropped)
 	struct hardened *h = harden_ok(s, NULL);
 
 	CHECK(!kept(h, "/var/run/secrets/kubernetes.io/serviceaccount"));
-	CHECK_CHANGE(h, ".mounts[/var/run/secrets/kubernetes.io/serviceaccount]",
-		     "bind /var/lib/kubelet/pods/6a1f3c2e-9b8d-4e7f-a6c5-"
-		     "1d2e3f4a5b6c/volumes/kubernetes.io~projected/"
-		     "kube-api-access-7xk2p [rbind,rprivate,ro]",
-		     "dropped",
-		     "default: the service-account token is never mounted");
+	CHECK_CHANGE(
+	    h, ".mounts[/var/run/secrets/kubernetes.io/serviceaccount]",
+	    "bind /var/lib/kubelet/pods/6a1f3c2e-9b8d-4e7f-a6c5-"
+	    "1d2e3f4a5b6c/volumes/kubernetes.io~projected/"
+	    "kube-api-access-7xk2p [rbind,rprivate,ro]",
+	    "dropped", "default: the service-account token is never mounted");
 	/* the pod's shm (under /run/containerd) is not shared: private */
 	CHECK_CHANGE(h, ".mounts[/dev/shm]", NULL,
 		     "tmpfs shm [nosuid,nodev,noexec,mode=1777,size=67108864]",
@@ -388,8 +387,10 @@ TEST(kernel_filesystems_are_kept_and_forced)
 	    " \"source\": \"tmpfs\", \"options\": [\"mode=755\"]},"
 	    "{\"destination\": \"/mnt\", \"type\": \"overlay\","
 	    " \"source\": \"overlay\"},"
-	    "{\"destination\": \"/nfs\", \"type\": \"nfs\", \"source\": \"h:/x\"},"
-	    "{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"}",
+	    "{\"destination\": \"/nfs\", \"type\": \"nfs\", \"source\": "
+	    "\"h:/x\"},"
+	    "{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": "
+	    "\"proc\"}",
 	    "", "");
 	struct hardened *h = harden_ok(s, NULL);
 	const struct spec_mount *dev = h ? find_mount(h->spec, "/dev") : NULL;
@@ -418,9 +419,10 @@ out:
 
 TEST(env_keeps_allowlisted_names_and_never_shows_values)
 {
-	struct spec *s = config("\"env\": [\"PATH=/bin\", \"API_TOKEN=s3cr3t\","
-				" \"HOME=/root\", \"LANGUAGE=x\", \"NOEQUALS\"]",
-				"", "", "");
+	struct spec *s =
+	    config("\"env\": [\"PATH=/bin\", \"API_TOKEN=s3cr3t\","
+		   " \"HOME=/root\", \"LANGUAGE=x\", \"NOEQUALS\"]",
+		   "", "", "");
 	struct hardened *h = harden_ok(s, NULL);
 	_cleanup_free_ char *text = NULL;
 
@@ -450,7 +452,8 @@ TEST(env_allowlist_from_the_policy)
 	struct hardened *h = harden_ok(s, p);
 
 	CHECK(h && h->spec->process->n_env == 1);
-	CHECK(h && strcmp(h->spec->process->env[0], "NGINX_VERSION=1.23.3") == 0);
+	CHECK(h &&
+	      strcmp(h->spec->process->env[0], "NGINX_VERSION=1.23.3") == 0);
 	CHECK_CHANGE(h, ".process.env", NULL, "dropped", "policy: env.allow");
 	hardened_free(h);
 	policy_free(p);
@@ -463,7 +466,8 @@ TEST(root_becomes_nobody_and_other_users_stay)
 {
 	struct spec *podman = fixture("podman_busybox.json");
 	struct spec *cri = fixture("cri_container.json");
-	struct hardened *hp = harden_ok(podman, NULL), *hc = harden_ok(cri, NULL);
+	struct hardened *hp = harden_ok(podman, NULL),
+			*hc = harden_ok(cri, NULL);
 
 	CHECK(hp && hp->spec->process->user.uid == 65534);
 	CHECK(hp && hp->spec->process->user.gid == 65534);
@@ -487,8 +491,8 @@ TEST(user_policy_keys)
 	    "", "", "");
 	struct policy *uid = policy_of("{\"user\": {\"uid\": 1000}}");
 	struct policy *groups = policy_of("{\"user\": {\"keepGroups\": true}}");
-	struct policy *root =
-	    policy_of("{\"user\": {\"allowRoot\": true, \"keepGroups\": true}}");
+	struct policy *root = policy_of(
+	    "{\"user\": {\"allowRoot\": true, \"keepGroups\": true}}");
 	struct hardened *hu = harden_ok(s, uid), *hg = harden_ok(s, groups);
 	struct hardened *hr = harden_ok(s, root);
 
@@ -530,9 +534,9 @@ TEST(all_five_capability_sets_are_emptied)
 TEST(kept_capabilities_are_an_intersection)
 {
 	struct spec *s = fixture("runc_spec.json");
-	struct policy *p = policy_of(
-	    "{\"capabilities\": {\"keep\": [\"CAP_NET_BIND_SERVICE\","
-	    " \"CAP_SYS_ADMIN\"]}}");
+	struct policy *p =
+	    policy_of("{\"capabilities\": {\"keep\": [\"CAP_NET_BIND_SERVICE\","
+		      " \"CAP_SYS_ADMIN\"]}}");
 	struct hardened *h = harden_ok(s, p);
 	const struct spec_caps *c = h ? h->spec->process->caps : NULL;
 
@@ -553,8 +557,7 @@ TEST(no_new_privileges_is_forced)
 	struct hardened *h = harden_ok(s, NULL);
 
 	CHECK(h && h->spec->process->no_new_privileges);
-	CHECK_CHANGE(h, ".process.noNewPrivileges", "false", "true",
-		     "default");
+	CHECK_CHANGE(h, ".process.noNewPrivileges", "false", "true", "default");
 	hardened_free(h);
 	spec_free(s);
 }

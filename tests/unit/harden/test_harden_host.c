@@ -133,9 +133,15 @@ TEST(root_path_in_the_bundle_or_an_engine_dir)
 TEST(root_path_anywhere_else_is_refused)
 {
 	static const char *const bad[] = {
-	    "/etc",		"/",		    "/usr",
-	    "/srv/images/x",	"../../etc",	    "rootfs/../..",
-	    "./rootfs",		BUNDLE,		    "/var/lib/containers/storage",
+	    "/etc",
+	    "/",
+	    "/usr",
+	    "/srv/images/x",
+	    "../../etc",
+	    "rootfs/../..",
+	    "./rootfs",
+	    BUNDLE,
+	    "/var/lib/containers/storage",
 	    "/var/lib/containerd/../../../etc",
 	};
 
@@ -154,8 +160,8 @@ TEST(root_path_the_callers_own)
 	struct policy *p = policy_of(NULL);
 	struct hardened *h = NULL;
 
-	if (p && harden_strv_push(&p->root_dirs, &p->n_root_dirs,
-					   "/home/me/rootfs"))
+	if (p &&
+	    harden_strv_push(&p->root_dirs, &p->n_root_dirs, "/home/me/rootfs"))
 		h = harden_in(s, p, NULL);
 	CHECK(h && !strcmp(h->root_beneath, "/home/me/rootfs") &&
 	      !strcmp(h->root_path, "."));
@@ -181,8 +187,10 @@ TEST(hooks_only_from_the_allowlist_with_their_args)
 	struct policy *p =
 	    policy_json("{\"hooks\": {\"allow\": [{\"path\": \"/usr/bin/nv\","
 			" \"args\": [\"nv\", \"prestart\"]}]}}");
-	struct hardened *h = harden_in(s, p, NULL), *hd = harden_in(s, NULL, NULL);
-	const struct spec_hook_list *pre = h ? &h->spec->hooks[HOOK_PRESTART] : NULL;
+	struct hardened *h = harden_in(s, p, NULL),
+			*hd = harden_in(s, NULL, NULL);
+	const struct spec_hook_list *pre =
+	    h ? &h->spec->hooks[HOOK_PRESTART] : NULL;
 
 	CHECK(pre && pre->n == 1 && !strcmp(pre->hooks[0].args[1], "prestart"));
 	CHECK(pre && pre->n == 1 && pre->hooks[0].n_env == 1 &&
@@ -279,7 +287,8 @@ TEST(the_policy_refuses_an_id_map_holding_host_root)
 	char *msg = NULL;
 	struct policy *p = NULL;
 	struct error *err = NULL;
-	const char *j = "{\"user\": {\"idMap\": {\"hostID\": 0, \"size\": 10}}}";
+	const char *j =
+	    "{\"user\": {\"idMap\": {\"hostID\": 0, \"size\": 10}}}";
 
 	CHECK(policy_parse(j, strlen(j), &p, &err) < 0 && err &&
 	      (msg = err->msg) && strstr(msg, "hostID must not be 0"));
@@ -289,12 +298,14 @@ TEST(the_policy_refuses_an_id_map_holding_host_root)
 
 TEST(privileged_groups_are_dropped_primary_and_supplementary)
 {
-	struct policy *p = policy_json("{\"user\": {\"keepGroups\": true,"
-				       " \"privilegedGroups\": [\"42\", \"6\"]}}");
+	struct policy *p =
+	    policy_json("{\"user\": {\"keepGroups\": true,"
+			" \"privilegedGroups\": [\"42\", \"6\"]}}");
 	struct spec *s = NULL;
 	struct hardened *h = NULL;
 	const char *j =
-	    "{\"ociVersion\": \"1.2.0\", \"process\": {\"user\": {\"uid\": 1000,"
+	    "{\"ociVersion\": \"1.2.0\", \"process\": {\"user\": {\"uid\": "
+	    "1000,"
 	    " \"gid\": 42, \"additionalGids\": [0, 6, 1000, 42]}, \"args\": "
 	    "[\"sh\"], \"cwd\": \"/\"}, \"root\": {\"path\": \"rootfs\"}}";
 
@@ -321,7 +332,8 @@ TEST(an_engine_file_must_be_in_the_bundle_or_an_engine_dir)
 	    "{\"destination\": \"/etc/resolv.conf\", \"type\": \"bind\","
 	    " \"source\": \"/etc/ansible/resolv.conf\", \"options\": []},"
 	    "{\"destination\": \"/etc/hostname\", \"type\": \"bind\","
-	    " \"source\": \"/var/lib/containerd/x/hostname\", \"options\": []}");
+	    " \"source\": \"/var/lib/containerd/x/hostname\", \"options\": "
+	    "[]}");
 	struct hardened *h = harden_in(s, NULL, NULL);
 	const struct harden_bind *b = bind_of(h, "/etc/hosts");
 	const struct harden_bind *c = bind_of(h, "/etc/hostname");
@@ -339,9 +351,9 @@ TEST(a_policy_bind_carries_its_entry)
 	struct spec *s = with_mounts(
 	    "{\"destination\": \"/d\", \"type\": \"bind\","
 	    " \"source\": \"/data/x\", \"options\": [\"rbind\", \"rw\"]}");
-	struct policy *p = policy_json(
-	    "{\"mounts\": [{\"source\": \"/data\", \"rw\": true, "
-	    "\"followLinks\": true}]}");
+	struct policy *p =
+	    policy_json("{\"mounts\": [{\"source\": \"/data\", \"rw\": true, "
+			"\"followLinks\": true}]}");
 	struct hardened *h = harden_in(s, p, NULL);
 	const struct harden_bind *b = bind_of(h, "/d");
 
@@ -397,8 +409,9 @@ TEST(kernel_filesystems_once_and_at_their_places)
 	struct hardened *h = harden_in(s, NULL, NULL);
 
 	CHECK(h && h->spec->n_mounts == 2);
-	CHECK(h && find_mount(h->spec, "/proc") && !find_mount(h->spec, "/p2") &&
-	      !find_mount(h->spec, "/s2") && !find_mount(h->spec, "/"));
+	CHECK(h && find_mount(h->spec, "/proc") &&
+	      !find_mount(h->spec, "/p2") && !find_mount(h->spec, "/s2") &&
+	      !find_mount(h->spec, "/"));
 	CHECK_CHANGE(h, ".mounts[/p2]", "proc proc []", "dropped",
 		     "default: a kernel filesystem only at its own place");
 	CHECK_CHANGE(h, ".mounts[/proc/sys/kernel]", "tmpfs tmpfs []",
@@ -416,7 +429,8 @@ TEST(options_come_from_a_list_per_type)
 	    "\"/data\", \"options\": [\"rbind\", \"rshared\", \"rsuid\", "
 	    "\"Z\", \"idmap\", \"rprivate\", \"mand\"]},"
 	    "{\"destination\": \"/t\", \"type\": \"tmpfs\", \"source\": "
-	    "\"tmpfs\", \"options\": [\"size=1m\", \"mode=1777\", \"huge=always\","
+	    "\"tmpfs\", \"options\": [\"size=1m\", \"mode=1777\", "
+	    "\"huge=always\","
 	    " \"newinstance\", \"context=x\", \"suid\"]}");
 	struct policy *p =
 	    policy_json("{\"mounts\": [{\"source\": \"/data\"}]}");
@@ -443,9 +457,9 @@ TEST(destinations_with_dotdot_are_refused_others_tidied)
 {
 	static const char *const bad[] = {"/../etc", "/a/../../b", "x/y",
 					  "/proc/.."};
-	struct spec *s = with_mounts(
-	    "{\"destination\": \"//tmp/./x/\", \"type\": \"tmpfs\","
-	    " \"source\": \"tmpfs\"}");
+	struct spec *s =
+	    with_mounts("{\"destination\": \"//tmp/./x/\", \"type\": \"tmpfs\","
+			" \"source\": \"tmpfs\"}");
 	struct hardened *h = harden_in(s, NULL, NULL);
 	char m[256];
 
@@ -510,10 +524,10 @@ TEST(shared_root_propagation_becomes_a_slave)
 
 TEST(a_seccomp_listener_path_is_dropped)
 {
-	struct spec *s = config(
-	    "rootfs", "", "",
-	    "\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\","
-	    " \"listenerPath\": \"/run/agent.sock\"}");
+	struct spec *s =
+	    config("rootfs", "", "",
+		   "\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\","
+		   " \"listenerPath\": \"/run/agent.sock\"}");
 	struct hardened *h = harden_in(s, NULL, NULL);
 
 	CHECK(h && h->spec->linux_->seccomp &&
@@ -547,7 +561,7 @@ TEST(a_seccomp_notify_action_becomes_enosys)
 }
 
 #define POOL_POLICY                                                            \
-	"{\"user\": {\"pool\": {\"hostUID\": 1073741824, \"hostGID\": "       \
+	"{\"user\": {\"pool\": {\"hostUID\": 1073741824, \"hostGID\": "        \
 	"1073741824, \"size\": 6553600}}}"
 
 static bool one_map(const struct spec_id_mapping *m, size_t n, uint32_t host)
@@ -629,9 +643,9 @@ TEST(config_json_s_own_user_namespace_under_id_map_is_not_replaced)
 
 TEST(permissive_lists_every_bind_as_written)
 {
-	struct spec *s = with_mounts(
-	    "{\"destination\": \"/etc/hosts\", \"type\": \"bind\","
-	    " \"source\": \"/etc\", \"options\": [\"rbind\"]}");
+	struct spec *s =
+	    with_mounts("{\"destination\": \"/etc/hosts\", \"type\": \"bind\","
+			" \"source\": \"/etc\", \"options\": [\"rbind\"]}");
 	struct policy *p = policy_json("{\"mode\": \"permissive\"}");
 	struct hardened *h = harden_in(s, p, NULL);
 	const struct harden_bind *b = bind_of(h, "/etc/hosts");

@@ -241,8 +241,8 @@ TEST(a_pod_sandboxs_process_is_held_to_a_pause_under_every_policy)
 		     "role: pod sandbox");
 	CHECK(!rlimit_of(ha, RLIMIT_CPU) && !rlimit_of(ha, RLIMIT_AS));
 	small->process->rlimits = calloc(1, sizeof(*small->process->rlimits));
-	small->process->rlimits[0] = (struct spec_rlimit){
-	    strdup("RLIMIT_CPU"), RLIMIT_CPU, 5, 3};
+	small->process->rlimits[0] =
+	    (struct spec_rlimit){strdup("RLIMIT_CPU"), RLIMIT_CPU, 5, 3};
 	small->process->n_rlimits = 1;
 	hs = harden_ok(small, p);
 	cpu = rlimit_of(hs, RLIMIT_CPU);

@@ -47,12 +47,13 @@ static const char *const caps_pool[] = {
     "CAP_CHOWN",   "CAP_KILL",	 "CAP_NET_BIND_SERVICE", "CAP_SYS_ADMIN",
     "CAP_NET_RAW", "CAP_SETUID", "CAP_SETGID",		 "CAP_AUDIT_WRITE",
 };
-static const char *const env_pool[] = {"PATH",	  "HOME",    "TERM",
-				       "LANG",	  "SECRET",  "AWS_KEY",
-				       "HOSTNAME", "LC_ALL"};
+static const char *const env_pool[] = {
+    "PATH", "HOME", "TERM", "LANG", "SECRET", "AWS_KEY", "HOSTNAME", "LC_ALL"};
 static const char *const sysctl_pool[] = {
-    "net.ipv4.ping_group_range", "net.ipv4.ip_forward",
-    "kernel.shm_rmid_forced",	 "net.core.somaxconn",
+    "net.ipv4.ping_group_range",
+    "net.ipv4.ip_forward",
+    "kernel.shm_rmid_forced",
+    "net.core.somaxconn",
     "net.ipv4.ip_unprivileged_port_start",
 };
 static const char *const source_pool[] = {
@@ -72,18 +73,23 @@ static const char *const source_pool[] = {
     "/var/lib/kubelet/pods/u/containers/c/abc",
 };
 static const char *const dest_pool[] = {
-    "/etc/hosts", "/mnt/a",	    "/dev/shm",	    "/run/secrets",
-    "/mnt/b",	  "/etc/hostname", "/dev/termination-log",
+    "/etc/hosts",
+    "/mnt/a",
+    "/dev/shm",
+    "/run/secrets",
+    "/mnt/b",
+    "/etc/hostname",
+    "/dev/termination-log",
     "/var/run/secrets/kubernetes.io/serviceaccount",
 };
 static const char *const option_pool[] = {
-    "rbind", "bind", "rw", "ro", "suid", "dev", "rprivate", "noexec",
-    "nosuid", "rsuid", "size=1m",
+    "rbind",	"bind",	  "rw",	    "ro",    "suid",	"dev",
+    "rprivate", "noexec", "nosuid", "rsuid", "size=1m",
 };
-static const char *const fs_pool[] = {"proc",	 "tmpfs",   "sysfs", "cgroup2",
-				      "overlay", "nfs",	    "mqueue", "devpts",
-				      "cgroup"};
-static const char *const ns_pool[] = {"pid", "network", "mount", "ipc",
+static const char *const fs_pool[] = {"proc",	 "tmpfs",   "sysfs",
+				      "cgroup2", "overlay", "nfs",
+				      "mqueue",	 "devpts",  "cgroup"};
+static const char *const ns_pool[] = {"pid", "network", "mount",  "ipc",
 				      "uts", "user",	"cgroup", "time"};
 
 /* A JSON array of a random subset of pool (repeats possible). */
@@ -156,8 +162,8 @@ static struct policy *gen_policy(void)
 		" \"limits\": {\"wallClock\": %u, \"memory\": %s, \"pids\": %u,"
 		" \"cpus\": %s}",
 		chance(70) ? "loopback" : "config",
-		chance(70) ? "overlay" : "strict", 1 + pick(256),
-		uids[pick(3)], uids[pick(3)], chance(20) ? "true" : "false",
+		chance(70) ? "overlay" : "strict", 1 + pick(256), uids[pick(3)],
+		uids[pick(3)], chance(20) ? "true" : "false",
 		chance(30) ? "true" : "false", walls[pick(3)], memory[pick(3)],
 		pids[pick(3)], cpus[pick(3)]);
 	gen_policy_lists(f);
@@ -173,13 +179,13 @@ static struct policy *gen_policy(void)
 static void gen_process(FILE *f)
 {
 	static const unsigned ids[] = {0, 0, 1, 1000, 65534};
-	static const char *const sets[] = {"bounding", "effective",
-					   "inheritable", "permitted",
-					   "ambient"};
+	static const char *const sets[] = {
+	    "bounding", "effective", "inheritable", "permitted", "ambient"};
 	static const char *const groups[] = {"0", "10", "100"};
 
-	fprintf(f, "\"process\": {\"user\": {\"uid\": %u, \"gid\": %u,"
-		   " \"additionalGids\": [",
+	fprintf(f,
+		"\"process\": {\"user\": {\"uid\": %u, \"gid\": %u,"
+		" \"additionalGids\": [",
 		ids[pick(5)], ids[pick(5)]);
 	for (unsigned i = 0, n = pick(3); i < n; i++)
 		fprintf(f, "%s%s", i ? ", " : "", groups[pick(3)]);
@@ -238,10 +244,10 @@ static void gen_annotations(FILE *f, const struct policy *p)
 
 	fputs(", \"annotations\": {", f);
 	if (chance(30)) {
-		fprintf(f, "\"run.corral.timeout\": \"%llu\"",
-			1 + (unsigned long long)pick(p->wall_clock
-							 ? (unsigned)p->wall_clock
-							 : 5000));
+		fprintf(
+		    f, "\"run.corral.timeout\": \"%llu\"",
+		    1 + (unsigned long long)pick(
+			    p->wall_clock ? (unsigned)p->wall_clock : 5000));
 		sep = ", ";
 	}
 	if (chance(30)) {
@@ -257,7 +263,8 @@ static void gen_annotations(FILE *f, const struct policy *p)
 		sep = ", ";
 	}
 	if (chance(10))
-		fprintf(f, "%s\"io.kubernetes.cri.container-type\": \"sandbox\"",
+		fprintf(f,
+			"%s\"io.kubernetes.cri.container-type\": \"sandbox\"",
 			sep);
 	fputc('}', f);
 }
@@ -273,8 +280,8 @@ static void gen_resources(FILE *f)
 
 	fputs("\"resources\": {\"devices\": [{\"allow\": true}]", f);
 	if (chance(60))
-		fprintf(f, ", \"memory\": {\"limit\": %s%s}",
-			memory[pick(4)], chance(50) ? ", \"swap\": -1" : "");
+		fprintf(f, ", \"memory\": {\"limit\": %s%s}", memory[pick(4)],
+			chance(50) ? ", \"swap\": -1" : "");
 	if (chance(60))
 		fprintf(f, ", \"pids\": {\"limit\": %d}",
 			chance(20) ? -1 : 1 + (int)pick(4000));
@@ -401,7 +408,8 @@ static bool same(const char *a, const char *b)
 
 static void check_privileges(const struct origin *o)
 {
-	const struct spec_process *c = o->config->process, *e = o->h->spec->process;
+	const struct spec_process *c = o->config->process,
+				  *e = o->h->spec->process;
 
 	for (size_t i = 0; i < ARRAY_SIZE(spec_caps_fields); i++) {
 		size_t en, cn;
@@ -420,7 +428,8 @@ static void check_privileges(const struct origin *o)
 		snprintf(name, sizeof(name), "%.*s",
 			 (int)strcspn(e->env[i], "="), e->env[i]);
 		if (!env_has(c, e->env[i]) ||
-		    !has_str(o->policy->env_allow, o->policy->n_env_allow, name))
+		    !has_str(o->policy->env_allow, o->policy->n_env_allow,
+			     name))
 			fail(o, "an env name not in both");
 	}
 	if (!o->policy->allow_root && (e->user.uid == 0 || e->user.gid == 0))
@@ -459,12 +468,13 @@ static void check_mounts(const struct origin *o)
 		bool found = false;
 
 		for (size_t j = 0; j < c->n_mounts && !found; j++)
-			found = same(m->destination, c->mounts[j].destination) &&
-				((same(m->type, c->mounts[j].type) &&
-				  same(m->source, c->mounts[j].source)) ||
-				 /* an engine's /dev/shm becomes private */
-				 (same(m->destination, "/dev/shm") &&
-				  same(m->type, "tmpfs")));
+			found =
+			    same(m->destination, c->mounts[j].destination) &&
+			    ((same(m->type, c->mounts[j].type) &&
+			      same(m->source, c->mounts[j].source)) ||
+			     /* an engine's /dev/shm becomes private */
+			     (same(m->destination, "/dev/shm") &&
+			      same(m->type, "tmpfs")));
 		if (!found)
 			fail(o, "a mount not in config.json");
 		if (m->source && (strstr(m->source, "docker.sock") ||
@@ -475,7 +485,8 @@ static void check_mounts(const struct origin *o)
 		if (m->source && m->source[0] == '/' &&
 		    !bind_allowed(o->policy, m))
 			fail(o, "a bind neither allowed nor an engine file");
-		if (strcmp(m->type, "tmpfs") == 0 || strcmp(m->type, "bind") == 0 ||
+		if (strcmp(m->type, "tmpfs") == 0 ||
+		    strcmp(m->type, "bind") == 0 ||
 		    strcmp(m->type, "none") == 0)
 			if (!has_str(m->options, m->n_options, "nosuid"))
 				fail(o, "a kept mount without nosuid");
@@ -515,16 +526,18 @@ static void check_limits(const struct origin *o)
 		    cm->limit.set ? cm->limit.v : 0, o->policy->memory,
 		    annotation(o->config, "run.corral.memory"));
 	check_limit(o, "pids wider", e->pids_limit,
-		    c && c->pids_limit.set ? c->pids_limit.v : 0, o->policy->pids,
-		    annotation(o->config, "run.corral.pids"));
+		    c && c->pids_limit.set ? c->pids_limit.v : 0,
+		    o->policy->pids, annotation(o->config, "run.corral.pids"));
 	if (o->policy->cpu_quota > 0 &&
 	    (!e->cpu || !e->cpu->quota.set ||
 	     (__int128)e->cpu->quota.v * o->policy->cpu_period >
 		 (__int128)o->policy->cpu_quota * e->cpu->period.v))
 		fail(o, "cpu wider than the policy");
-	if (o->h->sandbox.role == ROLE_POD_SANDBOX ? wall != 0
-	    : (o->policy->wall_clock && (!wall || wall > o->policy->wall_clock)) ||
-		  (timeout && wall > (uint64_t)strtoll(timeout, NULL, 10)))
+	if (o->h->sandbox.role == ROLE_POD_SANDBOX
+		? wall != 0
+		: (o->policy->wall_clock &&
+		   (!wall || wall > o->policy->wall_clock)) ||
+		      (timeout && wall > (uint64_t)strtoll(timeout, NULL, 10)))
 		fail(o, "wall clock wider");
 }
 
@@ -544,31 +557,34 @@ static void check_kernel(const struct origin *o)
 	for (size_t i = 0; i < e->n_sysctl; i++) {
 		bool in_config = false;
 
-		bool low_ports = o->h->sandbox.loopback_only &&
-				 strcmp(e->sysctl[i].key, "net.ipv4.ip_"
-							  "unprivileged_port_start") == 0 &&
-				 strcmp(e->sysctl[i].value, "0") == 0;
+		bool low_ports =
+		    o->h->sandbox.loopback_only &&
+		    strcmp(e->sysctl[i].key, "net.ipv4.ip_"
+					     "unprivileged_port_start") == 0 &&
+		    strcmp(e->sysctl[i].value, "0") == 0;
 
 		for (size_t j = 0; c && j < c->n_sysctl; j++)
-			in_config |= strcmp(c->sysctl[j].key, e->sysctl[i].key) == 0;
+			in_config |=
+			    strcmp(c->sysctl[j].key, e->sysctl[i].key) == 0;
 		if ((!in_config && !low_ports) ||
 		    !allowlisted(o->policy, e->sysctl[i].key))
 			fail(o, "a sysctl not in both");
-		if (strncmp(e->sysctl[i].key, "net.", 4) == 0 &&
-		    !new_netns(e))
+		if (strncmp(e->sysctl[i].key, "net.", 4) == 0 && !new_netns(e))
 			fail(o, "a net sysctl in a shared network namespace");
 	}
 	for (size_t i = 0; i < e->n_devices; i++) {
 		const struct spec_device *d = &e->devices[i];
-		bool in_config = false, allowed = strcmp(d->path, "/dev/null") == 0;
+		bool in_config = false,
+		     allowed = strcmp(d->path, "/dev/null") == 0;
 
 		for (size_t j = 0; c && j < c->n_devices; j++)
 			in_config |= strcmp(c->devices[j].path, d->path) == 0 &&
 				     c->devices[j].major == d->major;
 		for (size_t j = 0; j < o->policy->n_devices; j++)
-			allowed |= strcmp(o->policy->devices[j].path, d->path) == 0 &&
-				   o->policy->devices[j].major == d->major &&
-				   o->policy->devices[j].minor == d->minor;
+			allowed |=
+			    strcmp(o->policy->devices[j].path, d->path) == 0 &&
+			    o->policy->devices[j].major == d->major &&
+			    o->policy->devices[j].minor == d->minor;
 		if (!in_config || !allowed)
 			fail(o, "a device not in both");
 	}
@@ -578,7 +594,8 @@ static void check_kernel(const struct origin *o)
 		if (ns->type == NS_TIME ||
 		    (ns->type == NS_NETWORK && ns->path &&
 		     o->policy->network == POLICY_NET_LOOPBACK) ||
-		    ((ns->type == NS_MOUNT || ns->type == NS_CGROUP) && ns->path))
+		    ((ns->type == NS_MOUNT || ns->type == NS_CGROUP) &&
+		     ns->path))
 			fail(o, "a namespace wider");
 	}
 }
@@ -645,7 +662,7 @@ TEST(fixtures_are_idempotent_and_never_wider)
 {
 	static const char *const names[] = {
 	    "podman_busybox.json", "containerd_ctr.json", "cri_sandbox.json",
-	    "cri_container.json", "runc_spec.json", "all_fields.json"};
+	    "cri_container.json",  "runc_spec.json",	  "all_fields.json"};
 	struct policy *def = policy_of(NULL);
 
 	for (size_t i = 0; def && i < ARRAY_SIZE(names); i++) {

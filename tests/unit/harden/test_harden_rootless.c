@@ -77,8 +77,8 @@ TEST(no_cgroup_best_effort_turns_every_limit_off)
 TEST(delegated_cgroup_keeps_every_limit)
 {
 	struct spec *s = fixture("podman_busybox.json");
-	struct policy *p = rootless_policy(
-	    "{\"limits\": {\"cpus\": 0.5}}", true, POLICY_LIMITS_ALL);
+	struct policy *p = rootless_policy("{\"limits\": {\"cpus\": 0.5}}",
+					   true, POLICY_LIMITS_ALL);
 	struct hardened *h = harden_ok(s, p);
 	_cleanup_free_ char *text = text_of(h);
 
@@ -97,11 +97,11 @@ TEST(delegated_cgroup_keeps_every_limit)
 TEST(delegated_cgroup_without_memory_refuses)
 {
 	struct spec *s = fixture("podman_busybox.json");
-	struct policy *p = rootless_policy(
-	    "{}", true, POLICY_LIMIT_PIDS | POLICY_LIMIT_CPU);
-	struct policy *none = rootless_policy(
-	    "{\"limits\": {\"memory\": 0}}", true,
-	    POLICY_LIMIT_PIDS | POLICY_LIMIT_CPU);
+	struct policy *p =
+	    rootless_policy("{}", true, POLICY_LIMIT_PIDS | POLICY_LIMIT_CPU);
+	struct policy *none =
+	    rootless_policy("{\"limits\": {\"memory\": 0}}", true,
+			    POLICY_LIMIT_PIDS | POLICY_LIMIT_CPU);
 
 	CHECK_ERROR(harden_error(s, p),
 		    "rootless: the caller's delegated cgroup has no memory "
@@ -116,21 +116,21 @@ TEST(delegated_cgroup_without_memory_refuses)
 
 TEST(delegated_cgroup_best_effort_turns_one_limit_off)
 {
-	struct spec *s = spec_of(
-	    "{\"ociVersion\": \"1.2.0\","
-	    " \"process\": {\"user\": {\"uid\": 0, \"gid\": 0},"
-	    "  \"args\": [\"sh\"], \"cwd\": \"/\"},"
-	    " \"root\": {\"path\": \"rootfs\"},"
-	    " \"linux\": {\"resources\": {\"pids\": {\"limit\": 10},"
-	    "  \"cpu\": {\"shares\": 512, \"cpus\": \"0\"}}}}");
+	struct spec *s =
+	    spec_of("{\"ociVersion\": \"1.2.0\","
+		    " \"process\": {\"user\": {\"uid\": 0, \"gid\": 0},"
+		    "  \"args\": [\"sh\"], \"cwd\": \"/\"},"
+		    " \"root\": {\"path\": \"rootfs\"},"
+		    " \"linux\": {\"resources\": {\"pids\": {\"limit\": 10},"
+		    "  \"cpu\": {\"shares\": 512, \"cpus\": \"0\"}}}}");
 	struct policy *p = rootless_policy(
 	    "{\"limits\": {\"bestEffort\": true}}", true, POLICY_LIMIT_MEMORY);
 	struct hardened *h = harden_ok(s, p);
 	struct hardened *again = h ? harden_ok(h->spec, p) : NULL;
 	_cleanup_free_ char *text = text_of(h);
 
-	CHECK(h && h->sandbox.limits_off ==
-		       (POLICY_LIMIT_PIDS | POLICY_LIMIT_CPU));
+	CHECK(h &&
+	      h->sandbox.limits_off == (POLICY_LIMIT_PIDS | POLICY_LIMIT_CPU));
 	CHECK(res(h) && res(h)->memory && res(h)->memory->limit.v == 512 * MiB);
 	CHECK(res(h) && !res(h)->pids_limit.set);
 	/* cpus is the cpuset's, which the runtime checks */
@@ -189,7 +189,8 @@ TEST(rootless_sandbox_settings_round_trip)
 	}
 	CHECK(back.cgroup_delegated && back.no_device_cgroup);
 	CHECK(back.limits_off == (POLICY_LIMIT_MEMORY | POLICY_LIMIT_CPU));
-	CHECK(strstr(json, "\"limitsOff\": [\n      \"memory\",\n      \"cpu\"\n    ]"));
+	CHECK(strstr(
+	    json, "\"limitsOff\": [\n      \"memory\",\n      \"cpu\"\n    ]"));
 	CHECK(explain_json(h, &ej, &err) == 0 &&
 	      strstr(ej, "\"cgroup\": \"delegated\""));
 	CHECK(ej && strstr(ej, "\"off\": \"off: the caller's delegated cgroup "
@@ -205,16 +206,16 @@ out:
  * config.json's dropped, and explain says whose ids they are. */
 TEST(nested_in_an_engines_user_namespace)
 {
-	struct spec *s = spec_of(
-	    "{\"ociVersion\": \"1.2.0\","
-	    " \"process\": {\"user\": {\"uid\": 0, \"gid\": 0},"
-	    "  \"args\": [\"sh\"], \"cwd\": \"/\"},"
-	    " \"root\": {\"path\": \"rootfs\"},"
-	    " \"linux\": {\"namespaces\": [{\"type\": \"user\"}],"
-	    "  \"uidMappings\": [{\"containerID\": 0, \"hostID\": 1,"
-	    "   \"size\": 65536}],"
-	    "  \"gidMappings\": [{\"containerID\": 0, \"hostID\": 1,"
-	    "   \"size\": 65536}]}}");
+	struct spec *s =
+	    spec_of("{\"ociVersion\": \"1.2.0\","
+		    " \"process\": {\"user\": {\"uid\": 0, \"gid\": 0},"
+		    "  \"args\": [\"sh\"], \"cwd\": \"/\"},"
+		    " \"root\": {\"path\": \"rootfs\"},"
+		    " \"linux\": {\"namespaces\": [{\"type\": \"user\"}],"
+		    "  \"uidMappings\": [{\"containerID\": 0, \"hostID\": 1,"
+		    "   \"size\": 65536}],"
+		    "  \"gidMappings\": [{\"containerID\": 0, \"hostID\": 1,"
+		    "   \"size\": 65536}]}}");
 	struct policy *p = rootless_policy("{}", true, POLICY_LIMITS_ALL);
 	struct hardened *h = NULL;
 	_cleanup_free_ char *text = NULL, *json = NULL;
@@ -233,8 +234,8 @@ TEST(nested_in_an_engines_user_namespace)
 				   "namespace of an ordinary user's"));
 	CHECK(h && hardened_emit_sandbox(h, &json, &err) == 0 &&
 	      strstr(json, "\"rootlessNested\": true"));
-	CHECK(json && hardened_parse_sandbox(json, strlen(json), &back, &err) ==
-			  0 &&
+	CHECK(json &&
+	      hardened_parse_sandbox(json, strlen(json), &back, &err) == 0 &&
 	      back.rootless && back.rootless_nested && !back.rootless_single);
 	sandbox_release(&back);
 	hardened_free(h);

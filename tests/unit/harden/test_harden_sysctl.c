@@ -67,11 +67,11 @@ TEST(sysctls_need_the_allowlist)
  * only under network "config") and the pod's IPC namespace. */
 TEST(a_shared_namespace_gets_none_of_its_sysctls)
 {
-	struct spec *s = config(
-	    "{\"type\": \"network\", \"path\": \"/run/netns/cni-1\"},"
-	    " {\"type\": \"ipc\", \"path\": \"/proc/42/ns/ipc\"}",
-	    "\"net.ipv4.tcp_syncookies\": \"1\","
-	    " \"kernel.shm_rmid_forced\": \"1\"");
+	struct spec *s =
+	    config("{\"type\": \"network\", \"path\": \"/run/netns/cni-1\"},"
+		   " {\"type\": \"ipc\", \"path\": \"/proc/42/ns/ipc\"}",
+		   "\"net.ipv4.tcp_syncookies\": \"1\","
+		   " \"kernel.shm_rmid_forced\": \"1\"");
 	struct policy *cfg = policy_of("{\"network\": \"config\"}");
 	struct hardened *def = harden_ok(s, NULL), *h = harden_ok(s, cfg);
 
@@ -82,7 +82,8 @@ TEST(a_shared_namespace_gets_none_of_its_sysctls)
 		     "dropped", "default: the ipc namespace is not its own");
 	CHECK(!sysctl_of(h, "net.ipv4.tcp_syncookies"));
 	CHECK_CHANGE(h, ".linux.sysctl[\"net.ipv4.tcp_syncookies\"]", "1",
-		     "dropped", "default: the network namespace is not its own");
+		     "dropped",
+		     "default: the network namespace is not its own");
 	/* Nor is anything added to the engine's namespace. */
 	CHECK(!sysctl_of(h, LOW));
 	CHECK(!find_change(h, ".linux.sysctl[\"" LOW "\"]"));
@@ -153,14 +154,16 @@ TEST(safe_sysctl_values_are_checked)
 		if (cases[i].ok != (sysctl_of(h, cases[i].key) &&
 				    strcmp(sysctl_of(h, cases[i].key),
 					   cases[i].value) == 0) ||
-		    (cases[i].ok ? ch != NULL
-				 : !ch || strcmp(ch->applied, "dropped") != 0)) {
+		    (cases[i].ok
+			 ? ch != NULL
+			 : !ch || strcmp(ch->applied, "dropped") != 0)) {
 			printf("# %s = \"%s\": expected %s\n", cases[i].key,
-			       cases[i].value, cases[i].ok ? "kept" : "dropped");
+			       cases[i].value,
+			       cases[i].ok ? "kept" : "dropped");
 			unit_failed_checks++;
 		}
-		if (!cases[i].ok && ch && strncmp(ch->reason, "default: expected ",
-						  18) != 0) {
+		if (!cases[i].ok && ch &&
+		    strncmp(ch->reason, "default: expected ", 18) != 0) {
 			printf("# %s: reason \"%s\"\n", cases[i].key,
 			       ch->reason);
 			unit_failed_checks++;

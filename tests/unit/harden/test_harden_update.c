@@ -48,14 +48,14 @@ TEST(narrowing_is_free_widening_stops_at_the_policy)
 {
 	const char *cur = "{\"memory\": {\"limit\": 268435456}, "
 			  "\"pids\": {\"limit\": 100}}";
-	char *ok = update_error("{\"memory\": {\"limit\": 1048576}}", cur,
-				NULL, NULL);
+	char *ok =
+	    update_error("{\"memory\": {\"limit\": 1048576}}", cur, NULL, NULL);
 	char *mem = update_error("{\"memory\": {\"limit\": 1073741824}}", cur,
 				 NULL, NULL);
-	char *unl = update_error("{\"memory\": {\"limit\": -1}}", cur, NULL,
-				 NULL);
-	char *pids = update_error("{\"pids\": {\"limit\": 100000}}", cur, NULL,
-				  NULL);
+	char *unl =
+	    update_error("{\"memory\": {\"limit\": -1}}", cur, NULL, NULL);
+	char *pids =
+	    update_error("{\"pids\": {\"limit\": 100000}}", cur, NULL, NULL);
 	char *perm = update_error("{\"memory\": {\"limit\": 1073741824}}", cur,
 				  "{\"mode\": \"permissive\"}", NULL);
 
@@ -76,10 +76,10 @@ TEST(a_quota_is_checked_with_the_stored_period)
 	const char *cur = "{\"cpu\": {\"quota\": 10000, \"period\": 50000}}";
 	const char *pol = "{\"limits\": {\"cpus\": 0.5}}";
 	/* 30000/50000 = 0.6 CPU: wider than 0.5 */
-	char *wide = update_error("{\"cpu\": {\"quota\": 30000}}", cur, pol,
-				  NULL);
-	char *fine = update_error("{\"cpu\": {\"quota\": 25000}}", cur, pol,
-				  NULL);
+	char *wide =
+	    update_error("{\"cpu\": {\"quota\": 30000}}", cur, pol, NULL);
+	char *fine =
+	    update_error("{\"cpu\": {\"quota\": 25000}}", cur, pol, NULL);
 
 	CHECK_STR(wide, "cpu quota 30000/50000 is wider than the policy's "
 			"50000/100000");

@@ -90,7 +90,8 @@ TEST(every_key_is_read)
 	    "  \"mounts\": [ { \"source\": \"/data\", \"rw\": true },"
 	    "              { \"source\": \"/srv/models\" } ],"
 	    "  \"devices\": [ { \"path\": \"/dev/nvidia0\", \"type\": \"c\","
-	    "                 \"major\": 195, \"minor\": 0, \"access\": \"rwm\" },"
+	    "                 \"major\": 195, \"minor\": 0, \"access\": "
+	    "\"rwm\" },"
 	    "               { \"path\": \"/dev/fuse\", \"type\": \"c\","
 	    "                 \"major\": 10, \"minor\": 229 } ],"
 	    "  \"sysctls\": { \"allow\": [\"net.ipv4.*\"] } }");
@@ -135,7 +136,8 @@ TEST(a_present_empty_list_replaces_the_default)
 
 TEST(a_section_without_its_key_keeps_the_default)
 {
-	struct policy *p = policy_of("{\"env\": {}, \"limits\": {\"pids\": 9}}");
+	struct policy *p =
+	    policy_of("{\"env\": {}, \"limits\": {\"pids\": 9}}");
 
 	if (!p)
 		return;
@@ -174,12 +176,9 @@ TEST(sizes_are_bytes_or_binary_units)
 		const char *json;
 		uint64_t bytes;
 	} cases[] = {
-	    {"\"64MiB\"", 64 * MiB},
-	    {"\"512KiB\"", 512 * 1024},
-	    {"\"1GiB\"", 1024 * MiB},
-	    {"\"2 TiB\"", UINT64_C(2) << 40},
-	    {"\"4096B\"", 4096},
-	    {"\"4096\"", 4096},
+	    {"\"64MiB\"", 64 * MiB},  {"\"512KiB\"", 512 * 1024},
+	    {"\"1GiB\"", 1024 * MiB}, {"\"2 TiB\"", UINT64_C(2) << 40},
+	    {"\"4096B\"", 4096},      {"\"4096\"", 4096},
 	    {"1048576", MiB},
 	};
 
@@ -203,9 +202,18 @@ TEST(sizes_are_bytes_or_binary_units)
 TEST(bad_sizes_name_the_field)
 {
 	static const char *const bad[] = {
-	    "\"1GB\"",	   "\"1.5GiB\"", "\"\"",    "\"MiB\"", "\"-1\"",
-	    "\"+5\"",	   "\"5 \"",	 "-1",	    "1.5",     "true",
-	    "\"9999999999999GiB\"",	 "\"99999999999999999999\"",
+	    "\"1GB\"",
+	    "\"1.5GiB\"",
+	    "\"\"",
+	    "\"MiB\"",
+	    "\"-1\"",
+	    "\"+5\"",
+	    "\"5 \"",
+	    "-1",
+	    "1.5",
+	    "true",
+	    "\"9999999999999GiB\"",
+	    "\"99999999999999999999\"",
 	};
 	const char *msg = ".limits.memory: expected a size in bytes or a "
 			  "string like \"512MiB\"";
@@ -228,8 +236,12 @@ TEST(cpus_round_trip_through_the_quota)
 	static const struct {
 		const char *json;
 		int64_t quota;
-	} cases[] = {{"0", 0},	       {"1", 100000},	 {"1.5", 150000},
-		     {"0.01", 1000},   {"0.33333", 33333}, {"2.5e0", 250000},
+	} cases[] = {{"0", 0},
+		     {"1", 100000},
+		     {"1.5", 150000},
+		     {"0.01", 1000},
+		     {"0.33333", 33333},
+		     {"2.5e0", 250000},
 		     {"65536", 6553600000}};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -272,7 +284,8 @@ TEST(unknown_keys_and_wrong_types_name_the_path)
 	    {"{\"rootfs\": {\"mode\": \"ro\"}}",
 	     ".rootfs.mode: expected \"overlay\" or \"strict\", got \"ro\""},
 	    {"{\"rootfs\": []}", ".rootfs: expected an object"},
-	    {"{\"env\": {\"allow\": \"PATH\"}}", ".env.allow: expected an array"},
+	    {"{\"env\": {\"allow\": \"PATH\"}}",
+	     ".env.allow: expected an array"},
 	    {"{\"env\": {\"allow\": [1]}}", ".env.allow[0]: expected a string"},
 	    {"{\"user\": {\"uid\": -1}}",
 	     ".user.uid: expected an unsigned 32-bit integer"},
@@ -393,8 +406,8 @@ TEST(mount_and_device_paths_are_checked)
 
 TEST(cpus_out_of_range)
 {
-	static const char *const bad[] = {"-1", "\"2\"", "0.001", "65537",
-					  "1e400", "true"};
+	static const char *const bad[] = {"-1",	   "\"2\"", "0.001",
+					  "65537", "1e400", "true"};
 	const char *msg = ".limits.cpus: expected a number of CPUs from 0.01 "
 			  "to 65536 (0: no limit)";
 
@@ -409,9 +422,9 @@ TEST(cpus_out_of_range)
 
 TEST(a_pool_of_ids_is_read_checked_and_written)
 {
-	struct policy *p = policy_of(
-	    "{\"user\": {\"pool\": {\"hostUID\": 1073741824,"
-	    " \"hostGID\": 2147483648, \"size\": 131072}}}");
+	struct policy *p =
+	    policy_of("{\"user\": {\"pool\": {\"hostUID\": 1073741824,"
+		      " \"hostGID\": 2147483648, \"size\": 131072}}}");
 	_cleanup_free_ char *bad = NULL;
 
 	CHECK(p && p->pool.set && !p->pool.from_subid);
@@ -467,14 +480,19 @@ TEST(size_and_duration_strings)
 	static const struct {
 		uint64_t s;
 		const char *text;
-	} times[] = {{600, "600s (10 min)"},	{90, "90s (1 min 30 s)"},
-		     {30, "30s"},		{0, "none"},
-		     {3600, "3600s (1 h)"},	{86461, "86461s (1 d 1 min)"},
+	} times[] = {{600, "600s (10 min)"},
+		     {90, "90s (1 min 30 s)"},
+		     {30, "30s"},
+		     {0, "none"},
+		     {3600, "3600s (1 h)"},
+		     {86461, "86461s (1 d 1 min)"},
 		     {900, "900s (15 min)"}};
 
 	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
-		_cleanup_free_ char *a = units_size_string(sizes[i].bytes, false);
-		_cleanup_free_ char *b = units_size_string(sizes[i].bytes, true);
+		_cleanup_free_ char *a =
+		    units_size_string(sizes[i].bytes, false);
+		_cleanup_free_ char *b =
+		    units_size_string(sizes[i].bytes, true);
 
 		CHECK_STR(a, sizes[i].compact);
 		CHECK_STR(b, sizes[i].spaced);
@@ -488,9 +506,9 @@ TEST(size_and_duration_strings)
 
 TEST(utc_time_matches_gmtime)
 {
-	static const int64_t secs[] = {0,	   1,	      86399,	  86400,
-				       951782400,  951868799, 1709164800,
-				       4107542400, 253402300799, -1};
+	static const int64_t secs[] = {
+	    0,	       1,	   86399,      86400,	     951782400,
+	    951868799, 1709164800, 4107542400, 253402300799, -1};
 	char got[UNITS_UTC_TIME_LEN], want[UNITS_UTC_TIME_LEN];
 
 	for (size_t i = 0; i < ARRAY_SIZE(secs); i++) {
@@ -598,7 +616,8 @@ TEST(agent_gpu_and_permissive_examples)
 
 	CHECK(agent && agent->memory == (int64_t)(2048 * MiB));
 	CHECK(agent && agent->pids == 512 && agent->wall_clock == 900);
-	CHECK(agent && agent->mode == POLICY_SANDBOX && agent->n_caps_keep == 0);
+	CHECK(agent && agent->mode == POLICY_SANDBOX &&
+	      agent->n_caps_keep == 0);
 	CHECK(gpu && gpu->n_devices == 4);
 	CHECK(gpu && gpu->n_devices == 4 &&
 	      strcmp(gpu->devices[1].path, "/dev/nvidia0") == 0 &&

@@ -30,7 +30,8 @@ TEST(limits_take_the_smaller_and_none_is_the_widest)
 	struct policy *p = narrowed(
 	    "{\"limits\": {\"memory\": \"1GiB\", \"pids\": 0, \"wallClock\": 0,"
 	    " \"cpus\": 2}}",
-	    "{\"limits\": {\"memory\": \"2GiB\", \"pids\": 50, \"wallClock\": 30,"
+	    "{\"limits\": {\"memory\": \"2GiB\", \"pids\": 50, \"wallClock\": "
+	    "30,"
 	    " \"cpus\": 0.5}}");
 
 	CHECK(p && p->memory == (INT64_C(1) << 30));
@@ -89,8 +90,9 @@ TEST(network_is_the_narrower)
 		     "{\"network\": {\"allow\": [\"pypi.org\"]}}");
 	CHECK(p && p->network == POLICY_NET_EGRESS && p->n_egress_allow == 1);
 	policy_free(p);
-	p = narrowed("{\"network\": {\"allow\": [\"pypi.org\", \"a.example\"]}}",
-		     "{\"network\": {\"allow\": [\"a.example\", \"b.example\"]}}");
+	p = narrowed(
+	    "{\"network\": {\"allow\": [\"pypi.org\", \"a.example\"]}}",
+	    "{\"network\": {\"allow\": [\"a.example\", \"b.example\"]}}");
 	CHECK(p && p->network == POLICY_NET_EGRESS && p->n_egress_allow == 1 &&
 	      !strcmp(p->egress_allow[0], "a.example"));
 	policy_free(p);
@@ -108,8 +110,7 @@ TEST(mounts_and_engine_dirs_keep_the_deeper_where_one_holds_the_other)
 	CHECK(p && p->n_mounts == 2);
 	CHECK(p && !strcmp(p->mounts[0].source, "/srv/mine") &&
 	      p->mounts[0].rw);
-	CHECK(p && !strcmp(p->mounts[1].source, "/data/a") &&
-	      !p->mounts[1].rw);
+	CHECK(p && !strcmp(p->mounts[1].source, "/data/a") && !p->mounts[1].rw);
 	CHECK(p && p->n_engine_dirs == 1 &&
 	      !strcmp(p->engine_dirs[0], "/var/lib/x/y"));
 	policy_free(p);
@@ -117,11 +118,11 @@ TEST(mounts_and_engine_dirs_keep_the_deeper_where_one_holds_the_other)
 
 TEST(privileged_groups_are_both_and_report_dir_stays_the_system_s)
 {
-	struct policy *p = narrowed(
-	    "{\"user\": {\"privilegedGroups\": [\"disk\"]},"
-	    " \"report\": {\"dir\": \"/var/log/corral\"}}",
-	    "{\"user\": {\"privilegedGroups\": [\"video\"]},"
-	    " \"report\": {\"dir\": \"/tmp/mine\"}}");
+	struct policy *p =
+	    narrowed("{\"user\": {\"privilegedGroups\": [\"disk\"]},"
+		     " \"report\": {\"dir\": \"/var/log/corral\"}}",
+		     "{\"user\": {\"privilegedGroups\": [\"video\"]},"
+		     " \"report\": {\"dir\": \"/tmp/mine\"}}");
 
 	CHECK(p && p->n_privileged_groups == 2);
 	CHECK(p && !strcmp(p->report_dir, "/var/log/corral"));

@@ -21,8 +21,8 @@ TEST(ids)
 {
 	static const char *const good[] = {"a", "ct-1", "x.y_z+1",
 					   "0123456789abcdef"};
-	static const char *const bad[] = {"", ".hidden", "a/b", "..",
-					  "a b", "a\nb", "é"};
+	static const char *const bad[] = {"",	 ".hidden", "a/b", "..",
+					  "a b", "a\nb",    "é"};
 	char longest[1026];
 
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
