@@ -1,12 +1,11 @@
 /* One client connection of the egress proxy, in its own program
- * (egress/main.c, runtime/egress_child.h): read the request head, ask the
- * broker for the upstream (which decides, resolves and connects), check
- * the TLS server name (for CONNECT) or rewrite the request (plain HTTP),
- * relay, tell the broker the verdict.  Every read
- * has a deadline and every buffer a bound; the head is parsed strictly
- * (CRLF line ends only, token header names, no folding, one Host and one
- * Content-Length), because the upstream server must not read a request
- * other than the one checked here. */
+ * (egress/main.c, runtime/egress/egress_child.h): read the request head, ask
+ * the broker for the upstream (which decides, resolves and connects), check the
+ * TLS server name (for CONNECT) or rewrite the request (plain HTTP), relay,
+ * tell the broker the verdict.  Every read has a deadline and every buffer a
+ * bound; the head is parsed strictly (CRLF line ends only, token header names,
+ * no folding, one Host and one Content-Length), because the upstream server
+ * must not read a request other than the one checked here. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>

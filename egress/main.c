@@ -1,12 +1,13 @@
 /* corral-egress-conn: the program one connection of the egress proxy runs
- * (runtime/egress_child.h).  Its broker executes it from the memfd the
+ * (runtime/egress/egress_child.h).  Its broker executes it from the memfd the
  * helper made, with the workload's connection, the broker's socket and
  * the init's pidfd as descriptors 3, 4 and 5 and its limits as arguments;
  * the environment is empty.  It loads its own seccomp filter (no socket,
- * connect, bind, exec, open ...: egress_conn in runtime/seccomp_baseline.c)
- * before it reads a byte of the workload's, then handles the connection
- * (egress/conn.c), asking the broker for the upstream (egress/broker.c).
- * Started any other way it finds no broker and exits 127 having done nothing.
+ * connect, bind, exec, open ...: egress_conn in
+ * runtime/egress/egress_seccomp.c) before it reads a byte of the workload's,
+ * then handles the connection (egress/conn.c), asking the broker for the
+ * upstream (egress/broker.c). Started any other way it finds no broker and
+ * exits 127 having done nothing.
  *
  * It is not dumpable from its start: the memfd is execute-only (0111), and
  * the kernel marks a process that runs an image it may not read

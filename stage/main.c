@@ -1,9 +1,9 @@
 /* The stage: the static program every process of a container becomes
  * before it runs the container's code (CVE-2019-5736).  corral embeds
- * it, writes it into a sealed memfd and execs that (runtime/stage.c), so
- * /proc/PID/exe of the container's init and of `exec`'d processes names
- * the memfd, which nobody can write, and never corral's own file; and as
- * a static binary it loads nothing from the container's rootfs.
+ * it, writes it into a sealed memfd and execs that (runtime/lifecycle/stage.c),
+ * so /proc/PID/exe of the container's init and of `exec`'d processes names the
+ * memfd, which nobody can write, and never corral's own file; and as a static
+ * binary it loads nothing from the container's rootfs.
  *
  * argv[1] is the fd of the parameters (params.h); the environment is
  * empty.  STAGE_INIT: the container's first process, set up by corral up

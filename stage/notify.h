@@ -9,7 +9,7 @@
  * What it records, in a fixed table (memory stays flat whatever the
  * workload does): per syscall (architecture and number) a count, the
  * first time, the first pid as the supervisor sees it and that process's
- * comm.  Lines appended to the outcome record (spec/report.h):
+ * comm.  Lines appended to the outcome record (spec/report/report.h):
  *
  *   syscall ARCH NR COUNT SEC NSEC PID COMM
  *

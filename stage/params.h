@@ -108,10 +108,11 @@ struct stage_params {
 	/* The process shares its uid with the supervisor (a user namespace
 	 * of one id, or a workload that is root): it loads corral's
 	 * self-only filter, so that it may change scheduling, priority and
-	 * limits of no process but its own (runtime/seccomp_baseline.c). */
+	 * limits of no process but its own
+	 * (runtime/seccomp/seccomp_own.c). */
 	bool self_only;
 	/* A pod sandbox's process (a pause), or one exec'd into it: it
-	 * loads corral's no-fork filter (runtime/seccomp_baseline.c). */
+	 * loads corral's no-fork filter (runtime/seccomp/seccomp_own.c) */
 	bool no_fork;
 	struct stage_rlimit rlimits[STAGE_RLIMITS_MAX];
 	size_t n_rlimits;
@@ -137,8 +138,8 @@ struct stage_params {
 	int32_t cgroup_procs_fd; /* read-only */
 	int32_t cgroup_kill_fd;	 /* write-only; -1 without cgroup.kill */
 	bool cgroup_procs_reopen;
-	/* ROOT/ID/outcome, append-only: the supervisor writes when the
-	 * workload started and how it ended (runtime/report.h). */
+	/* ROOT/ID/outcome, append-only (runtime/report/report_gather.h):
+	 * the supervisor writes when the workload started and how it ended */
 	int32_t outcome_fd;
 	struct spec_hook *start_hooks; /* startContainer */
 	size_t n_start_hooks;

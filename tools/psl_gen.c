@@ -1,8 +1,8 @@
-/* Build-time generator: the table spec/egress_suffix.c searches, from the
- * Public Suffix List (Debian's publicsuffix package, its ICANN and
- * PRIVATE sections) and corral's own list (tools/egress_suffixes.txt:
- * IP-echo and wildcard-DNS services, tunnels and out-of-band catchers,
- * S3's regional endpoints).  Usage: psl_gen PSL OWN >public_suffixes.inc
+/* Build-time generator: the table spec/egress/egress_suffix.c searches, from
+ * the Public Suffix List (Debian's publicsuffix package, its ICANN and PRIVATE
+ * sections) and corral's own list (tools/egress_suffixes.txt: IP-echo and
+ * wildcard-DNS services, tunnels and out-of-band catchers, S3's regional
+ * endpoints).  Usage: psl_gen PSL OWN >public_suffixes.inc
  *
  * Each name is written in the form egress rules compare (lowercase,
  * punycode: egress_normalize_host), its labels reversed ("co.uk" is

@@ -1,7 +1,7 @@
 /* Build-time generator: compiles corral's baseline (with no extra calls,
  * in its EPERM and USER_NOTIF variants), supervisor, egress, self-only
  * and no-fork filters with libseccomp and prints them as C, the definitions
- * runtime/seccomp_prebuilt.c copies at create (the stage links the
+ * runtime/seccomp/seccomp_prebuilt.c copies at create (the stage links the
  * supervisor's, the self-only and the no-fork ones). */
 #include <stdio.h>
 

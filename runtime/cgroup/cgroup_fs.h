@@ -120,7 +120,7 @@ int cg_wait_more(int waited);
  * takes them along; a write may change other files (cgroup.events after
  * cgroup.freeze); bpf(2) attaches device programs.  In corral these are
  * the kernel's own doing (the first three do nothing, the last is the
- * system call).  The unit tests link tests/unit/cgroup_fake.c instead of
+ * system call).  The unit tests link tests/unit/cgroup/cgroup_fake.c instead of
  * cgroup_kernel.c: a fake tree in a temporary directory stands in for
  * cgroupfs, and sees every write in order. */
 int cg_kernel_made(int parent_fd, int fd, const char *dir);

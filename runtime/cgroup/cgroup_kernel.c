@@ -1,7 +1,7 @@
 /* The kernel's side of the seam in cgroup_fs.h: on cgroupfs the kernel
  * itself fills a new directory, empties a removed one and acts on writes,
  * so there is nothing to do but make the bpf(2) call.  The unit tests
- * link their fake kernel (tests/unit/cgroup_fake.c) in place of this
+ * link their fake kernel (tests/unit/cgroup/cgroup_fake.c) in place of this
  * file. */
 #include <sys/syscall.h>
 #include <unistd.h>

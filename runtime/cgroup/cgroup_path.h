@@ -1,5 +1,5 @@
 /* Cgroup paths, as pure functions: no system call, so the unit tests and
- * a fuzzer (tests/fuzz/fuzz_cgroup_path.c) can feed them anything.
+ * a fuzzer (tests/fuzz/cgroup/fuzz_cgroup_path.c) can feed them anything.
  *
  * A path here is a cgroup's place below each hierarchy's root: "corral/ID",
  * "/a/b", "machine.slice/libpod-ID.scope".  Every path corral writes in,

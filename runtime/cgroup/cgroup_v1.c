@@ -18,7 +18,7 @@
 
 /* Every v1 controller, name=systemd and a hybrid host's cgroup2: the
  * container has a cgroup of its own in each that is mounted, so that
- * none of its cgroup namespace's roots is the host's (runtime/mount.c
+ * none of its cgroup namespace's roots is the host's (runtime/fs/mount.c
  * mounts no other in the container's /sys/fs/cgroup).  cpuset first: a
  * task cannot join a cpuset without cpus and mems. */
 static const char *const hierarchies[] = {

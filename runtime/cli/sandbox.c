@@ -33,7 +33,7 @@ static const struct {
     {"group", "root:x:0:\nnogroup:x:65534:\n"},
     {"hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n"},
     /* under an egress policy corral mounts its stub resolver's
-     * resolv.conf here (runtime/stub_resolv.c); otherwise no name
+     * resolv.conf here (runtime/fs/stub_resolv.c); otherwise no name
      * server answers on 127.0.0.1 */
     {"resolv.conf", ""},
     {"nsswitch.conf", "passwd: files\ngroup: files\nhosts: files dns\n"},

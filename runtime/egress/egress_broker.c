@@ -1,10 +1,11 @@
-/* The broker of one connection of the egress proxy (runtime/egress_child.h):
- * a fork of the helper, which starts the connection's own program, answers
- * its one question (the upstream: the rule, the resolution, the refused
- * ranges and the connect are decided here, from what it asked, never taken
- * from it) and logs the verdict it reports.  The broker reads nothing of
- * the workload's but these fixed records, each checked: a name must be one
- * in normalized form, an address one of a family it knows. */
+/* The broker of one connection of the egress proxy
+ * (runtime/egress/egress_child.h): a fork of the helper, which starts the
+ * connection's own program, answers its one question (the upstream: the rule,
+ * the resolution, the refused ranges and the connect are decided here, from
+ * what it asked, never taken from it) and logs the verdict it reports.  The
+ * broker reads nothing of the workload's but these fixed records, each checked:
+ * a name must be one in normalized form, an address one of a family it knows.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

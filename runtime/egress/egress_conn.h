@@ -1,10 +1,11 @@
 /* One connection of the egress proxy, shared by its two processes
- * (runtime/egress_child.h): the connection's own program, egress/conn.c
+ * (runtime/egress/egress_child.h): the connection's own program, egress/conn.c
  * (the client's side: the request, the TLS ClientHello, the proxy's and
  * the transparent listeners' ways in, the relay) and egress/main.c (its
- * questions to the broker), and the broker, runtime/egress_broker.c and
- * runtime/egress_upstream.c (the resolution, the decision, the connect,
- * the log); runtime/egress_relay.c is both's.  Internal to the helper. */
+ * questions to the broker), and the broker, runtime/egress/egress_broker.c and
+ * runtime/egress/egress_upstream.c (the resolution, the decision, the connect,
+ * the log); runtime/egress/egress_relay.c is both's.  Internal to the helper.
+ */
 #ifndef CORRAL_EGRESS_CONN_H
 #define CORRAL_EGRESS_CONN_H
 

@@ -36,7 +36,7 @@
  *   7. tells create it is ready and serves until the init's pidfd says
  *      the container's init has exited: each connection in a broker (a
  *      fork) that executes the connections' own program (a memfd made in
- *      step 3) to read it (runtime/egress_child.h).
+ *      step 3) to read it (runtime/egress/egress_child.h).
  *
  * Privileged operations, all before step 6 and each safe: the cgroup
  * writes move this process alone into the container's own cgroup; the
@@ -499,7 +499,7 @@ static int helper_enter(struct helper_fds *f, const struct egress_proxy *p,
 }
 
 /* The init's one byte, written when its lo is up, with its network
- * namespace (runtime/init.c says why not through its pidfd); anything
+ * namespace (runtime/lifecycle/init.c says why not through its pidfd); anything
  * else (the init gone, or it exec'd the stage without writing) ends the
  * helper, and create reads at READY that it ended during setup. */
 static bool wait_lo_up(int fd, int *netns)

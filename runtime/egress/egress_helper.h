@@ -1,5 +1,5 @@
 /* The per-container egress helper: the process that runs corral's proxy
- * (runtime/egress_proxy.h) for one container, started by create once the
+ * (runtime/egress/egress_proxy.h) for one container, started by create once the
  * container's network namespace exists and living exactly as long as the
  * container's init.  docs/architecture.md ("The egress helper") draws its
  * setup. */

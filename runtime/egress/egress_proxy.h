@@ -1,8 +1,8 @@
 /* corral's egress proxy: the engine the egress helper runs
- * (runtime/egress_helper.c).  It accepts on a listening socket in the
+ * (runtime/egress/egress_helper.c).  It accepts on a listening socket in the
  * container's network namespace and, for each HTTP CONNECT or
  * absolute-form plain-HTTP request whose host a rule allows
- * (spec/egress.h), resolves the name itself, refuses every address in a
+ * (spec/egress/egress.h), resolves the name itself, refuses every address in a
  * refused range unless a rule names it, connects to exactly an address it
  * checked, and relays.  Each decision is one JSON line on the log.
  *
@@ -86,13 +86,13 @@ struct egress_listeners {
 int egress_proxy_serve(const struct egress_listeners *l,
 		       const struct egress_proxy *p, struct error **err);
 
-/* ---- one connection (runtime/egress_child.h) ------------------------ */
+/* ---- one connection (runtime/egress/egress_child.h) ---------------------- */
 /* transparent_port: the port of the transparent listener it came to,
  * or 0 for the proxy's.  egress/conn.c, in the connection's own program:
  * the client's side. */
 void egress_conn_handle(int client, uint16_t transparent_port,
 			const struct egress_proxy *p);
-/* runtime/egress_broker.c, in a fork of the helper: start that program
+/* runtime/egress/egress_broker.c, in a fork of the helper: start that program
  * on the client (the memfd at EGRESS_CONN_IMAGE_FD), answer its one
  * question (the upstream) and write its verdict to the log; returns when
  * it has ended. */

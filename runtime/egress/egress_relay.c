@@ -1,6 +1,6 @@
 /* A connection's reads and writes with deadlines, and the relay: shared
  * by the connection's own program (egress/, which relays) and its broker
- * (runtime/egress_upstream.c, which reads the nameservers' answers). */
+ * (runtime/egress/egress_upstream.c, which reads the nameservers' answers). */
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>

@@ -11,7 +11,7 @@
 #include "egress_child.h"
 #include "util.h"
 
-/* The egress helper (runtime/egress_proxy.c) accepts, reads and writes
+/* The egress helper (runtime/egress/egress_proxy.c) accepts, reads and writes
  * sockets, resolves over UDP, forks one broker per connection, logs by
  * write() and reads the clock; socket() only for IPv4 and IPv6, clone()
  * only as fork() makes it, and execveat() only of the connection's
@@ -80,7 +80,7 @@ static const char *const egress_allowed[] = {
     "seccomp",
 };
 
-/* The connection's own program (egress/main.c, runtime/egress_child.h)
+/* The connection's own program (egress/main.c, runtime/egress/egress_child.h)
  * reads the workload's bytes: it may read and write the descriptors it
  * was given, take the upstream's socket from its broker (recvmsg) and
  * end; no socket, connect, bind, listen, accept, exec, open, fork or

@@ -1,10 +1,10 @@
-/* The egress helper's seccomp filters (runtime/egress_seccomp.c). */
+/* The egress helper's seccomp filters (runtime/egress/egress_seccomp.c). */
 #ifndef CORRAL_EGRESS_SECCOMP_H
 #define CORRAL_EGRESS_SECCOMP_H
 
 #include "seccomp_filter.h"
 
-/* The egress helper's filter (runtime/egress_helper.c): socket calls
+/* The egress helper's filter (runtime/egress/egress_helper.c): socket calls
  * for IPv4 and IPv6, fork, the clock and memory; EPERM for the rest.
  * Built and prebuilt as the baseline is. */
 int seccomp_egress_build(struct seccomp_program *out, struct error **err);

@@ -1,5 +1,5 @@
 /* What the broker of a connection of the egress proxy does for it
- * (runtime/egress_broker.c): the resolution (the host's files in memory,
+ * (runtime/egress/egress_broker.c): the resolution (the host's files in memory,
  * the helper's cache, then each nameserver over UDP, and over TCP when an
  * answer was truncated, at a bounded rate), the decision on the rule and
  * the address, and the connect. */

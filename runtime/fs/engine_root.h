@@ -1,7 +1,7 @@
 /* A root filesystem below an engine directory (harden.h root_engine) is
  * taken only when the engine's own records give it to the container
  * being created: containers-storage lists each container with its root
- * layer (spec/engine_store.h).  Another container's snapshot or merged
+ * layer (spec/config/engine_store.h).  Another container's snapshot or merged
  * directory, a pod's volumes, any other directory of the store is
  * refused, whatever config.json says. */
 #ifndef CORRAL_ENGINE_ROOT_H

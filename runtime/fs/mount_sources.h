@@ -37,7 +37,7 @@ struct mount_sources {
 	size_t n;
 	/* A permissive policy: the child re-clones each bind where it is
 	 * attached, so the container's mountinfo lists config.json's mounts
-	 * in config.json's order (runtime/mount.c). */
+	 * in config.json's order (runtime/fs/mount.c). */
 	bool reclone_binds;
 };
 

@@ -18,7 +18,7 @@ struct caps_masks {
 void caps_resolve(const struct spec_caps *caps, struct caps_masks *out);
 
 /* A process that is not root in its user namespace (an ordinary user's,
- * runtime/rootless.h) loses every capability at its next exec.  The ones
+ * runtime/ids/rootless.h) loses every capability at its next exec.  The ones
  * the stage's last steps use (CAP_SETPCAP for the bounding set and the
  * securebits, CAP_SETUID and CAP_SETGID for the user switch, CAP_KILL for
  * the supervisor, which keeps it alone) are kept across the stage's exec

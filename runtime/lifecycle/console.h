@@ -1,8 +1,8 @@
 /* --console-socket: the pty is allocated inside the container (from its
  * own devpts) and its master is sent to the engine as exactly one
  * SCM_RIGHTS fd, as conmon and the containerd shim expect.  corral's own
- * relay of a caller's terminal (runtime/tty_relay.h) takes the same path,
- * its socket a pair of its own. */
+ * relay of a caller's terminal (runtime/lifecycle/tty_relay.h) takes the same
+ * path, its socket a pair of its own. */
 #ifndef CORRAL_CONSOLE_H
 #define CORRAL_CONSOLE_H
 

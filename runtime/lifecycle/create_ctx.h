@@ -45,7 +45,7 @@ struct create_ctx {
 	bool in_cgroup; /* made there by clone3 */
 	bool shared;	/* the child shares this memory (share_memory) */
 	int fifo_fd;
-	int outcome_fd; /* runtime/report.h */
+	int outcome_fd; /* runtime/report/report_gather.h */
 	pid_t pid;
 	struct egress_helper egress; /* when the sandbox has the proxy */
 	bool slice_taken; /* policy->slice is this container's to give back */

@@ -1,13 +1,13 @@
 /* `exec`: another process in a running container.  The parent (this
  * command) reads what create stored (the effective config, the sandbox
  * settings and the policy), builds and hardens the process as create did
- * the workload's, makes the same process plan (runtime/proc_plan.h),
+ * the workload's, makes the same process plan (runtime/lifecycle/proc_plan.h),
  * opens the container's namespaces through its init, joins the pid
  * namespace and forks.  The child is put in the container's cgroup before
  * it runs a step, joins the other namespaces, walks the plan's steps in
- * create's order and becomes the stage (runtime/stage.h), which applies
- * the workload's own sandbox and execs.  Errors of the child and of the stage
- * travel back over a sync socket, as create's do.
+ * create's order and becomes the stage (runtime/lifecycle/stage.h), which
+ * applies the workload's own sandbox and execs.  Errors of the child and of the
+ * stage travel back over a sync socket, as create's do.
  *
  * The child stays a child of this process: detached, it passes to the
  * caller's subreaper (conmon, the containerd shim) when this one exits. */
@@ -443,7 +443,7 @@ static int spawn(struct exec_ctx *c, struct error **err)
 
 	/* An ordinary user has no privilege over the container's other
 	 * namespaces but as the owner of its user namespace (the one its
-	 * create made, runtime/rootless.h): that one first, here, so the
+	 * create made, runtime/ids/rootless.h): that one first, here, so the
 	 * child is in it already. */
 	if (rootless()) {
 		if (ns_join_user(&c->ns, &joined, err) < 0)

@@ -1,8 +1,8 @@
 /* The child side of create.  It sets the container up, reporting errors
  * over the sync socket and dying with the parent (PR_SET_PDEATHSIG), and
  * then, still before the container is "created", becomes the stage
- * (runtime/stage.h): the stage finishes the sync protocol, waits on the
- * exec fifo for `start` and supervises the workload, so that by the time
+ * (runtime/lifecycle/stage.h): the stage finishes the sync protocol, waits on
+ * the exec fifo for `start` and supervises the workload, so that by the time
  * anything of the container's runs, no process of it is corral's binary. */
 #include "init.h"
 
@@ -96,9 +96,9 @@ static int setup(const struct init_config *c, char **state_json,
 		return -1;
 	/* The egress helper may listen there now, while the rest is set up;
 	 * it puts DNS_STUB_ADDR, where the stub resolver's names lead, on
-	 * lo itself (runtime/egress_helper.c; a pod's network has it from
-	 * its pod sandbox's).  The byte goes straight to the helper, create
-	 * is not woken to pass it on; a helper gone already (EPIPE) is
+	 * lo itself (runtime/egress/egress_helper.c; a pod's network has it
+	 * from its pod sandbox's).  The byte goes straight to the helper,
+	 * create is not woken to pass it on; a helper gone already (EPIPE) is
 	 * create's to report at READY.  It carries this namespace: entering
 	 * it through this process's pidfd asks ptrace's leave, which a
 	 * non-dumpable process gives only to CAP_SYS_PTRACE in the host's

@@ -13,7 +13,7 @@
 #include "util.h"
 
 /* The stage's ELF image, built from stage/ and included by
- * runtime/stage_blob.S. */
+ * runtime/lifecycle/stage_blob.S. */
 extern const char corral_stage_start[];
 extern const char corral_stage_end[];
 

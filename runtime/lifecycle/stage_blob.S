@@ -1,6 +1,6 @@
 /* The stage's ELF image (stage/, built static by the Makefile) as bytes
  * of corral's read-only data, between corral_stage_start and
- * corral_stage_end; runtime/stage.c copies them into a memfd.  STAGE_BIN
+ * corral_stage_end; runtime/lifecycle/stage.c copies them into a memfd.  STAGE_BIN
  * is the image's path, given by the Makefile. */
 	.section .rodata.corral_stage, "a"
 	.balign 16

@@ -1,5 +1,5 @@
 /* The files a container changed: a walk of the scratch overlay's upper
- * layer, attached by create at ROOT/ID/scratch (runtime/scratch.h).
+ * layer, attached by create at ROOT/ID/scratch (runtime/fs/scratch.h).
  *
  * Every name in that tree was written by the workload, and corral walks it
  * as root, so the walk is by descriptor only: each directory is opened

@@ -23,7 +23,7 @@
 #include "util.h"
 
 /* Records are corral's own, but bounded all the same; the egress log is
- * capped by its writer at 8 MiB (runtime/egress_proxy.c). */
+ * capped by its writer at 8 MiB (runtime/egress/egress_proxy.c). */
 #define RECORD_MAX (1 << 20)
 #define EGRESS_LOG_MAX (9 << 20)
 

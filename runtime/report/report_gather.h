@@ -1,4 +1,4 @@
-/* `corral report ID`: a report (spec/report.h) assembled from the
+/* `corral report ID`: a report (spec/report/report.h) assembled from the
  * container's own records, each section from its source:
  * - outcome: ROOT/ID/outcome, lines the supervisor writes through a
  *   descriptor create hands it ("start", "end ... exit|signal N REASON"),

@@ -1,6 +1,6 @@
 /* corral's baseline seccomp filter, which every workload runs under, on
  * top of config.json's (seccomp_own.c has the filters of corral's own
- * processes, runtime/egress_seccomp.c the egress helper's).
+ * processes, runtime/egress/egress_seccomp.c the egress helper's).
  *
  * The baseline is an allowlist of the calls ordinary programs make, in the
  * spirit of Docker's default profile without its capability-gated groups.

@@ -3,7 +3,7 @@
  * container in overlay-containers/containers.json with the layer that
  * is its root filesystem, mounted at overlay/LAYER/merged.  corral takes
  * a root.path below an engine directory only when that list ties it to
- * the container being created (runtime/mount_sources.c), so that no
+ * the container being created (runtime/fs/mount_sources.c), so that no
  * config.json can make another container's root, a pod's volumes or any
  * other directory of the store its own.  Pure: parses text it is given. */
 #ifndef CORRAL_ENGINE_STORE_H

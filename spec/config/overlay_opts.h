@@ -1,6 +1,6 @@
 /* An overlayfs mount's options as /proc/self/mountinfo shows them (its
  * super options), read into the paths of its layers: pure, for
- * runtime/overlay_layers.c, the unit tests and the fuzzer. */
+ * runtime/fs/overlay_layers.c, the unit tests and the fuzzer. */
 #ifndef CORRAL_OVERLAY_OPTS_H
 #define CORRAL_OVERLAY_OPTS_H
 

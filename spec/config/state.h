@@ -48,7 +48,7 @@ struct spec_state {
 	/* The process that ran `corral create` (its parent: the engine's
 	 * shim, conmon, a shell), by pid and start time; 0: unknown.  A pod
 	 * sandbox's is what its members prove their pod by: the CRI's shim
-	 * creates every container of a pod (runtime/namespace.c). */
+	 * creates every container of a pod (runtime/ns/pod.c). */
 	int creator_pid;
 	uint64_t creator_start;
 };

@@ -28,7 +28,7 @@
 
 /* The address every allowed name resolves to in the container: one of
  * 198.18.0.0/15, the benchmarking range (RFC 2544), which no network
- * routes, put on the container's lo (runtime/netns.c). */
+ * routes, put on the container's lo (runtime/ns/netns.c). */
 #define DNS_STUB_ADDR "198.18.0.1"
 #define DNS_STUB_TTL 30
 /* Where the stub listens in the container (UDP), as resolv.conf names it */

@@ -67,7 +67,7 @@ enum egress_suffix {
  * for a normalized name; NULL: only single-label names are suffixes. */
 typedef int (*egress_suffix_fn)(const char *name);
 
-/* The built-in list (spec/egress_suffix.c: the whole Public Suffix List
+/* The built-in list (spec/egress/egress_suffix.c: the whole Public Suffix List
  * and corral's own, compiled in at build time), an egress_suffix_fn; and
  * whether its table is sorted (for the unit test). */
 int egress_public_suffix(const char *name);

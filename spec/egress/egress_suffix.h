@@ -1,6 +1,6 @@
 /* The table of domains a wildcard egress rule may not stand on, shared by
  * its generator (tools/psl_gen.c, at build time) and its search
- * (spec/egress_suffix.c).  Each name is stored with its labels reversed
+ * (spec/egress/egress_suffix.c).  Each name is stored with its labels reversed
  * ("co.uk" as "uk.co"), so that the names under one follow it in a
  * single sorted run. */
 #ifndef CORRAL_EGRESS_SUFFIX_H

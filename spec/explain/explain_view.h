@@ -1,4 +1,4 @@
-/* The view `corral explain` renders (spec/explain.c): what a hardened
+/* The view `corral explain` renders (spec/explain/explain.c): what a hardened
  * container can reach, concern by concern, as display strings and
  * numbers, built once from the hardened result (explain_view.c) so that
  * the page and the JSON cannot tell different stories. */

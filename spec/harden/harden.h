@@ -54,8 +54,9 @@ struct sandbox {
 	char **syscalls_allow; /* extra calls on top of the seccomp baseline */
 	size_t n_syscalls_allow;
 	bool limits_best_effort;
-	/* corral's egress proxy (spec/harden_egress.c): on, and the rules it
-	 * applies (egress_rule_text form; none: it refuses every host) */
+	/* corral's egress proxy (spec/harden/harden_egress.c): on, and the
+	 * rules it applies (egress_rule_text form; none: it refuses every
+	 * host) */
 	bool egress_on;
 	char **egress;
 	size_t n_egress;
@@ -64,8 +65,8 @@ struct sandbox {
 	 * a pod sandbox, where its members' proxies dial from */
 	char *engine_netns;
 	/* a pod member in its pod sandbox's network namespace, which the
-	 * runtime found to be corral's (runtime/namespace.c): the pod's proxy
-	 * serves it */
+	 * runtime found to be corral's (runtime/ns/pod.c): the pod's
+	 * proxy serves it */
 	bool pod_network;
 	/* corral's own user namespace (policy: user.pool): the container's
 	 * ids 0-65535 are the host ids from userns_uid and userns_gid (the
@@ -79,7 +80,7 @@ struct sandbox {
 	 * runtime makes no cgroup */
 	bool no_cgroup;
 	/* an ordinary user's corral with a delegated cgroup of its own: the
-	 * container's cgroup is made there (runtime/cgroup.h) */
+	 * container's cgroup is made there (runtime/cgroup/cgroup.h) */
 	bool cgroup_delegated;
 	/* the limits not enforced (POLICY_LIMIT_*): all without a cgroup,
 	 * those whose controller the delegated cgroup lacks, each only under
@@ -91,7 +92,7 @@ struct sandbox {
 	 * ones and the policy's devices; every other mount made there is
 	 * nodev, and binds of host paths are forced nodev) */
 	bool no_device_cgroup;
-	/* an ordinary user's corral (runtime/rootless.h): the container is
+	/* an ordinary user's corral (runtime/ids/rootless.h): the container is
 	 * in the caller's own user namespace, which maps the caller's ids
 	 * alone (single) or its subordinate ids too; or (nested) in the user
 	 * namespace the caller is root of already, an engine's (rootless
@@ -146,12 +147,12 @@ struct hardened {
 	char *root_path;
 	/* root_beneath is an engine directory (engineDirs): the runtime
 	 * takes the root only when the engine's own records tie it to this
-	 * container (runtime/engine_store.h), never another container's
+	 * container (runtime/fs/engine_root.c), never another container's
 	 * snapshot or merged directory. */
 	bool root_engine;
 	/* corral's own user namespace over an engine's overlay root: where
 	 * each of its layers must be (the policy's engineDirs), as they are
-	 * opened and idmapped one by one (runtime/overlay_layers.h) */
+	 * opened and idmapped one by one (runtime/fs/overlay_layers.h) */
 	char **layer_dirs;
 	size_t n_layer_dirs;
 };

@@ -1,6 +1,6 @@
 /* Every field of config.json the parser knows, and what harden() (with
  * the runtime's checks on the host) does with it under the sandbox.  A
- * unit test (tests/unit/test_fields.c) records every key spec_parse()
+ * unit test (tests/unit/config/test_fields.c) records every key spec_parse()
  * looks up and fails for one without a row here, so a field the parser
  * learns later cannot pass through unclassified; docs/threat-model.md
  * carries the same table.  Under a permissive policy every field is

@@ -124,7 +124,7 @@ static bool pod_sandbox(const struct harden_ctx *c)
 /* The smaller of the policy's limit (<= 0: none) and the pod sandbox's
  * cap, and the reason for it.  A pod sandbox with corral's egress proxy
  * keeps the policy's limits: its proxy serves every container of the
- * pod (runtime/namespace.c ns_join_pod_network), in its cgroup. */
+ * pod (runtime/ns/pod.c pod_join_network), in its cgroup. */
 static int64_t role_cap(const struct harden_ctx *c, int64_t policy, int64_t cap,
 			const char **reason)
 {
@@ -315,7 +315,7 @@ static int no_cgroup(struct harden_ctx *c, struct error **err)
 }
 
 /* An ordinary user's corral with a delegated cgroup makes the
- * container's in it, under a name of its own (runtime/cgroup_path.h):
+ * container's in it, under a name of its own (runtime/cgroup/cgroup_path.h):
  * config.json's place, which would be the host's, goes. */
 static void delegated_place(struct harden_ctx *c)
 {

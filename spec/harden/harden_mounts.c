@@ -301,7 +301,7 @@ static struct verdict judge(const struct harden_ctx *c,
 		return (struct verdict){false, NULL,
 					"default: remount would change a "
 					"mount made before it"};
-	/* the runtime puts corral's own file there (runtime/stub_resolv.c),
+	/* the runtime puts corral's own file there (runtime/fs/stub_resolv.c),
 	 * never the engine's or the image's */
 	if (c->h->sandbox.egress_on &&
 	    strcmp(m->destination, "/etc/resolv.conf") == 0)

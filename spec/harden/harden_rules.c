@@ -72,7 +72,7 @@ static bool wants_own_userns(const struct harden_ctx *c,
 	const struct policy *p = c->policy;
 
 	/* an ordinary user's corral is in a user namespace of its own
-	 * already (runtime/rootless.h) */
+	 * already (runtime/ids/rootless.h) */
 	if (p->rootless || (!p->pool.set && !p->slice.pod))
 		return false;
 	return !(p->id_map.set && harden_has_namespace(lx, NS_USER));

@@ -2,7 +2,7 @@
  * container, checked against the policy it was created under, and merged
  * into its stored effective spec.  It may narrow freely; it may widen
  * memory, pids and cpu only up to the policy, unless that policy is
- * permissive.  Pure, like the rest of harden(): runtime/update.c reads
+ * permissive.  Pure, like the rest of harden(): runtime/cli/update.c reads
  * the request and writes the cgroup. */
 #include "harden.h"
 

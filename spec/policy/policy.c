@@ -52,7 +52,7 @@ static const char *const default_engine_dirs[] = {
 };
 
 /* The kubelet volume kinds a pod's container keeps by default
- * (spec/harden_mounts.c): its own scratch, and what the cluster hands it
+ * (spec/harden/harden_mounts.c): its own scratch, and what the cluster hands it
  * to read. */
 static const char *const default_volume_kinds[] = {
     "emptyDir",

@@ -31,8 +31,8 @@ enum policy_network {
 	POLICY_NET_CONFIG, /* "config": as config.json says (CNI, pod netns) */
 	/* {"allow": [RULE...]}: a new netns with only lo, and corral's proxy
 	 * on its 127.0.0.1 reaching exactly the hosts the rules name
-	 * (spec/egress.h), from the namespace config.json names or corral's
-	 * own */
+	 * (spec/egress/egress.h), from the namespace config.json names or
+	 * corral's own */
 	POLICY_NET_EGRESS,
 };
 
@@ -132,7 +132,7 @@ struct policy {
 	struct policy_pool pool;     /* default: /etc/subuid's "corral" */
 	struct policy_slice slice;   /* the runtime's, per container */
 	/* What the runtime found, for harden(), never read from a file: an
-	 * ordinary user's corral (runtime/rootless.h), whether its user
+	 * ordinary user's corral (runtime/ids/rootless.h), whether its user
 	 * namespace maps the caller's ids only, and whether the caller has a
 	 * cgroup of its own to put limits in. */
 	bool rootless;
@@ -141,7 +141,7 @@ struct policy {
 	 * podman calls corral so): none is entered, the ids are that one's */
 	bool rootless_nested;
 	bool rootless_groups; /* single, and the caller has groups it keeps */
-	/* a delegated cgroup of the caller's own (runtime/cgroup.h), and
+	/* a delegated cgroup of the caller's own (runtime/cgroup/cgroup.h), and
 	 * which of the limits its controllers can enforce (POLICY_LIMIT_*) */
 	bool cgroup_delegated;
 	unsigned cgroup_controllers;
@@ -194,7 +194,7 @@ struct policy {
 	char **root_dirs;
 	size_t n_root_dirs;
 	/* Not in the file: the uid of the Kubernetes pod this container
-	 * proved it belongs to (runtime/namespace.c ns_pod_claim: its pod
+	 * proved it belongs to (runtime/ns/pod.c pod_claim: its pod
 	 * sandbox is one corral made for the same engine process), whose
 	 * kubelet volumes it may mount; NULL: none.  Never config.json's
 	 * word alone. */
@@ -225,7 +225,7 @@ bool policy_system_dir(const char *path);
  * group database; a name it does not know is skipped, as the host has no
  * such group).  Group 0 is always added. */
 /* Narrow `system` (the administrator's policy) by `user` (an ordinary
- * user's own, runtime/rootless.h), in place: every key becomes the
+ * user's own, runtime/ids/rootless.h), in place: every key becomes the
  * narrower of the two (lists their common entries, limits the smaller,
  * a mounts or engineDirs entry the deeper directory where one holds the
  * other, booleans that allow only if both do), so the result is never

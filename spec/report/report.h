@@ -1,5 +1,5 @@
 /* `corral report`: what a container's code tried, as one struct that the
- * runtime fills from its per-container records (runtime/report.c) and that
+ * runtime fills from its per-container records (runtime/report/) and that
  * this module renders as text or JSON from the same data.  Pure: no system
  * calls, so the renderers and the parsers of the records (the supervisor's
  * outcome lines, the egress proxy's log) are unit-tested and fuzzable.

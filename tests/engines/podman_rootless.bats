@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Rootless podman (Debian's 4.3) drives corral as an ordinary user: podman
-# calls the runtime as root of its own user namespace (runtime/rootless.h
+# calls the runtime as root of its own user namespace (runtime/ids/rootless.h
 # rootless_outside_host), with its own config.json, no --root (corral's
 # state goes to $XDG_RUNTIME_DIR/corral) and the user's own policy file
 # ($XDG_CONFIG_HOME/corral/policy.json), which adds the user's podman

@@ -328,7 +328,7 @@ corral_teardown() {
 			kill -KILL "$pid" 2>/dev/null
 		done
 	fi
-	# a slice of a user-namespace pool (runtime/userns_pool.h) still
+	# a slice of a user-namespace pool (runtime/state/userns_pool.h) still
 	# held for a container of this test's state root
 	left="$(userns_slices_of "$ROOT")"
 	if [ -n "$left" ]; then

@@ -117,7 +117,7 @@ trap_term() {
 
 @test "the workload may run on every CPU its create could" {
 	# create keeps its child off its own CPU until GO, and the child then
-	# takes back the whole set (runtime/cpus.h): never the workload's
+	# takes back the whole set (runtime/cgroup/cpus.h): never the workload's
 	[ "$(nproc)" -gt 1 ] || skip "one CPU: nothing is moved"
 	want="$(grep '^Cpus_allowed_list:' /proc/self/status)"
 	set_args grep '^Cpus_allowed_list:' /proc/self/status

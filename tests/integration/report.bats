@@ -311,7 +311,7 @@ line"; printf bb >"/q\"uote'"'"'s\\back"
 		'{"verdict":"deny","name":"evil.example","port":80,"reason":"no rule"}' \
 		'{"kind":"dns","verdict":"deny","dropped":40,"reason":"40 lines dropped"}' \
 		>"$ROOT/$ID/egress.log"
-	# struct egress_counts (spec/egress_counts.h): proxy 5 allowed, 2
+	# struct egress_counts (spec/egress/egress_counts.h): proxy 5 allowed, 2
 	# denied; dns 41 denied, 40 of them dropped from the log; 3 lookups,
 	# 1 from the cache, 4 refused for rate
 	python3 -c 'import struct, sys

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# corral run by an ordinary user (runtime/rootless.h): `corral sandbox`,
+# corral run by an ordinary user (runtime/ids/rootless.h): `corral sandbox`,
 # run, exec, kill and delete as two users this file makes and removes,
 # one with subordinate ids (newuidmap/newgidmap map 0-65535) and one
 # without (its own ids alone).  The sandbox is checked from inside and on
@@ -266,7 +266,7 @@ bpf EPERM"
 # With its own ids alone, the user namespace has one uid: the supervisor
 # shares the workload's, and the kernel would let the workload limit and
 # reschedule it.  The workload's self-only filter refuses those calls on
-# any process but itself (runtime/seccomp_baseline.c), and it keeps them
+# any process but itself (runtime/seccomp/seccomp_own.c), and it keeps them
 # on itself.
 @test "rootless with its own ids alone: the workload cannot reschedule, renice or limit its supervisor, only itself" {
 	make_bundle "$T/b"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The caller's terminal is never the container's (runtime/tty_relay.h):
+# The caller's terminal is never the container's (runtime/lifecycle/tty_relay.h):
 # `run`, `sandbox` and a foreground `exec` from a terminal give the
 # workload a pty of its own and relay it; create, run -d and exec -d
 # refuse a terminal on stdio.  The caller's terminal is a pty the test

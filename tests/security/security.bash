@@ -64,7 +64,7 @@ HOSTILE_CONFIG='
 # file makes (with subordinate ids, newuidmap's), started in cgroups
 # delegated to it below the test's own (v1 hierarchies: memory, pids,
 # cpu, cpuacct, cpuset, freezer), so the same attacks meet an ordinary
-# user's sandbox (runtime/rootless.h) with its limits.  bats' temporary
+# user's sandbox (runtime/ids/rootless.h) with its limits.  bats' temporary
 # directories are made traversable for it; each test's state root is its.
 BATTERY_ROOTLESS=""
 [ "${BATS_TEST_FILENAME##*/}" != battery_rootless.bats ] || BATTERY_ROOTLESS=1

@@ -1,5 +1,5 @@
-/* Fuzz target: cgroup paths (runtime/cgroup_path.h), the only part of the
- * cgroup module that reads config.json's text before any system call.
+/* Fuzz target: cgroup paths (runtime/cgroup/cgroup_path.h), the only part of
+ * the cgroup module that reads config.json's text before any system call.
  *
  * The input is `CGROUPS_PATH \0 ID` (no NUL: the ID is empty).  When
  * cgroup_path_for() accepts it, the path must be one corral may write,

@@ -1,5 +1,5 @@
 /* Fuzz target: an engine overlay's mount options, as /proc/self/mountinfo
- * shows them, into its layers (spec/overlay_opts.h).
+ * shows them, into its layers (spec/config/overlay_opts.h).
  *
  * The input is the options text (a NUL ends it, as the kernel's line has
  * none).  Accepted, it gives at least one layer and at most the bound,

@@ -1,4 +1,4 @@
-/* Fuzz target: the state.json parser (spec/state.h).
+/* Fuzz target: the state.json parser (spec/config/state.h).
  *
  * The input is a state.json.  When spec_state_parse() accepts it, the
  * private view (what corral writes to state.json) must parse back to a

@@ -1,4 +1,4 @@
-/* Fuzz target: DNS messages and the resolver files (spec/dns.h).
+/* Fuzz target: DNS messages and the resolver files (spec/egress/dns.h).
  *
  * The input is a response to query id (its first two bytes) for
  * example.com, A and AAAA; the same bytes are an /etc/hosts, a

@@ -1,4 +1,4 @@
-/* Fuzz target: the egress rules (spec/egress.h).
+/* Fuzz target: the egress rules (spec/egress/egress.h).
  *
  * The input is a rule and a host (or a request's authority), NUL
  * separated.  Invariants: a normalized name has one form (only a-z, 0-9,

@@ -1,4 +1,4 @@
-/* Fuzz target: the server name of a ClientHello (spec/tls_hello.h).
+/* Fuzz target: the server name of a ClientHello (spec/egress/tls_hello.h).
  *
  * An input starting with 0x16 is what a client sent; any other input is
  * the handshake itself, which the target puts in one record and again

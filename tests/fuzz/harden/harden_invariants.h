@@ -1,4 +1,4 @@
-/* The guarantees of harden() (spec/harden.h) as checks over one case:
+/* The guarantees of harden() (spec/harden/harden.h) as checks over one case:
  * a config, a policy and what harden() made of them.  Each check returns
  * NULL when it holds, or a sentence saying what broke, so a fuzz target
  * can abort on it and a unit test can count it.

@@ -1,4 +1,4 @@
-/* Fuzz target: the report's records (spec/report.h): the outcome file
+/* Fuzz target: the report's records (spec/report/report.h): the outcome file
  * (the supervisor's start, end and syscall lines, corral kill's) and the
  * egress log, then both renderers; and the READY record of the upper
  * layer (report_ready_parse) from the same bytes.

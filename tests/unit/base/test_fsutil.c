@@ -1,4 +1,4 @@
-/* Unit tests of runtime/fsutil.c: whole-file reads with their limit,
+/* Unit tests of runtime/base/fsutil.c: whole-file reads with their limit,
  * atomic writes, paths resolved inside a root (links in the tree stay in
  * it), and lookups in colon-separated files. */
 #include <errno.h>

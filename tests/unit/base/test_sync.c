@@ -1,4 +1,4 @@
-/* Unit tests of runtime/sync.c: the create/child protocol's messages go
+/* Unit tests of runtime/base/sync.c: the create/child protocol's messages go
  * through one packet each, a payload survives whole up to the limit, an
  * error from the peer becomes the error (also when the peer left one of
  * ours unread), and a dead peer is an error. */

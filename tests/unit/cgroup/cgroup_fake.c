@@ -1,7 +1,7 @@
 /* The fake kernel of the cgroup unit tests (cgroup_fake.h): a fake
  * cgroupfs in a temporary directory, and the test-side half of the seam
- * in runtime/cgroup_fs.h.  The cgroup unit tests link this file in place
- * of runtime/cgroup_kernel.c.
+ * in runtime/cgroup/cgroup_fs.h.  The cgroup unit tests link this file in place
+ * of runtime/cgroup/cgroup_kernel.c.
  *
  * It creates in each new directory the files the kernel would (per
  * controller, so a missing controller means missing files), merges writes
@@ -572,7 +572,7 @@ bool msg_has(struct error *e, const char *s)
 	return false;
 }
 
-/* ---- the seam (runtime/cgroup_fs.h) ---------------------------------- */
+/* ---- the seam (runtime/cgroup/cgroup_fs.h) -------------------------------- */
 
 int cg_kernel_made(int parent_fd, int fd, const char *dir)
 {

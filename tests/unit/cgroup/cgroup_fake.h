@@ -1,6 +1,6 @@
 /* The cgroup unit tests' fake kernel and fixtures (cgroup_fake.c): every
- * tests/unit/test_cgroup*.c links it, in place of the kernel's side of
- * the seam in runtime/cgroup_fs.h. */
+ * tests/unit/cgroup/ links it, in place of the kernel's side of
+ * the seam in runtime/cgroup/cgroup_fs.h. */
 #ifndef CORRAL_TEST_CGROUP_FAKE_H
 #define CORRAL_TEST_CGROUP_FAKE_H
 

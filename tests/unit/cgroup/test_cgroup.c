@@ -1,4 +1,4 @@
-/* Unit tests of runtime/cgroup.c: picking the backend, naming, making
+/* Unit tests of runtime/cgroup/cgroup.c: picking the backend, naming, making
  * and removing a cgroup, on the fake trees of
  * cgroup_fake.c (no root needed). */
 #include <dirent.h>

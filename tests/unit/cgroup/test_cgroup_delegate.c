@@ -1,5 +1,5 @@
-/* Unit tests of runtime/cgroup_delegate.c and the bases the backends take
- * (cgroup.h: a delegated layout): finding the caller's own cgroup in
+/* Unit tests of runtime/cgroup/cgroup_delegate.c and the bases the backends
+ * take (cgroup.h: a delegated layout): finding the caller's own cgroup in
  * /proc/self/cgroup's text on fake v1 and v2 trees, making the
  * container's cgroup there with its limits, removing it, and the pure
  * parsers of cgroup_path.c it uses (/proc/self/cgroup, the record). */

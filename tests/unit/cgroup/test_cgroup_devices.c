@@ -1,4 +1,4 @@
-/* Unit tests of runtime/cgroup_devices.c: the v2 device program,
+/* Unit tests of runtime/cgroup/cgroup_devices.c: the v2 device program,
  * interpreted, then loaded and attached through a fake bpf(2), on the fake
  * trees of cgroup_fake.c (no root needed). */
 #include <dirent.h>

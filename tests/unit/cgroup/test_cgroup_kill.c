@@ -1,4 +1,4 @@
-/* Unit tests of runtime/cgroup_kill.c: kill, pause, resume, pids and
+/* Unit tests of runtime/cgroup/cgroup_kill.c: kill, pause, resume, pids and
  * signals, on the fake trees of
  * cgroup_fake.c (no root needed). */
 #include <dirent.h>

@@ -1,5 +1,5 @@
-/* Unit tests of runtime/cgroup_path.c: cgroup_path_for() (pure, no tree), on
- * the fake trees of cgroup_fake.c (no root needed). */
+/* Unit tests of runtime/cgroup/cgroup_path.c: cgroup_path_for() (pure, no
+ * tree), on the fake trees of cgroup_fake.c (no root needed). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
-/* Unit tests of runtime/cgroup_stats.c: statistics in runc's shape, on the fake
- * trees of cgroup_fake.c (no root needed). */
+/* Unit tests of runtime/cgroup/cgroup_stats.c: statistics in runc's shape, on
+ * the fake trees of cgroup_fake.c (no root needed). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
-/* Unit tests of runtime/cgroup_update.c and the backends' update, on the fake
- * trees of cgroup_fake.c (no root needed). */
+/* Unit tests of runtime/cgroup/cgroup_update.c and the backends' update, on the
+ * fake trees of cgroup_fake.c (no root needed). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

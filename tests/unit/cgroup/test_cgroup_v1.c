@@ -1,5 +1,5 @@
-/* Unit tests of runtime/cgroup_v1.c: the v1 backend writing every limit, on the
- * fake trees of cgroup_fake.c (no root needed). */
+/* Unit tests of runtime/cgroup/cgroup_v1.c: the v1 backend writing every limit,
+ * on the fake trees of cgroup_fake.c (no root needed). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* Unit tests of spec/engine_store.c: containers-storage's list of
+/* Unit tests of spec/config/engine_store.c: containers-storage's list of
  * containers ties a root layer to a container ID, and only
  * overlay/LAYER/merged of that layer is its root; a list that does not
  * parse, or a container without a layer, ties nothing. */

@@ -1,5 +1,5 @@
 /* Every field the config.json parser knows has a rule in harden_fields[]
- * (spec/harden_fields.c), every rule names a field the parser knows, and
+ * (spec/harden/harden_fields.c), every rule names a field the parser knows, and
  * docs/threat-model.md lists every rule.
  *
  * The parser's fields are not listed by hand: this test is linked with a

@@ -1,4 +1,4 @@
-/* Unit tests of spec/overlay_opts.c: an engine overlay's options from
+/* Unit tests of spec/config/overlay_opts.c: an engine overlay's options from
  * /proc/self/mountinfo into its layers, the top first, and what cannot be
  * stacked again. */
 #include <stdlib.h>

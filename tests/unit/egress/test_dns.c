@@ -1,4 +1,4 @@
-/* Unit tests of spec/dns.c: the query's bytes; answers written out by
+/* Unit tests of spec/egress/dns.c: the query's bytes; answers written out by
  * hand (A, AAAA, CNAME chains, compression and its loops, the header's
  * verdicts) and cut at every length; /etc/hosts and resolv.conf. */
 #include <stdlib.h>

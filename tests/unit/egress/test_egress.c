@@ -1,4 +1,4 @@
-/* Unit tests of the egress rules (spec/egress.c): the one form of a host
+/* Unit tests of the egress rules (spec/egress/egress.c): the one form of a host
  * name, address literals and the refused ranges, rule syntax, matching,
  * and the narrowing check of annotations. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Unit tests of the server name of a TLS ClientHello (spec/tls_hello.c):
+/* Unit tests of the server name of a TLS ClientHello (spec/egress/tls_hello.c):
  * real hellos of this machine's OpenSSL, split across records and cut at
  * every length, and hellos built here with one field wrong. */
 #include <stdlib.h>

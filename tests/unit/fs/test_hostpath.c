@@ -1,4 +1,4 @@
-/* Unit tests of runtime/hostpath.c: a host path is opened once, never
+/* Unit tests of runtime/fs/hostpath.c: a host path is opened once, never
  * through a symbolic link or a /proc magic link, a walk beneath a
  * directory never leaves it, and the check is made on what was opened.
  * On a tree made in a temporary directory; no privileges needed. */

@@ -246,7 +246,7 @@ TEST(without_egress_nothing_changes)
 
 /* An engine's resolv.conf (containerd's, in its store) is kept without
  * egress and dropped with it: there corral mounts its stub resolver's
- * own (runtime/stub_resolv.c). */
+ * own (runtime/fs/stub_resolv.c). */
 TEST(egress_drops_the_engines_resolv_conf)
 {
 	static const char json[] =

@@ -1,4 +1,4 @@
-/* Unit tests of the kubelet's volumes by kind (spec/harden_mounts.c): a
+/* Unit tests of the kubelet's volumes by kind (spec/harden/harden_mounts.c): a
  * pod's emptyDir is kept writable, its configMap and downwardAPI
  * read-only, a secret only when the policy's volumes.secrets names it;
  * another pod's volume, a subPath, a path of another shape and an

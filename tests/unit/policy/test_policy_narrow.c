@@ -1,4 +1,4 @@
-/* Unit tests of policy_narrow() (spec/policy_narrow.c): an ordinary
+/* Unit tests of policy_narrow() (spec/policy/policy_narrow.c): an ordinary
  * user's policy under the system's; the result is never wider than
  * either. */
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* Unit tests of `corral report`'s pure half (spec/report.c,
- * spec/report_emit.c): the outcome record's lines, the reason, escaping,
+/* Unit tests of `corral report`'s pure half (spec/report/report.c,
+ * spec/report/report_emit.c): the outcome record's lines, the reason, escaping,
  * the capped list of files, the egress log, and both renderers. */
 #include <signal.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Unit tests of runtime/container_dir.c: container IDs, and the state
+/* Unit tests of runtime/state/container_dir.c: container IDs, and the state
  * directory made, locked, found and removed in a state root of the
  * test's own (a temporary directory; no privileges needed). */
 #include <errno.h>
