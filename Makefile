@@ -337,7 +337,7 @@ format:
 	clang-format -i $(FORMAT_FILES)
 
 format-check:
-	clang-format --dry-run --Werror $(FORMAT_FILES)
+	@clang-format --dry-run --Werror $(FORMAT_FILES)
 
 # make demo POLICY=config-examples/policy/permissive.json shows what leaks
 demo: corral
