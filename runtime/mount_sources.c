@@ -20,6 +20,17 @@
 
 /* ---- the root filesystem --------------------------------------------- */
 
+/* The overlay's lower layers, once it is made (or never will be). */
+static void close_lowers(struct mount_sources *s)
+{
+	for (size_t i = 0; i < s->n_lowers; i++)
+		if (s->lowers[i] >= 0)
+			close(s->lowers[i]);
+	free(s->lowers);
+	s->lowers = NULL;
+	s->n_lowers = 0;
+}
+
 /* Where harden() placed the root (in the bundle, below an engine
  * directory, or the caller's own), with no link on the way; under a
  * permissive policy wherever root.path leads, as runc does. */
@@ -82,41 +93,40 @@ static int idmap_layer(int tree, int ns, bool recursive, struct error **err)
 }
 
 /* An engine's overlay root under corral's own user namespace: its
- * layers, each cloned, read-only and idmapped, stacked again under the
- * scratch (overlay_layers.h). */
+ * layers, each cloned, read-only and idmapped, to be stacked again under
+ * the scratch (overlay_layers.h). */
 static int idmapped_layers(const struct hardened *h, int root, int ns,
 			   struct mount_sources *s, struct error **err)
 {
 	struct overlay_layers l;
-	int trees[OVERLAY_LAYERS_MAX];
-	size_t n = 0;
-	int r = -1;
+	int r = 0;
 
 	if (overlay_layers_open(root, h->layer_dirs, h->n_layer_dirs, &l, err) <
 	    0)
 		return error_wrap(err, "rootfs");
-	for (; n < l.n; n++) {
-		trees[n] = clone_tree(l.fd[n], false, "rootfs layer", err);
-		if (trees[n] < 0 || idmap_layer(trees[n], ns, false, err) < 0) {
-			n++;
-			goto out;
-		}
+	s->lowers = malloc(l.n * sizeof(*s->lowers));
+	if (!s->lowers)
+		r = error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; r == 0 && i < l.n; i++) {
+		s->lowers[s->n_lowers] =
+		    clone_tree(l.fd[i], false, "rootfs layer", err);
+		if (s->lowers[s->n_lowers] < 0)
+			r = -1;
+		else if (idmap_layer(s->lowers[s->n_lowers++], ns, false, err) <
+			 0)
+			r = -1;
 	}
-	s->root = scratch_mount_root(trees, n, l.userxattr,
-				     h->sandbox.scratch_size, &s->scratch, err);
-	r = s->root < 0 ? -1 : 0;
-out:
-	for (size_t i = 0; i < n; i++)
-		if (trees[i] >= 0)
-			close(trees[i]);
+	s->lowers_detached = true;
+	s->userxattr = l.userxattr;
 	overlay_layers_close(&l);
 	return r;
 }
 
 /* The container's root: under the sandbox the scratch overlay over the
- * rootfs, otherwise a clone of the rootfs.  Made here, detached, because
- * a child in a user namespace may attach a mount but could not build an
- * overlay on a layer its namespace does not own.
+ * rootfs (its layers opened here, the overlay made by
+ * mount_sources_make_root), otherwise a clone of the rootfs.  Made in
+ * the parent because a child in a user namespace may attach a mount but
+ * could not build an overlay on a layer its namespace does not own.
  *
  * The overlay's lower layer is the opened descriptor itself: overlayfs
  * takes a private clone of each lower layer's mount and makes that clone
@@ -152,8 +162,27 @@ static int clone_root(const struct hardened *h, const char *bundle,
 		if (tree < 0 || idmap_layer(tree, ns, true, err) < 0)
 			return -1;
 	}
-	s->root = scratch_mount_root(tree >= 0 ? &tree : &fd, 1, false,
-				     h->sandbox.scratch_size, &s->scratch, err);
+	s->lowers = malloc(sizeof(*s->lowers));
+	if (!s->lowers)
+		return error_set(err, ENOMEM, "out of memory");
+	s->lowers_detached = tree >= 0;
+	s->lowers[s->n_lowers++] = tree >= 0 ? take_fd(&tree) : take_fd(&fd);
+	return 0;
+}
+
+int mount_sources_make_root(const struct hardened *h, struct mount_sources *s,
+			    int dirfd, bool keep_scratch, struct error **err)
+{
+	struct scratch_layers l = {.fd = s->lowers,
+				   .n = s->n_lowers,
+				   .detached = s->lowers_detached,
+				   .userxattr = s->userxattr};
+
+	if (s->n_lowers == 0)
+		return 0; /* not under the sandbox: clone_root's clone */
+	s->root = scratch_mount_root(&l, h->sandbox.scratch_size, dirfd,
+				     keep_scratch, err);
+	close_lowers(s);
 	return s->root < 0 ? -1 : 0;
 }
 
@@ -320,7 +349,6 @@ int mount_sources_open(const struct hardened *h, const char *bundle,
 	size_t n = h->spec->n_mounts;
 
 	*out = (struct mount_sources){.root = -1,
-				      .scratch = -1,
 				      .resolv = -1,
 				      .n = n,
 				      .reclone_binds = !h->sandbox.enforced};
@@ -349,8 +377,6 @@ void mount_sources_close(const struct mount_sources *s)
 {
 	if (s->root >= 0)
 		close(s->root);
-	if (s->scratch >= 0)
-		close(s->scratch);
 	if (s->resolv >= 0)
 		close(s->resolv);
 	for (size_t i = 0; i < s->n; i++)
@@ -362,15 +388,14 @@ void mount_sources_release(struct mount_sources *s)
 {
 	if (s->root >= 0)
 		close(s->root);
-	if (s->scratch >= 0)
-		close(s->scratch);
 	if (s->resolv >= 0)
 		close(s->resolv);
+	close_lowers(s);
 	for (size_t i = 0; s->binds && i < s->n; i++)
 		if (s->binds[i] >= 0)
 			close(s->binds[i]);
 	free(s->binds);
 	free(s->is_dir);
 	free(s->rootfs);
-	*s = (struct mount_sources){.root = -1, .scratch = -1};
+	*s = (struct mount_sources){.root = -1, .resolv = -1};
 }

@@ -28,8 +28,13 @@
 #include "hostpath.h"
 
 struct mount_sources {
-	int root;     /* detached clone of the root filesystem */
-	int scratch;  /* the scratch tmpfs (scratch.h), or -1 */
+	int root; /* detached clone of the root filesystem */
+	/* Under the sandbox, until mount_sources_make_root: the overlay's
+	 * lower layers, the top first (struct scratch_layers). */
+	int *lowers;
+	size_t n_lowers;
+	bool lowers_detached;
+	bool userxattr;
 	int resolv;   /* the stub's resolv.conf (stub_resolv.h), or -1 */
 	char *rootfs; /* its path, for state.json */
 	int *binds;   /* per mount of the effective spec: a clone, or -1 */
@@ -49,6 +54,12 @@ int mount_sources_open(const struct hardened *h, const char *bundle,
 		       size_t n_preopened, struct mount_sources *out,
 		       struct error **err);
 void mount_sources_release(struct mount_sources *s);
+
+/* Under the sandbox: the scratch overlay on the opened layers, with its
+ * tmpfs in the container's state directory dirfd (scratch.h), kept there
+ * when keep_scratch (for `corral report`); sets s->root. */
+int mount_sources_make_root(const struct hardened *h, struct mount_sources *s,
+			    int dirfd, bool keep_scratch, struct error **err);
 
 /* Child: close the clones once they are attached, so that no process of
  * the container holds a descriptor of a host mount. */

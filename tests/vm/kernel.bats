@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# What differs between the kernels corral supports (Debian's 5.10, 6.1
+# and 6.12, and the build machine's): one test per facility whose
+# behaviour changed, each naming the kernel difference it guards.  The
+# guests of `make check-vm` run it with the other suites
+# (tests/vm/suites.list); it runs on any host as `bats tests/vm/kernel.bats`.
+
+load ../integration/helpers
+
+setup_file() {
+	corral_setup_file
+}
+
+setup() {
+	corral_setup
+	chmod 0777 "$ROOTFS"
+	update_config '.root.readonly = false'
+}
+
+teardown() {
+	corral_teardown
+	if grep -F -- " $ROOT/" /proc/self/mountinfo; then
+		fail "a mount under $ROOT is left"
+	fi
+}
+
+# scratch_mounts: the host's mounts under this test's state root, as
+# "MOUNT-POINT OPTIONS".
+scratch_mounts() {
+	awk -v r="$ROOT/" 'index($5, r) == 1 { print $5, $6 }' /proc/self/mountinfo
+}
+
+# overlayfs before Linux 6.15 clones a layer only when its mount is
+# attached in the caller's mount namespace; the scratch tmpfs is made
+# detached (fsmount).  create attaches it in the state directory while
+# it makes the overlay (runtime/scratch.c).
+@test "the scratch overlay is made, and takes the container's writes" {
+	set_args sh -c 'echo written >/made-here && cat /made-here'
+	run --separate-stderr corral run --bundle "$BUNDLE" "$ID"
+	assert_success
+	assert_output written
+	[ ! -e "$ROOTFS/made-here" ] || fail "the write reached the bundle"
+	assert_no_leftovers "$ID"
+}
+
+@test "without a report, only the overlay holds the scratch: nothing of it is mounted on the host" {
+	set_args sleep 100
+	run_detached "$ID"
+	wait_for_status "$ID" running
+	run scratch_mounts
+	assert_output ""
+	corral delete --force "$ID"
+	assert_no_leftovers "$ID"
+}
+
+@test "with a report, the host's view of the scratch is read-only, noexec, nosuid, nodev and nosymfollow" {
+	mkdir -p "$BATS_TEST_TMPDIR/reports"
+	printf '{"report": {"dir": "%s"}}\n' "$BATS_TEST_TMPDIR/reports" \
+		>"$BATS_TEST_TMPDIR/policy.json"
+	set_args sh -c 'echo written >/made-here; sleep 100'
+	corral --policy "$BATS_TEST_TMPDIR/policy.json" run -d \
+		--bundle "$BUNDLE" "$ID" </dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/err" ||
+		fail "run -d: $(cat "$BATS_TEST_TMPDIR/err")"
+	wait_for_status "$ID" running
+	run scratch_mounts
+	assert_output --regexp "^$ROOT/$ID/scratch [^ ]+$"
+	opts="${output##* }"
+	for o in ro nosuid nodev noexec nosymfollow; do
+		[[ ",$opts," == *",$o,"* ]] || fail "the scratch is mounted $opts: no $o"
+	done
+	# the container still writes through its own clone of it
+	poll_equal "the write in the host's view" written 50 \
+		cat "$ROOT/$ID/scratch/upper/made-here"
+	corral delete --force "$ID"
+	assert_no_leftovers "$ID"
+}
