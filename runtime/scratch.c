@@ -9,6 +9,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -104,13 +105,25 @@ static int set_lowers(int fs, const int *lowers, size_t n, struct error **err)
 	return 0;
 }
 
-/* Attach the detached mount `mnt` at dirfd/name, a directory made here.
- * overlayfs before Linux 6.15 takes a private clone of a layer only when
- * its mount is attached in the caller's mount namespace ("failed to clone
- * upperpath"): a detached mount (fsmount, open_tree's clone) is refused
- * with EINVAL.  Attaching is one move_mount either way, and `corral
- * report` wants the scratch attached in the state directory anyway: one
- * way on every kernel (tests/vm/README.md has the measurements). */
+/* overlayfs takes a private clone of each layer's mount.  Before Linux
+ * 6.15 it clones only a mount attached in the caller's mount namespace:
+ * a detached one (fsmount's, open_tree's clone) is refused with EINVAL
+ * ("overlayfs: failed to clone upperpath"; seen on Debian's 5.10, 6.1 and
+ * 6.12, tests/vm).  There the layers are attached in the container's
+ * state directory while the overlay is made.  That costs a directory, a
+ * mount and an unmount, about 0.5 ms of a `run`, so a kernel that takes
+ * detached layers is spared it (tests/vm/README.md). */
+static bool overlay_takes_detached(void)
+{
+	struct utsname u;
+	unsigned int major, minor;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 15);
+}
+
+/* Attach the detached mount `mnt` at dirfd/name, a directory made here. */
 static int attach_at(int mnt, int dirfd, const char *name, struct error **err)
 {
 	if (mkdirat(dirfd, name, 0700) < 0)
@@ -204,10 +217,7 @@ static int attach_lowers(const struct scratch_layers *l, int dirfd,
 {
 	char name[32];
 
-	*attached = 0;
-	if (!l->detached)
-		return 0;
-	for (; *attached < l->n; (*attached)++) {
+	for (*attached = 0; *attached < l->n; (*attached)++) {
 		snprintf(name, sizeof(name), ".lower%zu", *attached);
 		if (attach_at(l->fd[*attached], dirfd, name, err) < 0)
 			return -1;
@@ -228,13 +238,28 @@ static int detach_lowers(int dirfd, size_t n, struct error **err)
 	return r;
 }
 
+/* The overlay, its detached lower layers attached for the moment when
+ * the kernel needs it (overlay_takes_detached). */
+static int overlay_on(const struct scratch_layers *l, int tmp, int dirfd,
+		      bool attach, struct error **err)
+{
+	_cleanup_close_ int ovl = -1;
+	size_t n_attached = 0;
+
+	if (!attach || !l->detached ||
+	    attach_lowers(l, dirfd, &n_attached, err) == 0)
+		ovl = make_overlay(l, tmp, err);
+	if (detach_lowers(dirfd, n_attached, ovl < 0 ? NULL : err) < 0)
+		return -1;
+	return take_fd(&ovl);
+}
+
 int scratch_mount_root(const struct scratch_layers *l, uint64_t size, int dirfd,
 		       bool keep, struct error **err)
 {
 	_cleanup_close_ int tmp = -1, ovl = -1;
-	size_t n_attached = 0;
+	bool attach = !overlay_takes_detached();
 	struct stat st;
-	int r;
 
 	/* The root directory takes the top layer's owner and mode. */
 	if (fstat(l->fd[0], &st) < 0)
@@ -242,14 +267,16 @@ int scratch_mount_root(const struct scratch_layers *l, uint64_t size, int dirfd,
 	tmp = scratch_tmpfs(&st, size, err);
 	if (tmp < 0)
 		return -1;
-	if (attach_at(tmp, dirfd, SCRATCH_DIR, err) < 0)
+	/* Kept for a report, it is attached where the report reads it;
+	 * restricted only once the overlay has its clone, which must stay
+	 * writable. */
+	if ((keep || attach) && attach_at(tmp, dirfd, SCRATCH_DIR, err) < 0)
 		return -1;
-	if (attach_lowers(l, dirfd, &n_attached, err) == 0)
-		ovl = make_overlay(l, tmp, err);
-	r = detach_lowers(dirfd, n_attached, ovl < 0 ? NULL : err);
-	if (ovl < 0 || r < 0 || (keep && restrict_view(tmp, err) < 0) ||
-	    (!keep && detach_at(dirfd, SCRATCH_DIR, err) < 0)) {
-		detach_at(dirfd, SCRATCH_DIR, NULL);
+	ovl = overlay_on(l, tmp, dirfd, attach, err);
+	if (ovl < 0 || (keep && restrict_view(tmp, err) < 0) ||
+	    (!keep && attach && detach_at(dirfd, SCRATCH_DIR, err) < 0)) {
+		if (keep || attach)
+			detach_at(dirfd, SCRATCH_DIR, NULL);
 		return -1;
 	}
 	return take_fd(&ovl);

@@ -26,18 +26,20 @@ struct scratch_layers {
 };
 
 /* ROOT/ID/scratch: the tmpfs holding the overlay's upper layer, attached
- * in the host's mount namespace while the overlay is made, and kept
- * there, read-only, when `corral report` is to read what the container
- * changed after its mount namespace is gone; delete unmounts it. */
+ * in the host's mount namespace while the overlay is made on a kernel
+ * before 6.15, and kept there, read-only, when `corral report` is to read
+ * what the container changed after its mount namespace is gone; delete
+ * unmounts it. */
 #define SCRATCH_DIR "scratch"
 
 /* An overlay on the layers l, its upper layer in a new tmpfs of `size`
- * bytes attached as dirfd/SCRATCH_DIR (the container's state directory).
- * keep: the tmpfs stays there, restricted (read-only, noexec, nosuid,
- * nodev, nosymfollow); otherwise it is detached again and only the
- * overlay holds it.  Returns the overlay's mount fd, not yet attached
- * anywhere, or -1 with nothing left in dirfd.  The parent makes it
- * (create.c); the child attaches it in its own mount namespace. */
+ * bytes, attached as dirfd/SCRATCH_DIR (dirfd: the container's state
+ * directory) when the kernel needs it or keep says so.  keep: the tmpfs
+ * stays there, restricted (read-only, noexec, nosuid, nodev,
+ * nosymfollow); otherwise only the overlay holds it.  Returns the
+ * overlay's mount fd, not yet attached anywhere, or -1 with nothing left
+ * in dirfd.  The parent makes it (create.c); the child attaches it in its
+ * own mount namespace. */
 int scratch_mount_root(const struct scratch_layers *l, uint64_t size, int dirfd,
 		       bool keep, struct error **err);
 
