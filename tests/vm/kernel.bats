@@ -74,3 +74,32 @@ scratch_mounts() {
 	corral delete --force "$ID"
 	assert_no_leftovers "$ID"
 }
+
+# Joining a cgroup whose cpuset controller is on sets a task's CPUs to
+# the cpuset's on kernels before 6.2, whatever the task had asked for:
+# corral's processes take back the CPUs of the command that made them
+# once they are in the container's cgroup (runtime/cpus.h).
+@test "run and exec under taskset keep their CPUs in the container's cgroup" {
+	[ "$(nproc)" -gt 1 ] || skip "one CPU: nothing to narrow"
+	want="$(grep '^Cpus_allowed_list:' /proc/self/status)"
+	cpu="${want##*[[:space:]]}"
+	cpu="${cpu%%[,-]*}"
+	set_args grep '^Cpus_allowed_list:' /proc/self/status
+	run taskset -c "$cpu" "$CORRAL" --root "$ROOT" run --bundle "$BUNDLE" "$ID"
+	assert_success
+	assert_output "Cpus_allowed_list:	$cpu"
+
+	set_args sleep 100
+	run_detached "$ID"
+	wait_for_status "$ID" running
+	run taskset -c "$cpu" "$CORRAL" --root "$ROOT" exec "$ID" \
+		grep '^Cpus_allowed_list:' /proc/self/status
+	assert_success
+	assert_output "Cpus_allowed_list:	$cpu"
+	# and without taskset, every CPU exec had
+	run corral exec "$ID" grep '^Cpus_allowed_list:' /proc/self/status
+	assert_success
+	assert_output "$want"
+	corral delete --force "$ID"
+	assert_no_leftovers "$ID"
+}
