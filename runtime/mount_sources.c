@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bind_late.h"
 #include "fsutil.h"
 #include "mount_options.h"
 #include "overlay_layers.h"
@@ -279,9 +280,11 @@ static void bind_attrs(const struct spec_mount_flags *f, bool enforced,
 }
 
 /* Restrict a detached clone as config.json's options (as hardened) say,
- * before it is attached anywhere. */
+ * before it is attached anywhere.  A kernel without mount_setattr (before
+ * 5.12) cannot: the child does, once it is attached (bind_late.h). */
 static int restrict_clone(int tree, const struct spec_mount_flags *f,
-			  bool enforced, const char *dst, struct error **err)
+			  bool enforced, const char *dst,
+			  struct bind_late *late, struct error **err)
 {
 	unsigned int at =
 	    AT_EMPTY_PATH | ((f->flags & MS_REC) ? AT_RECURSIVE : 0);
@@ -289,8 +292,14 @@ static int restrict_clone(int tree, const struct spec_mount_flags *f,
 
 	bind_attrs(f, enforced, &attr);
 	if ((attr.attr_set || attr.attr_clr) &&
-	    syscall(SYS_mount_setattr, tree, "", at, &attr, sizeof(attr)) < 0)
-		return error_errno(err, "bind mount %s: set its flags", dst);
+	    syscall(SYS_mount_setattr, tree, "", at, &attr, sizeof(attr)) < 0) {
+		if (errno != ENOSYS)
+			return error_errno(err, "bind mount %s: set its flags",
+					   dst);
+		bind_late_from_attr(&attr, f->flags & MS_REC, f->propagation,
+				    late);
+		return 0;
+	}
 	if (f->propagation) {
 		struct mount_attr prop = {.propagation =
 					      f->propagation & ~MS_REC};
@@ -298,9 +307,13 @@ static int restrict_clone(int tree, const struct spec_mount_flags *f,
 		at = AT_EMPTY_PATH |
 		     ((f->propagation & MS_REC) ? AT_RECURSIVE : 0);
 		if (syscall(SYS_mount_setattr, tree, "", at, &prop,
-			    sizeof(prop)) < 0)
+			    sizeof(prop)) == 0)
+			return 0;
+		if (errno != ENOSYS)
 			return error_errno(
 			    err, "bind mount %s: set its propagation", dst);
+		bind_late_from_attr(&attr, f->flags & MS_REC, f->propagation,
+				    late);
 	}
 	return 0;
 }
@@ -328,8 +341,9 @@ static int clone_bind(const struct hardened *h, const struct harden_bind *b,
 		goto out;
 	}
 	tree = clone_tree(src, f.flags & MS_REC, m->source, err);
-	if (tree < 0 || restrict_clone(tree, &f, h->sandbox.enforced,
-				       m->destination, err) < 0)
+	if (tree < 0 ||
+	    restrict_clone(tree, &f, h->sandbox.enforced, m->destination,
+			   &s->late[b->mount], err) < 0)
 		goto out;
 	s->is_dir[b->mount] = S_ISDIR(st.st_mode);
 	s->binds[b->mount] = take_fd(&tree);
@@ -354,7 +368,8 @@ int mount_sources_open(const struct hardened *h, const char *bundle,
 				      .reclone_binds = !h->sandbox.enforced};
 	out->binds = malloc((n ? n : 1) * sizeof(*out->binds));
 	out->is_dir = calloc(n ? n : 1, sizeof(*out->is_dir));
-	if (!out->binds || !out->is_dir) {
+	out->late = calloc(n ? n : 1, sizeof(*out->late));
+	if (!out->binds || !out->is_dir || !out->late) {
 		mount_sources_release(out);
 		return error_set(err, ENOMEM, "out of memory");
 	}
@@ -396,6 +411,7 @@ void mount_sources_release(struct mount_sources *s)
 			close(s->binds[i]);
 	free(s->binds);
 	free(s->is_dir);
+	free(s->late);
 	free(s->rootfs);
 	*s = (struct mount_sources){.root = -1, .resolv = -1};
 }

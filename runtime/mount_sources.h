@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bind_late.h"
 #include "error.h"
 #include "harden.h"
 #include "hostpath.h"
@@ -39,6 +40,9 @@ struct mount_sources {
 	char *rootfs; /* its path, for state.json */
 	int *binds;   /* per mount of the effective spec: a clone, or -1 */
 	bool *is_dir; /* per mount: the bind's source is a directory */
+	/* per mount: restrictions the child sets once the bind is attached,
+	 * on a kernel without mount_setattr (bind_late.h) */
+	struct bind_late *late;
 	size_t n;
 	/* A permissive policy: the child re-clones each bind where it is
 	 * attached, so the container's mountinfo lists config.json's mounts
