@@ -86,7 +86,12 @@ static int idmap_layer(int tree, int ns, bool recursive, struct error **err)
 	unsigned int at = AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0);
 
 	if (syscall(SYS_mount_setattr, tree, "", at, &ro, sizeof(ro)) < 0)
-		return error_errno(err, "rootfs: make it read-only");
+		return errno == ENOSYS
+			   ? error_set(err, ENOSYS,
+				       "rootfs: the user-namespace pool needs "
+				       "idmapped mounts: mount_setattr, "
+				       "Linux 5.12")
+			   : error_errno(err, "rootfs: make it read-only");
 	if (syscall(SYS_mount_setattr, tree, "", at, &idmap, sizeof(idmap)) < 0)
 		return error_errno(err, "rootfs: idmap it onto the container's "
 					"user namespace");

@@ -142,3 +142,24 @@ scratch_mounts() {
 	[ "$(cat "$share/file")" = host ] || fail "the host's file was written"
 	assert_no_leftovers "$ID"
 }
+
+# The user-namespace pool idmaps the rootfs (mount_setattr's
+# MOUNT_ATTR_IDMAP, Linux 5.12): before that, create refuses with one
+# line naming the facility (tests/integration/userns.bats covers the
+# pool where it runs).
+@test "the user-namespace pool is refused, with one line naming mount_setattr, before Linux 5.12" {
+	local major minor
+	IFS=. read -r major minor _ <<<"$(uname -r)"
+	[ "$major" -lt 5 ] || { [ "$major" -eq 5 ] && [ "${minor%%[!0-9]*}" -lt 12 ]; } ||
+		skip "$(uname -r) has mount_setattr"
+	pool=$((1073741824 + ($$ % 150) * 65536 * 32))
+	printf '{"user": {"pool": {"hostUID": %d, "hostGID": %d, "size": 1048576}}}\n' \
+		"$pool" "$pool" >"$BATS_TEST_TMPDIR/policy.json"
+	set_args true
+	run --separate-stderr corral --policy "$BATS_TEST_TMPDIR/policy.json" \
+		run --bundle "$BUNDLE" "$ID"
+	assert_error_line
+	[[ "$stderr" == *"idmapped mounts: mount_setattr, Linux 5.12"* ]] ||
+		fail "stderr: $stderr"
+	assert_no_leftovers "$ID"
+}
