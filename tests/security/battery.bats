@@ -633,7 +633,10 @@ print("accepted", flush=True)
 	probe connect "$NETNS_ADDR" 9
 	elapsed=$(($(now_ms) - start))
 	assert_probes "connect ENETUNREACH"
-	[ "$elapsed" -lt 2000 ] || fail "connect took ${elapsed}ms"
+	# the time is the whole container's run: 2.9 s in a TCG guest of
+	# tests/vm beside two others; a connect that went out would wait for
+	# TCP's retries, a minute and more
+	[ "$elapsed" -lt 10000 ] || fail "connect took ${elapsed}ms"
 }
 
 @test "network: no raw, packet or ping sockets" {
