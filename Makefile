@@ -316,6 +316,12 @@ helpers: $(HELPER_BIN) $(STATIC_HELPER_BIN)
 check: corral $(UNIT_BIN) $(HELPER_BIN) $(STATIC_HELPER_BIN)
 	@tests/run
 
+# make check-vm [KERNEL="5.10 6.1 6.12"] [MODE=bare|systemd]: the suites of
+# tests/vm/suites.list in QEMU guests booting Debian's kernels (root;
+# tests/vm/README.md).  Default: the three kernels bare and 6.1 under systemd.
+check-vm: corral $(HELPER_BIN) $(STATIC_HELPER_BIN)
+	@KERNEL="$(KERNEL)" MODE="$(MODE)" tests/vm/run
+
 sanitize:
 	$(MAKE) clean
 	$(MAKE) CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
@@ -401,5 +407,5 @@ conformance: corral
 bench: corral
 	@tests/bench/run
 
-.PHONY: all unit helpers check sanitize install deps format format-check demo clean \
+.PHONY: all unit helpers check check-vm sanitize install deps format format-check demo clean \
 	bench fuzz fuzz-run stage conformance

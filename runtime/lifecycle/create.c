@@ -365,12 +365,12 @@ static int prepare(struct create_ctx *c, struct error **err)
 		return -1;
 	if (name_cgroup(c, err) < 0 ||
 	    container_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
+	    mount_sources_make_root(c->hardened, &c->sources, c->dir.dirfd,
+				    create_report_wanted(c), err) < 0 ||
 	    save_config(c, err) < 0 || save_cgroup_record(c, err) < 0 ||
 	    (c->hardened->sandbox.enforced && c->hardened->sandbox.egress_on &&
 	     stub_resolv_prepare(c->dir.dirfd, c->sources.root,
 				 &c->sources.resolv, err) < 0) ||
-	    (create_report_wanted(c) &&
-	     scratch_attach(c->sources.scratch, c->dir.dirfd, err) < 0) ||
 	    report_open_outcome(&c->dir, &c->outcome_fd, err) < 0)
 		return -1;
 	/* clone3 starts the child in its cgroup2 directory, which must exist
@@ -465,7 +465,7 @@ int container_create(const struct create_opts *o, struct container_pids *pids,
 	    .fifo_fd = -1,
 	    .outcome_fd = -1,
 	    .bundle_fd = -1,
-	    .sources = {.root = -1, .scratch = -1},
+	    .sources = {.root = -1, .resolv = -1},
 	    .proc = PROC_PLAN_INIT,
 	    .egress = {.pid = -1, .ready = -1},
 	    .pod_userns = -1,
