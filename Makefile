@@ -302,6 +302,16 @@ install: corral
 deps:
 	@tests/deps
 
+# make man: the manual pages corral(8) and corral-policy.json(5), from
+# their scdoc sources in docs/man/ (Debian's scdoc), in build/man/.
+MAN_PAGES := $(patsubst docs/man/%.scd,build/man/%,$(wildcard docs/man/*.scd))
+build/man/%: docs/man/%.scd VERSION
+	@mkdir -p $(dir $@)
+	@echo "  SCDOC   $<"
+	@sed 's/@VERSION@/$(VERSION)/' $< | scdoc >$@.tmp && mv $@.tmp $@
+
+man: $(MAN_PAGES)
+
 FORMAT_FILES = $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) $(STAGE_SRC) egress/*.c \
 	spec/*.h \
 	hooks/*.h runtime/*.h stage/*.h tools/*.c tests/fuzz/*.[ch]
@@ -372,3 +382,4 @@ bench: corral
 
 .PHONY: all unit helpers check sanitize install deps format format-check demo clean \
 	bench fuzz fuzz-run stage conformance
+.PHONY: man
