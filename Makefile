@@ -312,6 +312,16 @@ build/man/%: docs/man/%.scd VERSION
 
 man: $(MAN_PAGES)
 
+# make deb: the Debian package (debian/), built by `dpkg-buildpackage -us
+# -uc -b` in a copy of this tree under build/deb/, where the .deb files
+# land (dpkg-buildpackage writes them beside the tree it builds).
+deb:
+	@rm -rf build/deb && mkdir -p build/deb/corral-$(VERSION)
+	@tar -c --exclude=./build --exclude=./corral --exclude=./.git . | \
+		tar -x -C build/deb/corral-$(VERSION)
+	cd build/deb/corral-$(VERSION) && dpkg-buildpackage -us -uc -b
+	@ls build/deb/*.deb
+
 FORMAT_FILES = $(SPEC_SRC) $(HOOKS_SRC) $(RUNTIME_SRC) $(STAGE_SRC) egress/*.c \
 	spec/*.h \
 	hooks/*.h runtime/*.h stage/*.h tools/*.c tests/fuzz/*.[ch]
@@ -382,4 +392,4 @@ bench: corral
 
 .PHONY: all unit helpers check sanitize install deps format format-check demo clean \
 	bench fuzz fuzz-run stage conformance
-.PHONY: man
+.PHONY: man deb
