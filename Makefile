@@ -333,6 +333,26 @@ install: corral
 deps:
 	@tests/deps
 
+# make man: the manual pages corral(8) and corral-policy.json(5), from
+# their scdoc sources in docs/man/ (Debian's scdoc), in build/man/.
+MAN_PAGES := $(patsubst docs/man/%.scd,build/man/%,$(wildcard docs/man/*.scd))
+build/man/%: docs/man/%.scd VERSION
+	@mkdir -p $(dir $@)
+	@echo "  SCDOC   $<"
+	@sed 's/@VERSION@/$(VERSION)/' $< | scdoc >$@.tmp && mv $@.tmp $@
+
+man: $(MAN_PAGES)
+
+# make deb: the Debian package (debian/), built by `dpkg-buildpackage -us
+# -uc -b` in a copy of this tree under build/deb/, where the .deb files
+# land (dpkg-buildpackage writes them beside the tree it builds).
+deb:
+	@rm -rf build/deb && mkdir -p build/deb/corral-$(VERSION)
+	@tar -c --exclude=./build --exclude=./corral --exclude=./.git . | \
+		tar -x -C build/deb/corral-$(VERSION)
+	cd build/deb/corral-$(VERSION) && dpkg-buildpackage -us -uc -b
+	@ls build/deb/*.deb
+
 # every C file of the repository
 FORMAT_FILES = $(wildcard spec/*/*.[ch] runtime/*/*.[ch] hooks/*.[ch] \
 	stage/*.[ch] egress/*.[ch] tools/*.c tests/unit/*.h tests/unit/*/*.[ch] \
@@ -409,3 +429,4 @@ bench: corral
 
 .PHONY: all unit helpers check check-vm sanitize install deps format format-check demo clean \
 	bench fuzz fuzz-run stage conformance
+.PHONY: man deb
