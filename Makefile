@@ -269,8 +269,9 @@ build/tests/stage/test_stage_params: tests/unit/stage/test_stage_params.c \
 # kernel (tests/unit/cgroup/cgroup_fake.c) in place of
 # runtime/cgroup/cgroup_kernel.c.
 CGROUP_OBJ := $(patsubst %.c,build/%.o,$(wildcard runtime/cgroup/*.c)) \
-	build/runtime/base/fsutil.o build/spec/core/error.o \
-	build/spec/core/units.o
+	$(patsubst %.c,build/%.o,$(wildcard runtime/systemd/*.c)) \
+	build/runtime/base/fsutil.o build/runtime/base/log.o \
+	build/spec/core/error.o build/spec/core/units.o
 CGROUP_UNIT := $(filter build/tests/cgroup/%,$(UNIT_BIN))
 CGROUP_UNIT_OBJ := $(filter-out build/runtime/cgroup/cgroup_kernel.o,\
 	$(CGROUP_OBJ)) build/tests/cgroup/cgroup_fake.o
@@ -282,6 +283,17 @@ build/tests/cgroup/cgroup_fake.o: tests/unit/cgroup/cgroup_fake.c \
 
 $(CGROUP_UNIT): build/tests/%: tests/unit/%.c \
 		tests/unit/unit.h tests/unit/cgroup/cgroup_fake.h $(CGROUP_UNIT_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -Itests/unit $(RUNTIME_INC) $(LDFLAGS) -o $@ $< \
+		$(filter %.o,$^) $(PKG_LIBS)
+
+# The systemd client's pure parts (tests/unit/systemd/): the wire format
+# and the unit properties, with no socket.
+SYSTEMD_UNIT := $(filter build/tests/systemd/%,$(UNIT_BIN))
+$(SYSTEMD_UNIT): build/tests/%: tests/unit/%.c tests/unit/unit.h \
+		build/runtime/systemd/dbus_wire.o \
+		build/runtime/systemd/systemd_props.o $(SPEC_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -Itests/unit $(RUNTIME_INC) $(LDFLAGS) -o $@ $< \

@@ -27,6 +27,8 @@
 /* a delegated cgroup's place (cgroup_path.h: cg_record_format), written
  * before the cgroup is made */
 #define CGROUP_RECORD_FILE "cgroup"
+/* the systemd driver's scope: "UNIT\nsystem\n" or "UNIT\nuser\n" */
+#define SYSTEMD_RECORD_FILE "systemd"
 /* ROOT/ID/scratch: the tmpfs holding the overlay's upper layer, attached
  * read-only in the host's mount namespace (scratch.h scratch_attach) so
  * that `corral report` can read what the container changed after its
