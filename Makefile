@@ -355,8 +355,9 @@ format-check:
 demo: corral
 	@POLICY="$(POLICY)" tests/demo
 
-# make fuzz: libFuzzer targets over spec/ and the cgroup paths
-# (runtime/cgroup/cgroup_path.c, pure as spec/ is) with clang, ASan+UBSan, in
+# make fuzz: libFuzzer targets over spec/, the cgroup paths
+# (runtime/cgroup/cgroup_path.c, pure as spec/ is) and the D-Bus reply
+# parser (runtime/systemd/dbus_wire.c) with clang, ASan+UBSan, in
 # build/fuzz/; one per tests/fuzz/<subsystem>/fuzz_<target>.c;
 # make fuzz-run FUZZ_TIME=60 runs each on a copy of tests/fuzz/corpus/.
 FUZZ_CC ?= clang
@@ -390,6 +391,19 @@ build/fuzz/runtime/cgroup/cgroup_path.o: runtime/cgroup/cgroup_path.c \
 
 build/fuzz/fuzz_cgroup_path: tests/fuzz/cgroup/fuzz_cgroup_path.c \
 		tests/fuzz/fuzz.h build/fuzz/runtime/cgroup/cgroup_path.o \
+		build/fuzz/spec/core/error.o
+	@echo "  FUZZLD  $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $(RUNTIME_INC) \
+		-o $@ $< $(filter %.o,$^)
+
+build/fuzz/runtime/systemd/dbus_wire.o: runtime/systemd/dbus_wire.c \
+		runtime/systemd/dbus_wire.h
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_dbus_reply: tests/fuzz/systemd/fuzz_dbus_reply.c \
+		tests/fuzz/fuzz.h build/fuzz/runtime/systemd/dbus_wire.o \
 		build/fuzz/spec/core/error.o
 	@echo "  FUZZLD  $@"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $(RUNTIME_INC) \

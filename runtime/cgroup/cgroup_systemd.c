@@ -68,8 +68,8 @@ int cgroup_new_systemd(const char *mount_root, const char *cgroups_path,
 		error_set(err, ENOMEM, "cgroup: out of memory");
 		goto out;
 	}
-	if (cgroup_new(mount_root, path[0] == '/' ? path + 1 : path, out,
-		       err) < 0)
+	if (cgroup_new(mount_root, path[0] == '/' ? path + 1 : path, out, err) <
+	    0)
 		goto out;
 	(*out)->backend = &cgroup_systemd_backend;
 	(*out)->unit = steal_pointer(&u.scope);
@@ -88,8 +88,9 @@ int cgroup_open_systemd(const char *mount_root, const char *path,
 {
 	*out = NULL;
 	if (!cg_unit_name_ok(unit, "scope", true))
-		return error_set(err, EINVAL, "cgroup: \"%.200s\" is not a "
-					      "scope's name",
+		return error_set(err, EINVAL,
+				 "cgroup: \"%.200s\" is not a "
+				 "scope's name",
 				 unit);
 	if (cgroup_new(mount_root, path, out, err) < 0)
 		return -1;
@@ -244,8 +245,9 @@ static int sd_hierarchies(const char *mount_root, const char *path,
 {
 	/* never called: cg_hierarchies asks cg->layout */
 	*out = (struct cg_hiers){0};
-	return error_set(err, EINVAL, "cgroup: the systemd driver has no "
-				      "hierarchies of its own");
+	return error_set(err, EINVAL,
+			 "cgroup: the systemd driver has no "
+			 "hierarchies of its own");
 }
 
 const struct cgroup_backend cgroup_systemd_backend = {

@@ -167,8 +167,8 @@ static int check_spec(const struct create_ctx *c, struct error **err)
 static bool systemd_driver(const struct create_ctx *c)
 {
 	const struct spec_linux *l = c->config->linux_;
-	bool asked = c->o->systemd_cgroup ||
-		     (l && cg_is_systemd_path(l->cgroups_path));
+	bool asked =
+	    c->o->systemd_cgroup || (l && cg_is_systemd_path(l->cgroups_path));
 
 	if (!asked || c->policy->rootless)
 		return false;
@@ -256,9 +256,8 @@ static int name_cgroup(struct create_ctx *c, struct error **err)
 		return 0;
 	}
 	if (c->hardened->sandbox.cgroup_systemd) {
-		if (cgroup_new_systemd(CGROUP_MOUNT,
-				       l ? l->cgroups_path : NULL, c->o->id,
-				       false, &c->cgroup, err) < 0)
+		if (cgroup_new_systemd(CGROUP_MOUNT, l ? l->cgroups_path : NULL,
+				       c->o->id, false, &c->cgroup, err) < 0)
 			return error_wrap(err, "cgroup");
 		return 0;
 	}

@@ -310,7 +310,8 @@ static int systemd_record(const struct container_dir *dir, const char *path,
 	nl = strchr(text, '\n');
 	manager = nl ? nl + 1 : NULL;
 	if (!path || !nl ||
-	    (strcmp(manager, "system\n") != 0 && strcmp(manager, "user\n") != 0))
+	    (strcmp(manager, "system\n") != 0 &&
+	     strcmp(manager, "user\n") != 0))
 		return error_set(err, EINVAL, "cgroup: a bad systemd record");
 	*nl = '\0';
 	if (cgroup_open_systemd(CGROUP_MOUNT, path, text, *manager == 'u', out,
