@@ -269,8 +269,9 @@ build/tests/stage/test_stage_params: tests/unit/stage/test_stage_params.c \
 # kernel (tests/unit/cgroup/cgroup_fake.c) in place of
 # runtime/cgroup/cgroup_kernel.c.
 CGROUP_OBJ := $(patsubst %.c,build/%.o,$(wildcard runtime/cgroup/*.c)) \
-	build/runtime/base/fsutil.o build/spec/core/error.o \
-	build/spec/core/units.o
+	$(patsubst %.c,build/%.o,$(wildcard runtime/systemd/*.c)) \
+	build/runtime/base/fsutil.o build/runtime/base/log.o \
+	build/spec/core/error.o build/spec/core/units.o
 CGROUP_UNIT := $(filter build/tests/cgroup/%,$(UNIT_BIN))
 CGROUP_UNIT_OBJ := $(filter-out build/runtime/cgroup/cgroup_kernel.o,\
 	$(CGROUP_OBJ)) build/tests/cgroup/cgroup_fake.o
@@ -282,6 +283,17 @@ build/tests/cgroup/cgroup_fake.o: tests/unit/cgroup/cgroup_fake.c \
 
 $(CGROUP_UNIT): build/tests/%: tests/unit/%.c \
 		tests/unit/unit.h tests/unit/cgroup/cgroup_fake.h $(CGROUP_UNIT_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -Itests/unit $(RUNTIME_INC) $(LDFLAGS) -o $@ $< \
+		$(filter %.o,$^) $(PKG_LIBS)
+
+# The systemd client's pure parts (tests/unit/systemd/): the wire format
+# and the unit properties, with no socket.
+SYSTEMD_UNIT := $(filter build/tests/systemd/%,$(UNIT_BIN))
+$(SYSTEMD_UNIT): build/tests/%: tests/unit/%.c tests/unit/unit.h \
+		build/runtime/systemd/dbus_wire.o \
+		build/runtime/systemd/systemd_props.o $(SPEC_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -Itests/unit $(RUNTIME_INC) $(LDFLAGS) -o $@ $< \
@@ -369,8 +381,9 @@ format-check:
 demo: corral
 	@POLICY="$(POLICY)" tests/demo
 
-# make fuzz: libFuzzer targets over spec/ and the cgroup paths
-# (runtime/cgroup/cgroup_path.c, pure as spec/ is) with clang, ASan+UBSan, in
+# make fuzz: libFuzzer targets over spec/, the cgroup paths
+# (runtime/cgroup/cgroup_path.c, pure as spec/ is) and the D-Bus reply
+# parser (runtime/systemd/dbus_wire.c) with clang, ASan+UBSan, in
 # build/fuzz/; one per tests/fuzz/<subsystem>/fuzz_<target>.c;
 # make fuzz-run FUZZ_TIME=60 runs each on a copy of tests/fuzz/corpus/.
 FUZZ_CC ?= clang
@@ -404,6 +417,19 @@ build/fuzz/runtime/cgroup/cgroup_path.o: runtime/cgroup/cgroup_path.c \
 
 build/fuzz/fuzz_cgroup_path: tests/fuzz/cgroup/fuzz_cgroup_path.c \
 		tests/fuzz/fuzz.h build/fuzz/runtime/cgroup/cgroup_path.o \
+		build/fuzz/spec/core/error.o
+	@echo "  FUZZLD  $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $(RUNTIME_INC) \
+		-o $@ $< $(filter %.o,$^)
+
+build/fuzz/runtime/systemd/dbus_wire.o: runtime/systemd/dbus_wire.c \
+		runtime/systemd/dbus_wire.h
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_dbus_reply: tests/fuzz/systemd/fuzz_dbus_reply.c \
+		tests/fuzz/fuzz.h build/fuzz/runtime/systemd/dbus_wire.o \
 		build/fuzz/spec/core/error.o
 	@echo "  FUZZLD  $@"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $(RUNTIME_INC) \

@@ -35,6 +35,9 @@ struct create_opts {
 	size_t n_preopened;
 	bool no_pivot;
 	bool no_new_keyring;
+	/* --systemd-cgroup: the cgroup is a scope systemd makes, where
+	 * systemd is the host's init (cgroup_systemd.c) */
+	bool systemd_cgroup;
 	int preserve_fds;
 	/* run: write the JSON report there at delete (report_gather.h) */
 	const char *report;

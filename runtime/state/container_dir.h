@@ -27,6 +27,8 @@
 /* a delegated cgroup's place (cgroup_path.h: cg_record_format), written
  * before the cgroup is made */
 #define CGROUP_RECORD_FILE "cgroup"
+/* the systemd driver's scope: "UNIT\nsystem\n" or "UNIT\nuser\n" */
+#define SYSTEMD_RECORD_FILE "systemd"
 /* ROOT/ID/scratch: the tmpfs holding the overlay's upper layer, attached
  * in the host's mount namespace while the overlay is made on a kernel
  * before 6.15, and kept there, read-only, when `corral report` is to read
