@@ -320,8 +320,9 @@ cluster_upstream() {
 	cni_gateway
 	egress_pod "$GW:$port"
 	cluster_upstream "$port"
-	run --separate-stderr cri exec "$CTR" -- sh -c \
+	run --separate-stderr cri exec "$CTR" --timeout 60 -- sh -c \
 		"wget -q -O- http://$GW:$port/; wget -q -O- http://$GW:$((port + 1))/ 2>&1; ls /sys/class/net"
+	assert_success
 	assert_line --index 0 "hello-from-$port"
 	assert_line --index 1 --partial "403 Forbidden"
 	assert_line --index 2 lo
@@ -340,8 +341,10 @@ cluster_upstream() {
 		--annotation "run.corral.egress=$GW:$port"
 	cluster_upstream "$port"
 	cluster_upstream "$((port + 1))"
-	run --separate-stderr cri exec "$CTR" -- sh -c \
+	run --separate-stderr cri exec "$CTR" --timeout 60 -- sh -c \
 		"wget -q -O- http://$GW:$port/; wget -q -O- http://$GW:$((port + 1))/ 2>&1"
+	# the second wget's 403 is the shell's status: only say why on no output
+	[ -n "$output" ] || fail "cri exec: status $status, no output; stderr: $stderr"
 	assert_line --index 0 "hello-from-$port"
 	assert_line --index 1 --partial "403 Forbidden"
 	refute_output --partial "hello-from-$((port + 1))"
@@ -439,7 +442,7 @@ cluster_upstream() {
 	done
 	assert_success
 	assert_output from-the-writer
-	run --separate-stderr cri exec "$CTR" -- sh -c \
+	run --separate-stderr cri exec "$CTR" --timeout 60 -- sh -c \
 		'cat /config/key /podinfo/key; echo x >/config/new 2>/dev/null || echo config-read-only; ls /creds /var/run/secrets/kubernetes.io/serviceaccount 2>/dev/null || echo secrets-absent'
 	assert_success
 	assert_output "$(printf 'configmap\ndownward-api\nconfig-read-only\nsecrets-absent')"
