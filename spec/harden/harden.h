@@ -31,6 +31,9 @@
 #define ANNOTATION_MEMORY "run.corral.memory"
 #define ANNOTATION_PIDS "run.corral.pids"
 #define ANNOTATION_EGRESS "run.corral.egress"
+/* "mounts,devices": kinds of request (policy.h enum policy_refusal) that
+ * fail create although the policy would drop them; never the reverse */
+#define ANNOTATION_REFUSE "run.corral.refuse"
 
 /* Where corral's egress proxy listens inside the container's network
  * namespace (the workload's HTTP(S)_PROXY). */
@@ -110,6 +113,10 @@ struct harden_change {
 	char *applied;
 	char *reason;
 	bool warn; /* the runtime also prints it as a warning */
+	/* the container runs without something config.json asked for (a
+	 * mount, a device, capabilities, variables, a hook ...): `corral
+	 * report` lists it under "changed by the sandbox" */
+	bool dropped;
 };
 
 /* Why a bind mount of the effective spec was kept, which tells the
@@ -129,6 +136,7 @@ struct harden_bind {
 	enum harden_bind_kind kind;
 	char *entry;	   /* the directory the source must stay below */
 	bool follow_links; /* links below entry are followed (policy) */
+	bool workspace;	   /* `corral sandbox --workspace`, the caller's own */
 };
 
 struct hardened {
