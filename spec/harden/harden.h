@@ -209,11 +209,19 @@ void sandbox_release(struct sandbox *s);
 /* The rule harden() applies to each field of config.json, in the order
  * of the document; the threat model (docs/threat-model.md) prints the
  * same table.  decision is one of "kept", "narrowed", "replaced",
- * "dropped", "refused" or two of them joined by " or ". */
+ * "dropped", "refused" or several of them joined by " or ".  kind says
+ * what becomes of a request the rule does not apply as asked: "refused"
+ * (create fails with one line), "refused (refuse.KIND)" (fails unless the
+ * policy's switch of that kind is off, and then dropped, recorded),
+ * "recorded" (dropped or narrowed, and the change is in explain, the
+ * runtime log and the report's "changed by the sandbox"), "not read" (a
+ * field the parser does not know), or several joined by " or "; NULL for
+ * a field always applied as asked or only ever lowered to a limit. */
 struct harden_field {
 	const char *path; /* ".process.user.uid", ".mounts[].options" */
 	const char *decision;
 	const char *rule;
+	const char *kind;
 };
 extern const struct harden_field harden_fields[];
 extern const size_t harden_n_fields;
