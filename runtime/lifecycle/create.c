@@ -215,7 +215,10 @@ static int harden_config(struct create_ctx *c, struct error **err)
 	}
 	if (harden_take(&c->config, c->policy, c->bundle, &c->hardened, err) <
 	    0)
-		return error_wrap(err, "config.json");
+		/* a refusal's line names the request itself */
+		return (*err)->code == HARDEN_REFUSED
+			   ? -1
+			   : error_wrap(err, "config.json");
 	c->spec = c->hardened->spec;
 	if (c->slice_taken && !c->hardened->sandbox.userns_auto) {
 		userns_slice_release(c->policy->slice.uid, c->policy->slice.gid,

@@ -19,6 +19,7 @@
 #ifndef CORRAL_HARDEN_H
 #define CORRAL_HARDEN_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,11 @@
 /* "mounts,devices": kinds of request (policy.h enum policy_refusal) that
  * fail create although the policy would drop them; never the reverse */
 #define ANNOTATION_REFUSE "run.corral.refuse"
+
+/* The code of a refusal's error (harden_refuse.c): its one line names the
+ * request, why and the policy key that would allow it, whole as it is
+ * ("bind /srv/data on /data: ..."), so callers print it as it is. */
+#define HARDEN_REFUSED EACCES
 
 /* Where corral's egress proxy listens inside the container's network
  * namespace (the workload's HTTP(S)_PROXY). */

@@ -90,13 +90,14 @@ int harden_refuse(struct harden_ctx *c, enum policy_refusal kind,
 	_cleanup_free_ char *reason = NULL;
 
 	if (c->refuse[kind] && key)
-		return error_set(err, EPERM, "%s: %s (policy: %s%s)", what, why,
-				 key, by_note);
+		return error_set(err, HARDEN_REFUSED, "%s: %s (policy: %s%s)",
+				 what, why, key, by_note);
 	if (c->refuse[kind] && *by_note)
-		return error_set(err, EPERM, "%s: %s (no policy allows it%s)",
-				 what, why, by_note);
+		return error_set(err, HARDEN_REFUSED,
+				 "%s: %s (no policy allows it%s)", what, why,
+				 by_note);
 	if (c->refuse[kind])
-		return error_set(err, EPERM,
+		return error_set(err, HARDEN_REFUSED,
 				 "%s: %s (no policy allows it; the policy's "
 				 "refuse.%s false runs the container without "
 				 "it)",
