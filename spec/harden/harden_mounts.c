@@ -472,6 +472,18 @@ static int keep_mount(struct harden_ctx *c, struct spec_mount *m, bool *seen,
 		harden_record(c, field, asked, "dropped", reason);
 		return 0;
 	}
+	/* said whether or not its options change: explain and the log name
+	 * the directory the caller lends */
+	if (harden_is_bind(m) && is_workspace(c, m->source)) {
+		_cleanup_free_ char *ws =
+		    harden_fmt(c, "%s, %s", dest,
+			       harden_strv_has(m->options, m->n_options, "ro")
+				   ? "read-only"
+				   : "read-write");
+
+		harden_record(c, "sandbox.workspace", m->source, ws ? ws : "?",
+			      reason);
+	}
 	if (is_tmpfs && !harden_size_fits(m, c->policy->scratch_size)) {
 		size = harden_fmt(c, "size=%llu",
 				  (unsigned long long)c->policy->scratch_size);
