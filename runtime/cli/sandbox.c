@@ -178,6 +178,49 @@ static int set_annotation(struct spec *s, const char *key, const char *value,
 	return 0;
 }
 
+/* dir made absolute against the working directory by its text alone:
+ * empty components and "." dropped, ".." taking the component before it
+ * away.  No link is looked at, so this is the path the caller typed. */
+static char *typed_path(const char *dir)
+{
+	char cwd[PATH_MAX], *out, *save = NULL;
+	_cleanup_free_ char *joined = NULL;
+	size_t size, n = 0;
+	int len;
+
+	if (dir[0] == '/')
+		cwd[0] = '\0';
+	else if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	size = strlen(cwd) + strlen(dir) + 2;
+	joined = malloc(size);
+	out = joined ? malloc(size) : NULL;
+	if (!out)
+		return NULL;
+	len = snprintf(joined, size, "%s/%s", cwd, dir);
+	if (len < 0 || (size_t)len >= size) {
+		free(out);
+		return NULL;
+	}
+	for (char *c = strtok_r(joined, "/", &save); c;
+	     c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			while (n > 0 && out[--n] != '/')
+				;
+			continue;
+		}
+		out[n++] = '/';
+		memcpy(out + n, c, strlen(c));
+		n += strlen(c);
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	return out;
+}
+
 int sandbox_workspace_open(const char *dir, struct sandbox_workspace *ws,
 			   struct error **err)
 {
@@ -187,6 +230,10 @@ int sandbox_workspace_open(const char *dir, struct sandbox_workspace *ws,
 	ws->path = realpath(dir, NULL);
 	if (!ws->path)
 		return error_errno(err, "workspace %s", dir);
+	ws->typed = typed_path(dir);
+	if (!ws->typed)
+		return error_errno(err, "workspace %s", dir);
+	ws->through_link = strcmp(ws->typed, ws->path) != 0;
 	ws->fd =
 	    hostpath_open(ws->path, O_PATH | O_DIRECTORY, "workspace", err);
 	if (ws->fd < 0)
@@ -205,6 +252,8 @@ void sandbox_workspace_close(struct sandbox_workspace *ws)
 {
 	free(ws->path);
 	ws->path = NULL;
+	free(ws->typed);
+	ws->typed = NULL;
 	closep(&ws->fd);
 }
 
@@ -234,7 +283,10 @@ static int reopen_workspace(struct sandbox_workspace *ws, struct error **err)
 
 /* Whether the policy mounts the workspace: below an entry of its mounts,
  * or as the caller's own directory (policy_workspace_check); else one
- * line, before anything is made.  create asks the policy again. */
+ * line, before anything is made.  create asks the policy again.  The
+ * caller's own only when reached without a link: a link on the way may
+ * be another sandbox's, swapped into a workspace it can write, and would
+ * lead to any directory of the caller's (root's: the host's). */
 static int workspace_allowed(const struct sandbox_opts *o, bool *own,
 			     struct error **err)
 {
@@ -247,6 +299,14 @@ static int workspace_allowed(const struct sandbox_opts *o, bool *own,
 	r = policy_workspace_check(p, ws->path, ws->home, ws->owner, ws->caller,
 				   own, err);
 	policy_free(p);
+	if (r == 0 && *own && ws->through_link)
+		return error_set(err, EPERM,
+				 "workspace %s: a symbolic link on the way "
+				 "(to %s); a directory of the caller's own is "
+				 "mounted only when named without one "
+				 "(policy: workspace.allowOwn; or an entry of "
+				 "mounts)",
+				 ws->typed, ws->path);
 	return r;
 }
 

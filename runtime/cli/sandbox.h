@@ -13,12 +13,19 @@
 /* --workspace DIR as the caller opened it, before any user namespace was
  * entered (an ordinary user's corral enters one of its own, where the
  * host's owners no longer show): the path made absolute once (links in
- * what the caller typed are the caller's), opened once without following
- * links, and what that descriptor is: its owner, the caller's real uid,
- * and its identity, against which a reopening in the user namespace's
- * own mount namespace is checked. */
+ * what the caller typed are followed, but a link followed keeps the
+ * directory from counting as the caller's own: through_link), opened
+ * once without following links, and what that descriptor is: its owner,
+ * the caller's real uid, and its identity, against which a reopening in
+ * the user namespace's own mount namespace is checked. */
 struct sandbox_workspace {
 	char *path;
+	/* DIR as typed, made absolute by its text ("." and ".." taken
+	 * away); through_link: path (its real path) differs, so a link was
+	 * followed, which whoever can write a directory on the way may
+	 * have swapped in */
+	char *typed;
+	bool through_link;
 	int fd; /* O_PATH | O_DIRECTORY */
 	uint32_t owner, caller, caller_gid;
 	const char *home; /* the caller's $HOME, or NULL */

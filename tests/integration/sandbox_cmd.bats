@@ -152,6 +152,25 @@ assert_root_empty() {
 	assert_root_empty
 }
 
+@test "sandbox: --workspace named through a symbolic link is refused naming the link and its target; by its own path, or . from inside it, it is mounted" {
+	local ws="$BATS_TEST_TMPDIR/ws" mark="corral-ws-$BATS_TEST_NUMBER-$$"
+	mkdir "$ws" && echo data >"$ws/file"
+	ln -s ws "$BATS_TEST_TMPDIR/link"
+	sandbox --workspace "$BATS_TEST_TMPDIR/link" -- touch "/workspace/$mark"
+	assert_error_line
+	assert_equal "$stderr" "corral: workspace $BATS_TEST_TMPDIR/link: a symbolic link on the way (to $ws); a directory of the caller's own is mounted only when named without one (policy: workspace.allowOwn; or an entry of mounts)"
+	[ ! -e "$ws/$mark" ] || fail "the workload ran in the workspace"
+	assert_root_empty
+	sandbox --workspace "$BATS_TEST_TMPDIR/link/../ws/" -- cat /workspace/file
+	assert_success
+	assert_output data
+	(cd "$ws" && timeout 20 "$CORRAL" --root "$ROOT" sandbox --workspace . -- \
+		cat /workspace/file </dev/null >"$BATS_TEST_TMPDIR/dot.out" 2>&1 3>&-) ||
+		fail "--workspace .: $(cat "$BATS_TEST_TMPDIR/dot.out")"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/dot.out")" data
+	assert_root_empty
+}
+
 @test "sandbox: --network other than none is refused" {
 	for net in host bridge slirp4netns ""; do
 		sandbox --network "$net" -- true
