@@ -14,6 +14,7 @@
 #include "exec.h"
 #include "fsutil.h"
 #include "harden.h"
+#include "rootless.h"
 #include "sandbox.h"
 #include "signals.h"
 #include "spec.h"
@@ -418,6 +419,34 @@ int cmd_explain(const struct global *g, int argc, char **argv,
 	return 0;
 }
 
+/* The workspace is opened, and its owner read, as the caller: before an
+ * ordinary user's corral enters its own user namespace (which sandbox,
+ * unlike the other commands that set a container up, does itself, here),
+ * where a host owner it does not map shows as the overflow uid, the very
+ * id the caller becomes. */
+static int sandbox_command(struct sandbox_opts *o, const char *workspace,
+			   struct error **err)
+{
+	struct sandbox_workspace ws = {.fd = -1};
+	int status = 1, r = 0;
+
+	if (workspace && sandbox_workspace_open(workspace, &ws, err) < 0) {
+		sandbox_workspace_close(&ws);
+		return 1;
+	}
+	o->workspace = workspace ? &ws : NULL;
+	if (rootless()) {
+		o->workspace_reopen = true;
+		r = command_enter_userns(o->policy, &status, err);
+	}
+	if (r == 0 && sandbox_run(o, &status, err) < 0)
+		status = 1;
+	if (r < 0)
+		status = 1;
+	sandbox_workspace_close(&ws);
+	return status;
+}
+
 int cmd_sandbox(const struct global *g, int argc, char **argv,
 		struct error **err)
 {
@@ -432,7 +461,8 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 	    {0},
 	};
 	struct sandbox_opts o = {.root = g->root, .policy = g->policy};
-	int c, status = 1;
+	const char *workspace = NULL;
+	int c;
 
 	optind = 0;
 	while ((c = next_opt(argc, argv, "+:", longopts, err)) != -1) {
@@ -450,7 +480,7 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 			o.memory = optarg;
 			break;
 		case 'w':
-			o.workspace = optarg;
+			workspace = optarg;
 			break;
 		case OPT_REPORT:
 			o.report = optarg;
@@ -478,9 +508,7 @@ int cmd_sandbox(const struct global *g, int argc, char **argv,
 	}
 	o.argv = argv + optind;
 	o.argc = argc - optind;
-	if (sandbox_run(&o, &status, err) < 0)
-		return 1;
-	return status;
+	return sandbox_command(&o, workspace, err);
 }
 
 int cmd_features(const struct global *g, int argc, char **argv,

@@ -33,6 +33,12 @@ struct command {
 	bool sets_up;
 };
 
+/* An ordinary user's corral enters a user namespace of its own where the
+ * policy's sandbox user is the caller (rootless.h rootless_enter): 0 in
+ * the process that goes on with the command, 1 in the caller's once it
+ * has ended (*status its exit status), -1 on error. */
+int command_enter_userns(const char *policy, int *status, struct error **err);
+
 int cmd_create(const struct global *g, int argc, char **argv,
 	       struct error **err);
 int cmd_start(const struct global *g, int argc, char **argv,

@@ -50,7 +50,8 @@ static int explain_bundle(const char *bundle, const char *policy_path,
 	    cg_is_systemd_path(config->linux_->cgroups_path) &&
 	    cgroup_systemd_host();
 	if (harden(config, policy, abs_bundle, &h, err) < 0) {
-		error_wrap(err, "config.json");
+		if ((*err)->code != HARDEN_REFUSED)
+			error_wrap(err, "config.json");
 		goto out;
 	}
 	r = json ? explain_json(h, out, err) : explain_text(h, out, err);

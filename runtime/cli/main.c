@@ -28,8 +28,9 @@ static const struct command commands[] = {
     {"run", cmd_run, "create and start a container, wait for it", true},
     {"list", cmd_list, "list containers", false},
     {"spec", cmd_spec, "write a config.json with corral's defaults", false},
+    /* it enters the user namespace itself, once its workspace is open */
     {"sandbox", cmd_sandbox,
-     "run a command under the full sandbox, no engine needed", true},
+     "run a command under the full sandbox, no engine needed", false},
     {"explain", cmd_explain,
      "show what a container can reach, without running it", false},
     {"features", cmd_features, "print the runtime's features as JSON", false},
@@ -164,18 +165,12 @@ static int parse_global(int argc, char **argv, struct global *g,
 	return optind;
 }
 
-/* An ordinary user's corral sets a container up in a user namespace of
- * its own, where the policy's sandbox user is the caller (rootless.h):
- * 0 in that namespace's process, which goes on with the command; 1 in
- * the caller's once it has ended (*status its exit status); -1 on
- * error. */
-static int enter_own_userns(const struct global *g, int *status,
-			    struct error **err)
+int command_enter_userns(const char *policy, int *status, struct error **err)
 {
 	struct policy *p = NULL;
 	int r;
 
-	if (policy_load(g->policy, &p, err) < 0)
+	if (policy_load(policy, &p, err) < 0)
 		return -1;
 	r = rootless_enter(p->uid, p->gid, status, err);
 	policy_free(p);
@@ -199,7 +194,7 @@ static int dispatch(struct global *g, const struct command *cmd, int argc,
 	}
 	if (rootless()) {
 		if (cmd->sets_up) {
-			r = enter_own_userns(g, &status, err);
+			r = command_enter_userns(g->policy, &status, err);
 			if (r < 0)
 				return 1;
 			if (r == 1)

@@ -14,6 +14,8 @@
 #include "container.h"
 #include "fsutil.h"
 #include "hostpath.h"
+#include "policy.h"
+#include "policy_file.h"
 #include "spec.h"
 #include "util.h"
 
@@ -21,6 +23,10 @@
  * /usr host the others are symlinks into it and are recreated as such. */
 static const char *const host_dirs[] = {"/usr",	  "/bin",   "/sbin",  "/lib",
 					"/lib32", "/lib64", "/libx32"};
+
+/* What the naive config asks for beyond them only to show what the
+ * sandbox cuts (the host's /etc): dropped, recorded, not refused. */
+static const char *const naive_sources[] = {"/etc"};
 
 /* A synthetic /etc: enough for programs to resolve users and localhost,
  * and nothing of the host's. */
@@ -172,21 +178,136 @@ static int set_annotation(struct spec *s, const char *key, const char *value,
 	return 0;
 }
 
-/* --workspace DIR: asked for read-write at /workspace.  Like every bind,
- * it is mounted only if the policy's mounts allowlist holds DIR.  The
- * caller's path is made absolute once (links in what the caller typed
- * are the caller's), then opened once without following links: a
- * directory swapped for a link in between (by another sandbox that can
- * write the parent) fails the open, and create mounts this descriptor,
- * never the path. */
-static int open_workspace(const char *dir, char **abs, int *fd,
-			  struct error **err)
+/* dir made absolute against the working directory by its text alone:
+ * empty components and "." dropped, ".." taking the component before it
+ * away.  No link is looked at, so this is the path the caller typed. */
+static char *typed_path(const char *dir)
 {
-	*abs = realpath(dir, NULL);
-	if (!*abs)
+	char cwd[PATH_MAX], *out, *save = NULL;
+	_cleanup_free_ char *joined = NULL;
+	size_t size, n = 0;
+	int len;
+
+	if (dir[0] == '/')
+		cwd[0] = '\0';
+	else if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	size = strlen(cwd) + strlen(dir) + 2;
+	joined = malloc(size);
+	out = joined ? malloc(size) : NULL;
+	if (!out)
+		return NULL;
+	len = snprintf(joined, size, "%s/%s", cwd, dir);
+	if (len < 0 || (size_t)len >= size) {
+		free(out);
+		return NULL;
+	}
+	for (char *c = strtok_r(joined, "/", &save); c;
+	     c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			while (n > 0 && out[--n] != '/')
+				;
+			continue;
+		}
+		out[n++] = '/';
+		memcpy(out + n, c, strlen(c));
+		n += strlen(c);
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	return out;
+}
+
+int sandbox_workspace_open(const char *dir, struct sandbox_workspace *ws,
+			   struct error **err)
+{
+	struct stat st;
+
+	*ws = (struct sandbox_workspace){.fd = -1, .home = getenv("HOME")};
+	ws->path = realpath(dir, NULL);
+	if (!ws->path)
 		return error_errno(err, "workspace %s", dir);
-	*fd = hostpath_open(*abs, O_PATH | O_DIRECTORY, "workspace", err);
-	return *fd < 0 ? -1 : 0;
+	ws->typed = typed_path(dir);
+	if (!ws->typed)
+		return error_errno(err, "workspace %s", dir);
+	ws->through_link = strcmp(ws->typed, ws->path) != 0;
+	ws->fd =
+	    hostpath_open(ws->path, O_PATH | O_DIRECTORY, "workspace", err);
+	if (ws->fd < 0)
+		return -1;
+	if (fstat(ws->fd, &st) < 0)
+		return error_errno(err, "workspace %s", ws->path);
+	ws->owner = st.st_uid;
+	ws->caller = getuid();
+	ws->caller_gid = getgid();
+	ws->dev = st.st_dev;
+	ws->ino = st.st_ino;
+	return 0;
+}
+
+void sandbox_workspace_close(struct sandbox_workspace *ws)
+{
+	free(ws->path);
+	ws->path = NULL;
+	free(ws->typed);
+	ws->typed = NULL;
+	closep(&ws->fd);
+}
+
+/* In the user namespace's own mount namespace a descriptor of the
+ * caller's cannot be cloned (open_tree takes a mount of the caller's
+ * namespace): the path is opened again, without links, and must be the
+ * very directory the caller checked. */
+static int reopen_workspace(struct sandbox_workspace *ws, struct error **err)
+{
+	_cleanup_close_ int fd =
+	    hostpath_open(ws->path, O_PATH | O_DIRECTORY, "workspace", err);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		return error_errno(err, "workspace %s", ws->path);
+	if (st.st_dev != ws->dev || st.st_ino != ws->ino)
+		return error_set(err, EBUSY,
+				 "workspace %s: replaced while corral entered "
+				 "its user namespace",
+				 ws->path);
+	closep(&ws->fd);
+	ws->fd = take_fd(&fd);
+	return 0;
+}
+
+/* Whether the policy mounts the workspace: below an entry of its mounts,
+ * or as the caller's own directory (policy_workspace_check); else one
+ * line, before anything is made.  create asks the policy again.  The
+ * caller's own only when reached without a link: a link on the way may
+ * be another sandbox's, swapped into a workspace it can write, and would
+ * lead to any directory of the caller's (root's: the host's). */
+static int workspace_allowed(const struct sandbox_opts *o, bool *own,
+			     struct error **err)
+{
+	const struct sandbox_workspace *ws = o->workspace;
+	struct policy *p = NULL;
+	int r;
+
+	if (policy_load(o->policy, &p, err) < 0)
+		return -1;
+	r = policy_workspace_check(p, ws->path, ws->home, ws->owner, ws->caller,
+				   own, err);
+	policy_free(p);
+	if (r == 0 && *own && ws->through_link)
+		return error_set(err, EPERM,
+				 "workspace %s: a symbolic link on the way "
+				 "(to %s); a directory of the caller's own is "
+				 "mounted only when named without one "
+				 "(policy: workspace.allowOwn; or an entry of "
+				 "mounts)",
+				 ws->typed, ws->path);
+	return r;
 }
 
 /* The environment of the caller, as an engine would pass it on, with HOME
@@ -281,18 +402,25 @@ static int remove_entry(const char *path, const struct stat *st, int flag,
 int sandbox_run(const struct sandbox_opts *o, int *status, struct error **err)
 {
 	char id[64], bundle_path[PATH_MAX];
-	_cleanup_close_ int bundle = -1, workspace_fd = -1;
-	_cleanup_free_ char *rootfs = NULL, *workspace = NULL;
+	_cleanup_close_ int bundle = -1;
+	_cleanup_free_ char *rootfs = NULL;
+	struct sandbox_workspace *ws = o->workspace;
+	const char *workspace = ws ? ws->path : NULL;
 	struct preopened_source preopened;
 	struct create_opts co;
+	bool own = false;
 	int r = -1;
 
 	if (o->rootfs && !(rootfs = realpath(o->rootfs, NULL)))
 		return error_errno(err, "rootfs %s", o->rootfs);
-	if (o->workspace &&
-	    open_workspace(o->workspace, &workspace, &workspace_fd, err) < 0)
+	if (ws && ((o->workspace_reopen && reopen_workspace(ws, err) < 0) ||
+		   workspace_allowed(o, &own, err) < 0))
 		return -1;
-	preopened = (struct preopened_source){workspace, workspace_fd};
+	preopened = (struct preopened_source){.source = workspace,
+					      .fd = ws ? ws->fd : -1,
+					      .idmap = own,
+					      .uid = ws ? ws->caller : 0,
+					      .gid = ws ? ws->caller_gid : 0};
 	snprintf(id, sizeof(id), "sandbox-%d", (int)getpid());
 	if (mkdir(o->root, 0700) < 0 && errno != EEXIST)
 		return error_errno(err, "state root %s", o->root);
@@ -318,6 +446,12 @@ int sandbox_run(const struct sandbox_opts *o, int *status, struct error **err)
 	    .own_rootfs = rootfs,
 	    .preopened = workspace ? &preopened : NULL,
 	    .n_preopened = workspace ? 1 : 0,
+	    .workspace = workspace,
+	    .workspace_owner = ws ? ws->owner : 0,
+	    .caller_uid = ws ? ws->caller : 0,
+	    .caller_home = ws ? ws->home : NULL,
+	    .drop_sources = o->rootfs ? NULL : naive_sources,
+	    .n_drop_sources = o->rootfs ? 0 : ARRAY_SIZE(naive_sources),
 	    .report = o->report,
 	};
 	r = container_run(&co, false, status, err);

@@ -10,6 +10,7 @@
 #define CORRAL_HOSTPATH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -18,6 +19,11 @@
 struct preopened_source {
 	const char *source; /* as written in config.json */
 	int fd;		    /* O_PATH, opened without following links */
+	/* the caller's own directory: its files (the caller's uid and gid)
+	 * are the workload's inside, through an idmapped mount, and what
+	 * the workload writes there is the caller's on the host */
+	bool idmap;
+	uint32_t uid, gid;
 };
 
 /* Open the absolute path from the host's "/" with openat2(2) and

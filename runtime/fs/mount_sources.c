@@ -328,6 +328,72 @@ static int restrict_clone(int tree, const struct spec_mount_flags *f,
 	return 0;
 }
 
+/* The workload's host ids: its own, or as corral's user namespace (or
+ * config.json's, under user.idMap) maps them; -1 when not mapped. */
+static long long host_id(const struct spec_id_mapping *m, size_t n, uint32_t id)
+{
+	if (n == 0)
+		return id;
+	for (size_t i = 0; i < n; i++)
+		if (id >= m[i].container_id &&
+		    (uint64_t)id - m[i].container_id < m[i].size)
+			return (long long)m[i].host_id +
+			       (id - m[i].container_id);
+	return -1;
+}
+
+/* `corral sandbox --workspace`, a directory of the caller's own, where
+ * the workload is another user (root's caller, a workload of 65534 or
+ * of its user namespace): the clone is idmapped so that the caller's
+ * files are the workload's inside and what it writes is the caller's on
+ * the host, and other owners' files nobody's.  Only the top mount (a
+ * filesystem below it may not idmap); a filesystem that cannot idmap at
+ * all (overlay, NFS) keeps a plain bind, which the workload writes as its
+ * permissions allow.  An ordinary user's corral needs none: the caller is
+ * the workload there already. */
+static int idmap_workspace(const struct hardened *h,
+			   const struct preopened_source *pre, int tree,
+			   struct error **err)
+{
+	const struct spec_process *pr = h->spec->process;
+	const struct spec_linux *lx = h->spec->linux_;
+	long long uid, gid;
+	_cleanup_close_ int ns = -1;
+	struct mount_attr idmap = {.attr_set = MOUNT_ATTR_IDMAP};
+
+	if (!pre || !pre->idmap || !pr || h->sandbox.rootless)
+		return 0;
+	uid = host_id(lx ? lx->uid_mappings : NULL, lx ? lx->n_uid_mappings : 0,
+		      pr->user.uid);
+	gid = host_id(lx ? lx->gid_mappings : NULL, lx ? lx->n_gid_mappings : 0,
+		      pr->user.gid);
+	if (uid < 0 || gid < 0 || (uid == pre->uid && gid == pre->gid))
+		return 0;
+	ns = userns_map_open(pre->uid, (uint32_t)uid, pre->gid, (uint32_t)gid,
+			     1, err);
+	if (ns < 0)
+		return error_wrap(err, "workspace %s", pre->source);
+	idmap.userns_fd = (uint64_t)ns;
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &idmap,
+		    sizeof(idmap)) < 0 &&
+	    errno != EINVAL && errno != EOPNOTSUPP)
+		return error_errno(err,
+				   "workspace %s: idmap it onto the "
+				   "workload's ids",
+				   pre->source);
+	return 0;
+}
+
+static const struct preopened_source *
+preopened_of(const struct spec_mount *m, const struct preopened_source *pre,
+	     size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(pre[i].source, m->source) == 0)
+			return &pre[i];
+	return NULL;
+}
+
 static int clone_bind(const struct hardened *h, const struct harden_bind *b,
 		      int bundle_fd, const struct preopened_source *pre,
 		      size_t n_pre, struct mount_sources *s, struct error **err)
@@ -352,6 +418,8 @@ static int clone_bind(const struct hardened *h, const struct harden_bind *b,
 	}
 	tree = clone_tree(src, f.flags & MS_REC, m->source, err);
 	if (tree < 0 ||
+	    (b->workspace &&
+	     idmap_workspace(h, preopened_of(m, pre, n_pre), tree, err) < 0) ||
 	    restrict_clone(tree, &f, h->sandbox.enforced, m->destination,
 			   &s->late[b->mount], err) < 0)
 		goto out;

@@ -33,6 +33,19 @@ struct create_opts {
 	 * exactly that source is made from the descriptor, not the path. */
 	const struct preopened_source *preopened;
 	size_t n_preopened;
+	/* `corral sandbox --workspace`: the directory (a preopened source),
+	 * its owner and the caller's real uid as the caller read them on
+	 * the opened descriptor, before any user namespace was entered, and
+	 * the caller's $HOME; the policy decides again whether it is
+	 * mounted as the caller's own (policy_workspace_check) */
+	const char *workspace;
+	uint32_t workspace_owner, caller_uid;
+	const char *caller_home;
+	/* Bind sources the caller's own config names only to show what the
+	 * sandbox cuts (`corral sandbox`'s host /etc): dropped, recorded,
+	 * never refused (policy.h drop_sources) */
+	const char *const *drop_sources;
+	size_t n_drop_sources;
 	bool no_pivot;
 	bool no_new_keyring;
 	/* --systemd-cgroup: the cgroup is a scope systemd makes, where

@@ -159,6 +159,28 @@ static int check_spec(const struct create_ctx *c, struct error **err)
 	return 0;
 }
 
+/* What the caller's own command line adds to the policy, never from a
+ * file: the workspace, when the policy lets it be the caller's own, and
+ * the sources its config asks for only to show the sandbox's cut. */
+static int caller_sources(struct create_ctx *c, struct error **err)
+{
+	const struct create_opts *o = c->o;
+	bool own = false;
+
+	for (size_t i = 0; i < o->n_drop_sources; i++)
+		if (policy_drop_source(c->policy, o->drop_sources[i], err) < 0)
+			return -1;
+	if (!o->workspace)
+		return 0;
+	if (policy_workspace_check(c->policy, o->workspace, o->caller_home,
+				   o->workspace_owner, o->caller_uid, &own,
+				   err) < 0)
+		return -1;
+	if (own && !(c->policy->workspace = strdup(o->workspace)))
+		return error_set(err, ENOMEM, "out of memory");
+	return 0;
+}
+
 /* Whether the cgroup is a scope made through systemd: asked for with
  * --systemd-cgroup or a "slice:prefix:name" cgroupsPath (as runc and
  * crun take it), on a host whose init is systemd.  Without systemd the
@@ -185,7 +207,8 @@ static bool systemd_driver(const struct create_ctx *c)
  * at config.json again. */
 static int harden_config(struct create_ctx *c, struct error **err)
 {
-	if (policy_load(c->o->policy, &c->policy, err) < 0)
+	if (policy_load(c->o->policy, &c->policy, err) < 0 ||
+	    caller_sources(c, err) < 0)
 		return -1;
 	for (size_t i = 0; i < c->o->n_extra_ro_sources; i++)
 		if (policy_allow_mount(c->policy, c->o->extra_ro_sources[i],
@@ -215,7 +238,10 @@ static int harden_config(struct create_ctx *c, struct error **err)
 	}
 	if (harden_take(&c->config, c->policy, c->bundle, &c->hardened, err) <
 	    0)
-		return error_wrap(err, "config.json");
+		/* a refusal's line names the request itself */
+		return (*err)->code == HARDEN_REFUSED
+			   ? -1
+			   : error_wrap(err, "config.json");
 	c->spec = c->hardened->spec;
 	if (c->slice_taken && !c->hardened->sandbox.userns_auto) {
 		userns_slice_release(c->policy->slice.uid, c->policy->slice.gid,
@@ -324,25 +350,6 @@ static int own_fifo(const struct create_ctx *c, struct error **err)
 	return 0;
 }
 
-/* A source the caller opened itself (corral sandbox's --workspace) that
- * the policy's mounts do not allow is dropped as every such bind is:
- * said, since the caller asked for it by name. */
-static void warn_dropped_preopened(const struct create_ctx *c)
-{
-	for (size_t i = 0; i < c->o->n_preopened; i++) {
-		const char *src = c->o->preopened[i].source;
-		bool kept = false;
-
-		for (size_t m = 0; m < c->spec->n_mounts && !kept; m++)
-			kept = c->spec->mounts[m].source &&
-			       strcmp(c->spec->mounts[m].source, src) == 0;
-		if (!kept)
-			log_warn("%s is not mounted: no entry of the policy's "
-				 "mounts allows it (policy: mounts)",
-				 src);
-	}
-}
-
 /* The child shares create's memory until its exec (ns_clone_shared):
  * no copy of create's address space is made, faulted in and torn down
  * again, about 0.9 ms of a `run` on the bench's guest.  create is
@@ -376,7 +383,6 @@ static int prepare(struct create_ctx *c, struct error **err)
 			       c->o->preopened, c->o->n_preopened, &c->sources,
 			       err) < 0)
 		return -1;
-	warn_dropped_preopened(c);
 	if (ns_plan_make(c->spec, c->hardened->sandbox.enforced, c->o->root,
 			 &c->ns, err) < 0)
 		return -1;

@@ -135,7 +135,10 @@ static void from_cgroup(const struct container *c, struct report *r)
 	pids_refused(c->cgroup, r);
 }
 
-static void wall_clock_limit(const struct container *c, struct report *r)
+/* sandbox.json, create's record: the wall clock, and what the container
+ * runs without that config.json asked for. */
+static int from_sandbox(const struct container *c, struct report *r,
+			struct error **err)
 {
 	_cleanup_free_ char *json = NULL;
 	struct sandbox sb = {0};
@@ -145,6 +148,7 @@ static void wall_clock_limit(const struct container *c, struct report *r)
 	if (json && hardened_parse_sandbox(json, len, &sb, NULL) == 0)
 		r->wall_clock = sb.wall_clock;
 	sandbox_release(&sb);
+	return json ? report_parse_changes(json, len, r, err) : 0;
 }
 
 /* The numbers of the supervisor's record as names, for the architecture
@@ -202,8 +206,8 @@ static int gather(const struct container *c, struct report *r,
 		return -1;
 	name_syscalls(r);
 	from_cgroup(c, r);
-	wall_clock_limit(c, r);
-	if (report_files_read(c->dir.dirfd, c->state->rootfs, r, err) < 0 ||
+	if (from_sandbox(c, r, err) < 0 ||
+	    report_files_read(c->dir.dirfd, c->state->rootfs, r, err) < 0 ||
 	    rw_binds(c, r, err) < 0)
 		return -1;
 	if ((egress = read_record(c->dir.dirfd, EGRESS_LOG_FILE, EGRESS_LOG_MAX,

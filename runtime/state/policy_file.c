@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 
 #include "fsutil.h"
@@ -122,6 +123,17 @@ int policy_load_text(const char *json, size_t len, struct policy **out,
  * OUTSIDE: not root of the host's user namespace. */
 static void host_facts(struct policy *p, bool outside)
 {
+	/* the runtime's own hard rlimits: the ceiling of config.json's */
+	p->rlimits_known = true;
+	for (int i = 0; i < POLICY_RLIMITS; i++) {
+		struct rlimit l;
+
+		if (getrlimit(i, &l) < 0) {
+			p->rlimits_known = false;
+			break;
+		}
+		p->rlimit_max[i] = l.rlim_max;
+	}
 	p->rootless = outside;
 	p->rootless_nested = p->rootless && !rootless();
 	p->rootless_single =
@@ -219,6 +231,22 @@ int policy_allow_mount(struct policy *p, const char *source, bool rw,
 	if (!grown[p->n_mounts].source)
 		return error_set(err, ENOMEM, "out of memory");
 	p->n_mounts++;
+	return 0;
+}
+
+int policy_drop_source(struct policy *p, const char *source, struct error **err)
+{
+	char **grown =
+	    realloc(p->drop_sources, (p->n_drop_sources + 2) * sizeof(*grown));
+
+	if (!grown)
+		return error_set(err, ENOMEM, "out of memory");
+	p->drop_sources = grown;
+	grown[p->n_drop_sources] = strdup(source);
+	grown[p->n_drop_sources + 1] = NULL;
+	if (!grown[p->n_drop_sources])
+		return error_set(err, ENOMEM, "out of memory");
+	p->n_drop_sources++;
 	return 0;
 }
 

@@ -29,6 +29,12 @@ int policy_load_text(const char *json, size_t len, struct policy **out,
 int policy_allow_mount(struct policy *p, const char *source, bool rw,
 		       struct error **err);
 
+/* A bind source the caller's own config names only to show what the
+ * sandbox cuts: dropped, recorded, never refused (policy.h
+ * drop_sources). */
+int policy_drop_source(struct policy *p, const char *source,
+		       struct error **err);
+
 /* Allow DIR itself as root.path: `corral sandbox --rootfs DIR`, the
  * caller's own choice.  DIR must not be a system directory. */
 int policy_allow_root(struct policy *p, const char *dir, struct error **err);

@@ -348,15 +348,15 @@ void userns_slice_release(uint32_t uid, uint32_t gid, const char *root,
 
 /* A process that only makes its user namespace and waits to be killed:
  * the namespace lives as long as a descriptor of it is open. */
-static int write_map(pid_t pid, const char *file, uint32_t host,
-		     struct error **err)
+static int write_map(pid_t pid, const char *file, uint32_t inside,
+		     uint32_t host, uint32_t count, struct error **err)
 {
 	char path[64], line[64];
 	_cleanup_close_ int fd = -1;
 	int n;
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
-	n = snprintf(line, sizeof(line), "0 %u %u\n", host, POLICY_SLICE);
+	n = snprintf(line, sizeof(line), "%u %u %u\n", inside, host, count);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, line, (size_t)n) != n)
 		return error_errno(err, "idmap: write %s", file);
@@ -364,6 +364,12 @@ static int write_map(pid_t pid, const char *file, uint32_t host,
 }
 
 int userns_slice_open(uint32_t uid, uint32_t gid, struct error **err)
+{
+	return userns_map_open(0, uid, 0, gid, POLICY_SLICE, err);
+}
+
+int userns_map_open(uint32_t in_uid, uint32_t uid, uint32_t in_gid,
+		    uint32_t gid, uint32_t count, struct error **err)
 {
 	int ready[2], fd = -1;
 	char path[64], c;
@@ -395,8 +401,8 @@ int userns_slice_open(uint32_t uid, uint32_t gid, struct error **err)
 	close(ready[1]);
 	if (read(ready[0], &c, 1) != 1 || c != '1')
 		error_set(err, EPERM, "idmap: make a user namespace");
-	else if (write_map(pid, "uid_map", uid, err) == 0 &&
-		 write_map(pid, "gid_map", gid, err) == 0) {
+	else if (write_map(pid, "uid_map", in_uid, uid, count, err) == 0 &&
+		 write_map(pid, "gid_map", in_gid, gid, count, err) == 0) {
 		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)

@@ -42,4 +42,9 @@ void userns_slice_release(uint32_t uid, uint32_t gid, const char *root,
  * container's root, which is host uid `uid`). */
 int userns_slice_open(uint32_t uid, uint32_t gid, struct error **err);
 
+/* The same for any one range: ids in_uid.. (and in_gid..) inside are
+ * host uids uid.. (gids gid..), count of each. */
+int userns_map_open(uint32_t in_uid, uint32_t uid, uint32_t in_gid,
+		    uint32_t gid, uint32_t count, struct error **err);
+
 #endif

@@ -442,6 +442,35 @@ static void text_privileges(FILE *f, const struct view *v)
 	rows(f, "hooks", "run as root", v->hooks, v->n_hooks, "none");
 }
 
+/* What the container runs without that config.json asked for: each
+ * recorded drop (harden_change.dropped) on a line of its own, which the
+ * report lists again under "changed by the sandbox". */
+static void text_dropped(FILE *f, const struct hardened *h)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < h->n_changes; i++) {
+		const struct harden_change *ch = &h->changes[i];
+
+		if (!ch->dropped)
+			continue;
+		fprintf(f, "%-*s%-*s", SECTION_WIDTH, any ? "" : "dropped",
+			LABEL_WIDTH, any ? "" : "runs without");
+		put_safe(f, ch->field);
+		fputs(": ", f);
+		put_safe(f, ch->asked);
+		fputs(" -> ", f);
+		put_safe(f, ch->applied);
+		fputs(" (", f);
+		put_safe(f, ch->reason);
+		fputs(")\n", f);
+		any = true;
+	}
+	if (!any)
+		row(f, "dropped", "runs without",
+		    "nothing config.json asked for");
+}
+
 /* The change list, the field column aligned. */
 static void text_changes(FILE *f, const struct hardened *h)
 {
@@ -495,6 +524,7 @@ static void text_page(FILE *f, const struct view *v)
 	text_secrets(f, v);
 	text_limits(f, v);
 	text_privileges(f, v);
+	text_dropped(f, v->h);
 	text_changes(f, v->h);
 }
 

@@ -113,6 +113,15 @@ static void view_root(struct view *v)
 		     strdup("/ (the bundle rootfs itself)"));
 }
 
+/* Whether mount i is `corral sandbox --workspace`, the caller's own. */
+static bool workspace(const struct hardened *h, size_t i)
+{
+	for (size_t b = 0; b < h->n_binds; b++)
+		if (h->binds[b].mount == i)
+			return h->binds[b].workspace;
+	return false;
+}
+
 static void view_mounts(struct view *v)
 {
 	const struct spec *s = v->h->spec;
@@ -124,9 +133,12 @@ static void view_mounts(struct view *v)
 
 		if (is_bind(m))
 			push(v, &v->host_paths, &v->n_host_paths,
-			     printf_str(v, "%s <- %s (%s)", m->destination,
+			     printf_str(v, "%s <- %s (%s%s)", m->destination,
 					m->source ? m->source : "-",
-					ro ? "ro" : "rw"));
+					ro ? "ro" : "rw",
+					workspace(v->h, i)
+					    ? ", the caller's own workspace"
+					    : ""));
 		if (ro)
 			continue;
 		if (is_bind(m))

@@ -26,6 +26,7 @@ static const struct {
 	const char *concern;
 	int (*apply)(struct harden_ctx *c, struct error **err);
 } rules[] = {
+    {"refusals", harden_refusals},
     {"network", harden_egress},
     {"namespaces", harden_namespaces},
     {"filesystem", harden_rootfs},
@@ -306,6 +307,8 @@ void harden_emit_changes(yajl_gen g, const struct hardened *h)
 		json_key_str(g, "asked", ch->asked);
 		json_key_str(g, "applied", ch->applied);
 		json_key_str(g, "reason", ch->reason);
+		if (ch->dropped)
+			json_key_bool(g, "dropped", true);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);

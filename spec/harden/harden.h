@@ -19,6 +19,7 @@
 #ifndef CORRAL_HARDEN_H
 #define CORRAL_HARDEN_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,14 @@
 #define ANNOTATION_MEMORY "run.corral.memory"
 #define ANNOTATION_PIDS "run.corral.pids"
 #define ANNOTATION_EGRESS "run.corral.egress"
+/* "mounts,devices": kinds of request (policy.h enum policy_refusal) that
+ * fail create although the policy would drop them; never the reverse */
+#define ANNOTATION_REFUSE "run.corral.refuse"
+
+/* The code of a refusal's error (harden_refuse.c): its one line names the
+ * request, why and the policy key that would allow it, whole as it is
+ * ("bind /srv/data on /data: ..."), so callers print it as it is. */
+#define HARDEN_REFUSED EACCES
 
 /* Where corral's egress proxy listens inside the container's network
  * namespace (the workload's HTTP(S)_PROXY). */
@@ -112,6 +121,10 @@ struct harden_change {
 	char *applied;
 	char *reason;
 	bool warn; /* the runtime also prints it as a warning */
+	/* the container runs without something config.json asked for (a
+	 * mount, a device, capabilities, variables, a hook ...): `corral
+	 * report` lists it under "changed by the sandbox" */
+	bool dropped;
 };
 
 /* Why a bind mount of the effective spec was kept, which tells the
@@ -131,6 +144,7 @@ struct harden_bind {
 	enum harden_bind_kind kind;
 	char *entry;	   /* the directory the source must stay below */
 	bool follow_links; /* links below entry are followed (policy) */
+	bool workspace;	   /* `corral sandbox --workspace`, the caller's own */
 };
 
 struct hardened {
@@ -203,11 +217,19 @@ void sandbox_release(struct sandbox *s);
 /* The rule harden() applies to each field of config.json, in the order
  * of the document; the threat model (docs/threat-model.md) prints the
  * same table.  decision is one of "kept", "narrowed", "replaced",
- * "dropped", "refused" or two of them joined by " or ". */
+ * "dropped", "refused" or several of them joined by " or ".  kind says
+ * what becomes of a request the rule does not apply as asked: "refused"
+ * (create fails with one line), "refused (refuse.KIND)" (fails unless the
+ * policy's switch of that kind is off, and then dropped, recorded),
+ * "recorded" (dropped or narrowed, and the change is in explain, the
+ * runtime log and the report's "changed by the sandbox"), "not read" (a
+ * field the parser does not know), or several joined by " or "; NULL for
+ * a field always applied as asked or only ever lowered to a limit. */
 struct harden_field {
 	const char *path; /* ".process.user.uid", ".mounts[].options" */
 	const char *decision;
 	const char *rule;
+	const char *kind;
 };
 extern const struct harden_field harden_fields[];
 extern const size_t harden_n_fields;

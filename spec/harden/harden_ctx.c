@@ -41,6 +41,13 @@ void harden_record(struct harden_ctx *c, const char *field, const char *asked,
 	h->n_changes++;
 	if (!ch->field || !ch->asked || !ch->applied || !ch->reason)
 		c->oom = true;
+	ch->dropped = strncmp(applied, "dropped", 7) == 0;
+}
+
+void harden_mark_dropped(struct harden_ctx *c)
+{
+	if (!c->oom && c->h->n_changes)
+		c->h->changes[c->h->n_changes - 1].dropped = true;
 }
 
 char *harden_fmt(struct harden_ctx *c, const char *fmt, ...)

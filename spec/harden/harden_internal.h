@@ -28,6 +28,10 @@ struct harden_ctx {
 	const char *bundle; /* absolute, or NULL */
 	size_t cap_changes;
 	bool oom;
+	/* each kind of request refused at create (harden_refuse.c): the
+	 * policy's "refuse", or the annotation run.corral.refuse's */
+	bool refuse[POLICY_REFUSALS];
+	bool refuse_annotated[POLICY_REFUSALS];
 };
 
 /* "default" when the policy's value is the built-in one, else
@@ -40,6 +44,25 @@ struct harden_ctx {
  * set c->oom instead. */
 void harden_record(struct harden_ctx *c, const char *field, const char *asked,
 		   const char *applied, const char *reason);
+
+/* Mark the change recorded last as one the container runs without
+ * (struct harden_change dropped); a change whose applied value starts
+ * with "dropped" is marked so by harden_record itself. */
+void harden_mark_dropped(struct harden_ctx *c);
+
+/* harden_refuse.c: what config.json asked for that the policy does not
+ * allow, of a kind a user relies on (policy.h enum policy_refusal).
+ * harden_refusals, the first rule, reads the policy's switches and the
+ * annotation run.corral.refuse (which may only add kinds).
+ * harden_refuse: refused, -1 and the one line "WHAT: WHY (policy: KEY)"
+ * (KEY NULL: no key allows it, and the line names the switch instead);
+ * or, where the kind's refusal is off, 0 and the drop recorded as FIELD:
+ * ASKED -> dropped, for the caller to drop it.  WHAT and WHY must be safe
+ * to print (harden_safe). */
+int harden_refusals(struct harden_ctx *c, struct error **err);
+int harden_refuse(struct harden_ctx *c, enum policy_refusal kind,
+		  const char *field, const char *asked, const char *what,
+		  const char *why, const char *key, struct error **err);
 
 /* A formatted heap string; NULL (and c->oom) when out of memory. */
 char *harden_fmt(struct harden_ctx *c, const char *fmt, ...)
@@ -112,7 +135,8 @@ struct harden_volume {
 	const char *dir;
 	bool keep;
 	bool rw;
-	const char *reason;
+	const char *reason; /* kept: the reason recorded; else why not */
+	const char *key;    /* not kept: the policy key that would keep it */
 };
 bool harden_kubelet_volume(const struct harden_ctx *c, const char *source,
 			   struct harden_volume *v);
@@ -127,7 +151,25 @@ int harden_cpu(struct harden_ctx *c, struct error **err);
 int harden_kernel_memory(struct harden_ctx *c, struct error **err);
 int harden_net_classes(struct harden_ctx *c, struct error **err);
 
+/* harden_mount_options.c: options to remove and to add so a mount is
+ * what its rule wants */
+struct option_rule {
+	const char *remove[7];
+	const char *add[4];
+};
+/* Apply a rule (and a tmpfs size= to add) to m's options, leaving only
+ * those on the list for its kind; true when they changed. */
+bool harden_rewrite_options(struct harden_ctx *c, struct spec_mount *m,
+			    const struct option_rule *r, const char *size);
+/* A tmpfs may be as large as the scratch, no larger: a size= that is
+ * absent, larger, or a share of memory is removed; true when it fits. */
+bool harden_size_fits(struct spec_mount *m, uint64_t max);
+/* "bind /src [rbind,ro]" and "options rbind,ro,nosuid", safe to print */
+char *harden_describe_mount(struct harden_ctx *c, const struct spec_mount *m);
+char *harden_options_string(struct harden_ctx *c, const struct spec_mount *m);
+
 /* harden_mounts.c */
+bool harden_is_bind(const struct spec_mount *m);
 int harden_mounts(struct harden_ctx *c, struct error **err);
 /* The kept binds as data for the runtime (BIND_AS_WRITTEN for every bind
  * under a permissive policy). */

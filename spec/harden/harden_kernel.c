@@ -160,31 +160,53 @@ static bool device_allowed(const struct policy *p, const struct spec_device *d)
 	return false;
 }
 
-static void harden_nodes(struct harden_ctx *c, struct spec_linux *lx,
-			 const char *reason)
+/* A node the policy does not list is a device someone asked for (podman
+ * --device, a device plugin): refused, naming it (harden_refuse), or
+ * dropped and recorded where the policy's refuse.devices is off. */
+static int harden_nodes(struct harden_ctx *c, struct spec_linux *lx,
+			struct error **err)
 {
 	size_t n = 0;
+	int r = 0;
 
-	for (size_t i = 0; i < lx->n_devices; i++) {
+	for (size_t i = 0; lx && i < lx->n_devices; i++) {
 		struct spec_device *d = &lx->devices[i];
 		_cleanup_free_ char *path = NULL, *field = NULL, *asked = NULL;
+		_cleanup_free_ char *what = NULL;
 
-		if (device_allowed(c->policy, d)) {
+		if (r < 0 || device_allowed(c->policy, d)) {
 			lx->devices[n++] = *d;
 			continue;
 		}
-		path = harden_safe(d->path, SIZE_MAX);
+		path = harden_safe(d->path, 512);
 		field = path ? harden_fmt(c, ".linux.devices[%s]", path) : NULL;
 		asked = harden_fmt(c, "%c %lld:%lld", d->type,
 				   (long long)d->major, (long long)d->minor);
-		harden_record(c, field, asked, "dropped", reason);
-		free(d->path);
+		what = path && asked
+			   ? harden_fmt(c, "device %s (%s)", path, asked)
+			   : NULL;
+		if (!field || !asked || !what) {
+			c->oom = true;
+			lx->devices[n++] = *d;
+			continue;
+		}
+		r = harden_refuse(c, POLICY_REFUSE_DEVICES, field, asked, what,
+				  "not a standard device nor one the policy's "
+				  "devices lists",
+				  "devices", err);
+		if (r < 0)
+			lx->devices[n++] = *d; /* freed with the spec */
+		else
+			free(d->path);
 	}
+	if (!lx)
+		return 0;
 	lx->n_devices = n;
 	if (n == 0) {
 		free(lx->devices);
 		lx->devices = NULL;
 	}
+	return r;
 }
 
 static void rule_string(FILE *f, const struct spec_device_rule *r)
@@ -298,7 +320,8 @@ int harden_devices(struct harden_ctx *c, struct error **err)
 	if (!res)
 		return 0;
 	rootless_device_rules(c);
-	harden_nodes(c, c->spec->linux_, reason);
+	if (harden_nodes(c, c->spec->linux_, err) < 0)
+		return -1;
 	rules = device_rules(c, &n);
 	if (!rules)
 		return 0;
@@ -401,9 +424,39 @@ int harden_devices_permissive(struct harden_ctx *c, struct error **err)
 
 /* ---- rlimits, personality (sysctls: harden_sysctl.c) ---------------- */
 
+/* A limit above the runtime's own hard limit (policy.h rlimit_max) is
+ * one no unprivileged process could set: it is lowered to that ceiling,
+ * and the soft limit with it, recorded as what the container runs
+ * without.  Where the ceiling is not known (explain without a host) the
+ * stage clamps it all the same, to what it has. */
+static void clamp_rlimit(struct harden_ctx *c, struct spec_rlimit *l)
+{
+	const struct policy *p = c->policy;
+	_cleanup_free_ char *field = NULL, *asked = NULL, *applied = NULL;
+	uint64_t max;
+
+	if (!p->rlimits_known || l->resource < 0 ||
+	    l->resource >= POLICY_RLIMITS)
+		return;
+	max = p->rlimit_max[l->resource];
+	if (l->hard <= max)
+		return;
+	field = harden_fmt(c, ".process.rlimits[%s]", l->type);
+	asked = harden_fmt(c, "%llu/%llu", (unsigned long long)l->soft,
+			   (unsigned long long)l->hard);
+	l->hard = max;
+	if (l->soft > max)
+		l->soft = max;
+	applied = harden_fmt(c, "%llu/%llu", (unsigned long long)l->soft,
+			     (unsigned long long)l->hard);
+	harden_record(c, field, asked, applied,
+		      "default: above the runtime's own hard limit");
+	harden_mark_dropped(c);
+}
+
 /* No core dumps unless config.json sets RLIMIT_CORE itself: a core file
  * is a copy of the process's memory, secrets included.  Explicit values
- * stay; the runtime clamps them to the caller's hard limits. */
+ * stay, at most the runtime's own hard limits. */
 int harden_rlimits(struct harden_ctx *c, struct error **err)
 {
 	struct spec_process *pr = c->spec->process;
@@ -411,6 +464,8 @@ int harden_rlimits(struct harden_ctx *c, struct error **err)
 
 	if (!pr)
 		return 0;
+	for (size_t i = 0; i < pr->n_rlimits; i++)
+		clamp_rlimit(c, &pr->rlimits[i]);
 	for (size_t i = 0; i < pr->n_rlimits; i++)
 		if (pr->rlimits[i].resource == RLIMIT_CORE)
 			return 0;

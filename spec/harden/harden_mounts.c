@@ -74,36 +74,6 @@ static const struct {
 };
 #define N_KERNEL_FS ARRAY_SIZE(kernel_fs)
 
-/* Options every kept mount may carry: they only restrict it, or are
- * timestamps and writeback.  Propagation is private or slave at most:
- * the container's mounts never reach a peer. */
-static const char *const common_options[] = {
-    "ro",	"rw",	      "nosuid",	     "nodev",	      "noexec",
-    "exec",	"noatime",    "atime",	     "nodiratime",    "diratime",
-    "relatime", "norelatime", "strictatime", "nostrictatime", "sync",
-    "async",	"dirsync",    "defaults",    "rro",	      "rnosuid",
-    "rnodev",	"rnoexec",    "rexec",	     "private",	      "rprivate",
-    "slave",	"rslave",     "unbindable",  "runbindable",   "tmpcopyup",
-};
-
-/* Data options ("key=value" or a flag word) the kernel reads, by type. */
-static const struct {
-	const char *type;
-	const char *words[8]; /* "size=" matches "size=64m" */
-} data_options[] = {
-    {"bind", {"bind", "rbind"}},
-    {"tmpfs",
-     {"size=", "mode=", "uid=", "gid=", "nr_inodes=", "nr_blocks=", "huge="}},
-    {"devpts", {"newinstance", "ptmxmode=", "mode=", "gid=", "uid=", "max="}},
-    {"proc", {"hidepid=", "subset=", "gid="}},
-};
-
-/* Options to remove and to add so a mount is what the rule wants. */
-struct option_rule {
-	const char *remove[7];
-	const char *add[4];
-};
-
 static const struct option_rule bind_ro = {
     {"rw", "rrw", "suid", "rsuid", "dev", "rdev"}, {"ro", "nosuid", "nodev"}};
 /* A policy entry with rw allows writing; config.json's own "ro" stays. */
@@ -119,7 +89,7 @@ static const struct option_rule none = {{NULL}, {NULL}};
 
 /* ---- judging a mount ------------------------------------------------- */
 
-static bool is_bind(const struct spec_mount *m)
+bool harden_is_bind(const struct spec_mount *m)
 {
 	return (m->type && strcmp(m->type, "bind") == 0) ||
 	       harden_strv_has(m->options, m->n_options, "bind") ||
@@ -134,19 +104,25 @@ static bool under_any(const char *path, const char *const *dirs, size_t n)
 	return false;
 }
 
-/* The reason a bind is never mounted, or NULL. */
+/* The service-account token, by source or by destination: the container
+ * runs without it by design (the kubelet hands it to every pod), so it
+ * is dropped, recorded, never refused. */
+static bool service_account_token(const struct spec_mount *m)
+{
+	return under_any(m->source, secret_dirs, ARRAY_SIZE(secret_dirs)) ||
+	       under_any(m->destination, secret_dirs, ARRAY_SIZE(secret_dirs));
+}
+
+/* Why a bind is never mounted, whatever the policy says, or NULL. */
 static const char *never_mounted(const struct spec_mount *m)
 {
 	const char *base = strrchr(m->source, '/') + 1;
 
-	if (under_any(m->source, secret_dirs, ARRAY_SIZE(secret_dirs)) ||
-	    under_any(m->destination, secret_dirs, ARRAY_SIZE(secret_dirs)))
-		return "default: the service-account token is never mounted";
 	if (under_any(m->source, engine_dirs, ARRAY_SIZE(engine_dirs)))
-		return "default: engine state is never mounted";
+		return "engine state is never mounted";
 	for (size_t i = 0; i < ARRAY_SIZE(engine_sockets); i++)
 		if (strcmp(base, engine_sockets[i]) == 0)
-			return "default: engine sockets are never mounted";
+			return "engine sockets are never mounted";
 	return NULL;
 }
 
@@ -169,6 +145,18 @@ bool harden_component_is(const char *path, int back, const char *name)
 		end = start - 1;
 		back--;
 	}
+}
+
+/* A destination where an engine puts a file of its own, or (podman's
+ * mounts.conf: RHEL's subscription secrets) a directory of its
+ * configuration: what it brings from elsewhere is dropped, recorded, as
+ * the container runs without it by design; no user asked for it. */
+static bool engine_file_place(const struct spec_mount *m)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(engine_files); i++)
+		if (strcmp(m->destination, engine_files[i].destination) == 0)
+			return true;
+	return strcmp(m->destination, "/run/secrets") == 0;
 }
 
 static bool engine_file_name(const struct spec_mount *m)
@@ -224,41 +212,78 @@ const struct policy_mount *harden_policy_mount(const struct policy *p,
 	return best;
 }
 
+/* What becomes of a mount: kept (with these options), dropped and
+ * recorded (what the container runs without by design: the token, an
+ * engine's file from elsewhere, a second /proc), or refused at create (a
+ * mount a user asked for: policy.h enum policy_refusal).  reason is the
+ * recorded reason of a kept or dropped mount, the why of a refused one;
+ * key the policy key that would allow a refused one (NULL: none). */
+enum fate { KEEP, DROP, REFUSE };
+
 struct verdict {
-	bool keep;
+	enum fate fate;
 	const struct option_rule *options;
 	const char *reason;
+	enum policy_refusal kind;
+	const char *key;
 };
+
+#define KEPT(opts, why) ((struct verdict){KEEP, (opts), (why), 0, NULL})
+#define DROPPED(why) ((struct verdict){DROP, NULL, (why), 0, NULL})
+#define REFUSED(k, why, key) ((struct verdict){REFUSE, NULL, (why), (k), (key)})
+
+/* `corral sandbox --workspace DIR`, found the caller's own by the
+ * runtime (policy.h workspace). */
+static bool is_workspace(const struct harden_ctx *c, const char *source)
+{
+	return c->policy->workspace &&
+	       strcmp(c->policy->workspace, source) == 0;
+}
+
+static struct verdict judge_volume(const struct harden_ctx *c,
+				   const struct harden_volume *v)
+{
+	if (v->keep)
+		return KEPT(v->rw ? &bind_rw : &bind_ro, v->reason);
+	return REFUSED(POLICY_REFUSE_VOLUMES, v->reason, v->key);
+}
 
 static struct verdict judge_bind(const struct harden_ctx *c,
 				 const struct spec_mount *m)
 {
-	const char *why_not = HARDEN_WHY(
-	    c->policy->n_mounts == 0 && c->defaults->n_mounts == 0, "mounts");
 	const struct policy_mount *entry;
 	struct harden_volume v;
 	const char *never;
 
 	if (!harden_clean_path(m->source))
-		return (struct verdict){false, NULL,
-					"default: source is not a clean "
-					"absolute path"};
+		return REFUSED(POLICY_REFUSE_MOUNTS,
+			       "the source is not a clean absolute path", NULL);
+	if (service_account_token(m))
+		return DROPPED("default: the service-account token is never "
+			       "mounted");
 	never = never_mounted(m);
 	if (never)
-		return (struct verdict){false, NULL, never};
+		return REFUSED(POLICY_REFUSE_MOUNTS, never, NULL);
 	entry = harden_policy_mount(c->policy, m->source);
 	if (entry)
-		return (struct verdict){true, entry->rw ? &bind_rw : &bind_ro,
-					"policy: mounts"};
+		return KEPT(entry->rw ? &bind_rw : &bind_ro, "policy: mounts");
+	if (is_workspace(c, m->source))
+		return KEPT(&bind_rw, "policy: workspace.allowOwn: the "
+				      "caller's own directory");
 	if (harden_kubelet_volume(c, m->source, &v))
-		return (struct verdict){v.keep,
-					!v.keep ? NULL
-					: v.rw	? &bind_rw
-						: &bind_ro,
-					v.reason};
+		return judge_volume(c, &v);
 	if (engine_file_dir(c, m))
-		return (struct verdict){true, &bind_ro, "default"};
-	return (struct verdict){false, NULL, why_not};
+		return KEPT(&bind_ro, "default");
+	if (engine_file_place(m))
+		return DROPPED("default: an engine's file only from the bundle "
+			       "or an engine directory (policy: engineDirs)");
+	if (harden_strv_has(c->policy->drop_sources, c->policy->n_drop_sources,
+			    m->source))
+		return DROPPED("default: the sandbox's own config asks for it "
+			       "only to show what the sandbox cuts (policy: "
+			       "mounts)");
+	/* keep_mount words it, naming the source */
+	return REFUSED(POLICY_REFUSE_MOUNTS, NULL, "mounts");
 }
 
 /* The kernel filesystem a type names, or -1. */
@@ -292,24 +317,26 @@ static struct verdict judge(const struct harden_ctx *c,
 			    const struct spec_mount *m, bool *seen)
 {
 	const char *t = m->type;
-	int kfs = is_bind(m) ? -1 : kernel_fs_of(t);
+	bool bind = harden_is_bind(m);
+	int kfs = bind ? -1 : kernel_fs_of(t);
 	const char *bad = bad_destination(m, kfs);
 
+	/* a bind is storage someone asked for: at a place the sandbox does
+	 * not mount it, it is refused; a kernel filesystem there is not */
 	if (bad)
-		return (struct verdict){false, NULL, bad};
+		return bind ? REFUSED(POLICY_REFUSE_MOUNTS,
+				      bad + sizeof("default: ") - 1, NULL)
+			    : DROPPED(bad);
 	if (harden_strv_has(m->options, m->n_options, "remount"))
-		return (struct verdict){false, NULL,
-					"default: remount would change a "
-					"mount made before it"};
+		return DROPPED("default: remount would change a mount made "
+			       "before it");
 	/* the runtime puts corral's own file there (runtime/fs/stub_resolv.c),
 	 * never the engine's or the image's */
 	if (c->h->sandbox.egress_on &&
 	    strcmp(m->destination, "/etc/resolv.conf") == 0)
-		return (struct verdict){false, NULL,
-					"policy: network.allow: "
-					"/etc/resolv.conf names corral's stub "
-					"resolver"};
-	if (is_bind(m))
+		return DROPPED("policy: network.allow: /etc/resolv.conf names "
+			       "corral's stub resolver");
+	if (bind)
 		return judge_bind(c, m);
 	if (kfs >= 0) {
 		/* cgroup and cgroup2 are one place */
@@ -319,184 +346,31 @@ static struct verdict judge(const struct harden_ctx *c,
 			: (size_t)kfs;
 
 		if (seen[slot])
-			return (struct verdict){false, NULL,
-						"default: a second copy of a "
-						"kernel filesystem"};
+			return DROPPED("default: a second copy of a kernel "
+				       "filesystem");
 		seen[slot] = true;
 	}
+	/* overlay, nfs, a block device: beyond the container, and what the
+	 * user asked to see there is not */
 	if (kfs < 0 && (!t || strcmp(t, "tmpfs") != 0))
-		return (struct verdict){false, NULL, "default"};
+		return REFUSED(POLICY_REFUSE_MOUNTS,
+			       "only binds the policy allows, tmpfs and the "
+			       "kernel's own filesystems are mounted",
+			       NULL);
 	/* a user namespace of an ordinary user's may mount no cgroup
 	 * hierarchy of the host's */
 	if (c->policy->rootless && t &&
 	    (strcmp(t, "cgroup") == 0 || strcmp(t, "cgroup2") == 0))
-		return (struct verdict){false, NULL,
-					"default: rootless, no cgroup "
-					"filesystem of the host's"};
+		return DROPPED("default: rootless, no cgroup filesystem of the "
+			       "host's");
 	if (t && (strcmp(t, "sysfs") == 0 || strcmp(t, "cgroup") == 0 ||
 		  strcmp(t, "cgroup2") == 0))
-		return (struct verdict){true, &read_only, "default"};
+		return KEPT(&read_only, "default");
 	if (strcmp(t, "tmpfs") == 0)
-		return (struct verdict){
-		    true, strcmp(m->destination, "/dev") ? &tmpfs : &dev_tmpfs,
-		    "default"};
-	return (struct verdict){true, &none, "default"};
-}
-
-/* Whether an option is on the list for a mount of this kind ("bind", or
- * the filesystem type). */
-static bool option_allowed(const char *kind, const char *o)
-{
-	if (harden_strv_has((char *const *)common_options,
-			    ARRAY_SIZE(common_options), o))
-		return true;
-	for (size_t i = 0; kind && i < ARRAY_SIZE(data_options); i++) {
-		if (strcmp(data_options[i].type, kind) != 0)
-			continue;
-		for (size_t j = 0; j < ARRAY_SIZE(data_options[i].words) &&
-				   data_options[i].words[j];
-		     j++) {
-			const char *w = data_options[i].words[j];
-			size_t n = strlen(w);
-
-			if (w[n - 1] == '=' ? strncmp(o, w, n) == 0
-					    : strcmp(o, w) == 0)
-				return true;
-		}
-	}
-	return false;
-}
-
-/* ---- rewriting options ----------------------------------------------- */
-
-static bool listed(const char *const *v, size_t max, const char *s)
-{
-	for (size_t i = 0; i < max && v[i]; i++)
-		if (strcmp(v[i], s) == 0)
-			return true;
-	return false;
-}
-
-/* A tmpfs size= in bytes (with tmpfs's k, m, g suffixes); false when it
- * is absent, a share of memory ("50%") or not a number. */
-static bool tmpfs_bytes(const char *opt, uint64_t *out)
-{
-	static const char suffixes[] = "kmg";
-	const char *s = opt + 5, *k;
-	uint64_t n = 0;
-	size_t digits = strspn(s, "0123456789");
-	unsigned shift = 0;
-
-	if (digits == 0 || digits > 19)
-		return false;
-	for (size_t i = 0; i < digits; i++)
-		n = n * 10 + (uint64_t)(s[i] - '0');
-	if (s[digits]) {
-		k = strchr(suffixes, s[digits] | 0x20);
-		if (!k || s[digits + 1])
-			return false;
-		shift = 10 * (unsigned)(k - suffixes + 1);
-	}
-	if (n > (UINT64_MAX >> shift))
-		return false;
-	*out = n << shift;
-	return true;
-}
-
-/* A tmpfs of config.json's may be as large as the scratch, no larger:
- * an option with no size, a larger one or a share of the host's memory
- * becomes the scratch size.  True when it already fits. */
-static bool size_fits(struct spec_mount *m, uint64_t max)
-{
-	bool fits = false;
-	size_t n = 0;
-
-	for (size_t i = 0; i < m->n_options; i++) {
-		uint64_t bytes;
-
-		if (strncmp(m->options[i], "size=", 5) != 0) {
-			m->options[n++] = m->options[i];
-			continue;
-		}
-		if (!fits && tmpfs_bytes(m->options[i], &bytes) &&
-		    bytes <= max) {
-			fits = true;
-			m->options[n++] = m->options[i];
-			continue;
-		}
-		free(m->options[i]);
-	}
-	if (m->options)
-		m->options[n] = NULL;
-	m->n_options = n;
-	return fits;
-}
-
-/* An owner option (devpts's gid=5) names an id that a user namespace of
- * the caller's ids alone does not map: the kernel refuses the mount.
- * Without it the filesystem's files are the mounting process's. */
-static bool unmapped_owner(const struct harden_ctx *c, const char *o)
-{
-	return c->policy->rootless && c->policy->rootless_single &&
-	       (strncmp(o, "uid=", 4) == 0 || strncmp(o, "gid=", 4) == 0);
-}
-
-/* Apply an option rule (and a tmpfs size) to m; true when it changed. */
-static bool rewrite_options(struct harden_ctx *c, struct spec_mount *m,
-			    const struct option_rule *r, const char *size)
-{
-	/* the kind is read before the loop frees any of the options */
-	const char *kind = is_bind(m) ? "bind" : m->type;
-	size_t n = 0, before = m->n_options;
-	bool changed = false;
-
-	for (size_t i = 0; i < m->n_options; i++) {
-		if (listed(r->remove, ARRAY_SIZE(r->remove), m->options[i]) ||
-		    !option_allowed(kind, m->options[i]) ||
-		    unmapped_owner(c, m->options[i])) {
-			free(m->options[i]);
-			changed = true;
-		} else {
-			m->options[n++] = m->options[i];
-		}
-	}
-	if (m->options)
-		m->options[n] = NULL;
-	m->n_options = n;
-	for (size_t i = 0; i < ARRAY_SIZE(r->add) && r->add[i]; i++) {
-		if (harden_strv_has(m->options, m->n_options, r->add[i]))
-			continue;
-		if (!harden_strv_push(&m->options, &m->n_options, r->add[i]))
-			c->oom = true;
-	}
-	if (size && !harden_strv_push(&m->options, &m->n_options, size))
-		c->oom = true;
-	return changed || m->n_options != before;
-}
-
-/* "bind /src [rbind,ro]": what a mount is, on one line. */
-static char *describe(struct harden_ctx *c, const struct spec_mount *m)
-{
-	_cleanup_free_ char *opts =
-	    harden_join(c, m->options, m->n_options, ",");
-	_cleanup_free_ char *text =
-	    opts ? harden_fmt(c, "%s %s [%s]", m->type ? m->type : "none",
-			      m->source ? m->source : "-", opts)
-		 : NULL;
-
-	return text ? harden_safe(text, SIZE_MAX) : NULL;
-}
-
-/* "options rbind,ro,nosuid": what a kept mount became (type and source
- * stay as they were). */
-static char *options_string(struct harden_ctx *c, const struct spec_mount *m)
-{
-	_cleanup_free_ char *opts =
-	    harden_join(c, m->options, m->n_options, ",");
-	_cleanup_free_ char *text =
-	    opts ? harden_fmt(c, "options %s", opts) : NULL;
-
-	return text ? harden_safe(text, SIZE_MAX) : NULL;
+		return KEPT(strcmp(m->destination, "/dev") ? &tmpfs
+							   : &dev_tmpfs,
+			    "default");
+	return KEPT(&none, "default");
 }
 
 /* A /dev/shm bound from the engine (podman's per-container shm, the CRI
@@ -509,10 +383,10 @@ static void private_shm(struct harden_ctx *c, struct spec_mount *m)
 					   "mode=1777"};
 	_cleanup_free_ char *asked = NULL, *applied = NULL, *size = NULL;
 
-	if (!is_bind(m) || strcmp(m->destination, "/dev/shm") != 0 ||
+	if (!harden_is_bind(m) || strcmp(m->destination, "/dev/shm") != 0 ||
 	    (m->source && harden_policy_mount(c->policy, m->source)))
 		return;
-	asked = describe(c, m);
+	asked = harden_describe_mount(c, m);
 	free(m->type);
 	free(m->source);
 	strv_free(m->options);
@@ -529,44 +403,105 @@ static void private_shm(struct harden_ctx *c, struct spec_mount *m)
 			c->oom = true;
 	if (size && !harden_strv_push(&m->options, &m->n_options, size))
 		c->oom = true;
-	applied = describe(c, m);
+	applied = harden_describe_mount(c, m);
 	harden_record(c, ".mounts[/dev/shm]", asked, applied,
 		      "default: /dev/shm is never shared");
 }
 
-/* Keep (and rewrite) or drop one mount; true to keep it. */
-static bool keep_mount(struct harden_ctx *c, struct spec_mount *m, bool *seen)
+/* "bind /srv/data on /data", "mount nfs on /data": the request, as the
+ * one line of a refusal names it. */
+static char *request(struct harden_ctx *c, const struct spec_mount *m,
+		     bool volume)
+{
+	_cleanup_free_ char *src =
+	    harden_safe(m->source ? m->source : "-", 512);
+	_cleanup_free_ char *dst = harden_safe(m->destination, 512);
+	_cleanup_free_ char *type = harden_safe(m->type ? m->type : "none", 64);
+
+	if (!src || !dst || !type) {
+		c->oom = true;
+		return NULL;
+	}
+	if (harden_is_bind(m))
+		return harden_fmt(c, "%s %s on %s", volume ? "volume" : "bind",
+				  src, dst);
+	return harden_fmt(c, "mount %s on %s", type, dst);
+}
+
+/* A mount the policy does not allow: refused (-1), or dropped and
+ * recorded where the policy turns that kind's refusal off (0). */
+static int refuse_mount(struct harden_ctx *c, const struct spec_mount *m,
+			const struct verdict *v, const char *field,
+			const char *asked, struct error **err)
+{
+	_cleanup_free_ char *what =
+	    request(c, m, v->kind == POLICY_REFUSE_VOLUMES);
+	_cleanup_free_ char *src =
+	    v->reason ? NULL : harden_safe(m->source ? m->source : "-", 512);
+	_cleanup_free_ char *why =
+	    v->reason ? strdup(v->reason)
+		      : harden_fmt(c,
+				   "no entry of the policy's mounts allows "
+				   "%s",
+				   src ? src : "?");
+
+	if (!what || !why || !field || !asked)
+		return error_set(err, ENOMEM, "harden: out of memory");
+	return harden_refuse(c, v->kind, field, asked, what, why, v->key, err);
+}
+
+/* Keep (and rewrite) or drop one mount: 1 to keep it, 0 to drop it, -1
+ * when the container is refused. */
+static int keep_mount(struct harden_ctx *c, struct spec_mount *m, bool *seen,
+		      struct error **err)
 {
 	struct verdict v = judge(c, m, seen);
 	_cleanup_free_ char *dest = harden_safe(m->destination, SIZE_MAX);
 	_cleanup_free_ char *field =
 	    dest ? harden_fmt(c, ".mounts[%s]", dest) : NULL;
-	_cleanup_free_ char *asked = describe(c, m), *applied = NULL;
+	_cleanup_free_ char *asked = harden_describe_mount(c, m),
+			    *applied = NULL;
 	_cleanup_free_ char *size = NULL;
 	const char *reason = v.reason;
-	bool is_tmpfs = !is_bind(m) && m->type && !strcmp(m->type, "tmpfs");
+	bool is_tmpfs =
+	    !harden_is_bind(m) && m->type && !strcmp(m->type, "tmpfs");
 
-	if (!v.keep) {
+	if (v.fate == REFUSE)
+		return refuse_mount(c, m, &v, field, asked, err) < 0 ? -1 : 0;
+	if (v.fate == DROP) {
 		harden_record(c, field, asked, "dropped", reason);
-		return false;
+		return 0;
 	}
-	if (is_tmpfs && !size_fits(m, c->policy->scratch_size)) {
+	/* said whether or not its options change: explain and the log name
+	 * the directory the caller lends */
+	if (harden_is_bind(m) && is_workspace(c, m->source)) {
+		_cleanup_free_ char *ws =
+		    harden_fmt(c, "%s, %s", dest,
+			       harden_strv_has(m->options, m->n_options, "ro")
+				   ? "read-only"
+				   : "read-write");
+
+		harden_record(c, "sandbox.workspace", m->source, ws ? ws : "?",
+			      reason);
+	}
+	if (is_tmpfs && !harden_size_fits(m, c->policy->scratch_size)) {
 		size = harden_fmt(c, "size=%llu",
 				  (unsigned long long)c->policy->scratch_size);
 		if (c->policy->scratch_size != c->defaults->scratch_size)
 			reason = "policy: rootfs.scratchSize";
 	}
-	if (!rewrite_options(c, m, v.options, size))
-		return true;
-	applied = options_string(c, m);
+	if (!harden_rewrite_options(c, m, v.options, size))
+		return 1;
+	applied = harden_options_string(c, m);
 	harden_record(c, field, asked, applied, reason);
-	return true;
+	return 1;
 }
 
-static bool harden_mount(struct harden_ctx *c, struct spec_mount *m, bool *seen)
+static int harden_mount(struct harden_ctx *c, struct spec_mount *m, bool *seen,
+			struct error **err)
 {
 	private_shm(c, m);
-	return keep_mount(c, m, seen);
+	return keep_mount(c, m, seen, err);
 }
 
 static void free_mount(struct spec_mount *m)
@@ -654,7 +589,16 @@ int harden_mounts(struct harden_ctx *c, struct error **err)
 			return -1;
 	harden_propagation(c);
 	for (size_t i = 0; i < s->n_mounts; i++) {
-		if (harden_mount(c, &s->mounts[i], seen))
+		int keep = harden_mount(c, &s->mounts[i], seen, err);
+
+		if (keep < 0) {
+			/* the rest, not looked at, are freed with the spec */
+			memmove(&s->mounts[n], &s->mounts[i],
+				(s->n_mounts - i) * sizeof(*s->mounts));
+			s->n_mounts = n + (s->n_mounts - i);
+			return -1;
+		}
+		if (keep)
 			s->mounts[n++] = s->mounts[i];
 		else
 			free_mount(&s->mounts[i]);
@@ -681,8 +625,11 @@ static void add_bind(struct harden_ctx *c, size_t i, enum harden_bind_kind kind,
 		return;
 	}
 	h->binds = grown;
-	grown[h->n_binds] = (struct harden_bind){
-	    i, kind, entry ? strdup(entry) : NULL, follow_links};
+	grown[h->n_binds] =
+	    (struct harden_bind){.mount = i,
+				 .kind = kind,
+				 .entry = entry ? strdup(entry) : NULL,
+				 .follow_links = follow_links};
 	if (entry && !grown[h->n_binds].entry)
 		c->oom = true;
 	h->n_binds++;
@@ -699,7 +646,7 @@ void harden_list_binds(struct harden_ctx *c, bool permissive)
 		const struct policy_mount *e;
 		struct harden_volume v = {0};
 
-		if (!is_bind(m))
+		if (!harden_is_bind(m))
 			continue;
 		if (permissive || !m->source) {
 			add_bind(c, i, BIND_AS_WRITTEN, NULL, false);
@@ -708,7 +655,11 @@ void harden_list_binds(struct harden_ctx *c, bool permissive)
 		e = harden_policy_mount(c->policy, m->source);
 		if (e)
 			add_bind(c, i, BIND_POLICY, e->source, e->follow_links);
-		else if (harden_kubelet_volume(c, m->source, &v))
+		else if (is_workspace(c, m->source)) {
+			add_bind(c, i, BIND_POLICY, m->source, false);
+			if (!c->oom)
+				c->h->binds[c->h->n_binds - 1].workspace = true;
+		} else if (harden_kubelet_volume(c, m->source, &v))
 			add_bind(c, i, BIND_VOLUME, v.dir, false);
 		else
 			add_bind(c, i, BIND_ENGINE_FILE, engine_file_dir(c, m),

@@ -100,10 +100,35 @@ static char *own_userns_text(struct harden_ctx *c)
 	    c->policy->slice.set ? "" : ", a free slice at create");
 }
 
-/* Decide one entry of config.json: true to keep it (possibly without
- * its path). */
-static bool judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
-			    bool *seen)
+/* Why config.json's path of a namespace of type t is not joined, for a
+ * type whose path harden() removes (the network's is the policy's: the
+ * container gets its loopback-only namespace, or the pod's). */
+static const char *not_joined[NS_TYPE_COUNT] = {
+    [NS_MOUNT] = "the container's mount namespace is always its own",
+    [NS_CGROUP] = "the container's cgroup namespace is always its own",
+    [NS_USER] = "the container's user namespace is corral's own or none",
+    [NS_TIME] = "corral makes no time namespace",
+};
+
+/* A path to join that corral does not join: refused, naming it
+ * (harden_refuse), or dropped and recorded where the policy's
+ * refuse.namespaces is off; the entry goes either way (0), or -1. */
+static int refuse_path(struct harden_ctx *c, struct spec_namespace *ns,
+		       const char *field, const char *asked, struct error **err)
+{
+	_cleanup_free_ char *what = harden_fmt(
+	    c, "namespace %s %s", spec_ns_type_names[ns->type], asked);
+
+	if (!what || !field)
+		return error_set(err, ENOMEM, "harden: out of memory");
+	return harden_refuse(c, POLICY_REFUSE_NAMESPACES, field, asked, what,
+			     not_joined[ns->type], NULL, err);
+}
+
+/* Decide one entry of config.json: 1 to keep it (possibly without its
+ * path), 0 to drop it, -1 when the container is refused. */
+static int judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
+			   bool *seen, struct error **err)
 {
 	enum spec_ns_type t = ns->type;
 	bool keep_path =
@@ -111,38 +136,43 @@ static bool judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
 	_cleanup_free_ char *field =
 	    harden_fmt(c, ".linux.namespaces[%s]", spec_ns_type_names[t]);
 	_cleanup_free_ char *asked =
-	    ns->path ? harden_safe(ns->path, SIZE_MAX) : strdup("new");
+	    ns->path ? harden_safe(ns->path, 512) : strdup("new");
+	bool own_user = t == NS_USER && c->h->sandbox.userns_auto;
 
+	/* a path corral will not join, where the container would run in a
+	 * namespace other than the one asked for */
+	if (ns->path && !keep_path && t != NS_NETWORK && !own_user && !seen[t])
+		return refuse_path(c, ns, field, asked, err);
 	if (ns_rules[t].dropped || seen[t]) {
 		harden_record(c, field, asked,
 			      seen[t] ? "dropped (duplicate)" : "dropped",
 			      "default");
-		return false;
+		return 0;
 	}
-	if (t == NS_USER && c->h->sandbox.userns_auto) {
+	if (own_user) {
 		_cleanup_free_ char *applied = NULL;
 
 		seen[t] = true;
 		if (!ns->path)
-			return true; /* as corral's own would be */
+			return 1; /* as corral's own would be */
 		applied = own_userns_text(c);
 		free(ns->path);
 		ns->path = NULL;
 		harden_record(c, field, asked, applied ? applied : "new",
 			      harden_pool_reason(c));
-		return true;
+		return 1;
 	}
 	if (t == NS_USER && c->policy->rootless) {
 		harden_record(c, field, asked, "dropped",
 			      "default: rootless, the container is in the "
 			      "caller's own user namespace");
-		return false;
+		return 0;
 	}
 	if (t == NS_USER && !c->policy->id_map.set) {
 		harden_record(c, field, asked, "dropped",
 			      "default: no host ids to map it to (policy: "
 			      "user.idMap)");
-		return false;
+		return 0;
 	}
 	seen[t] = true;
 	if (ns->path && !keep_path) {
@@ -152,7 +182,7 @@ static bool judge_namespace(struct harden_ctx *c, struct spec_namespace *ns,
 		ns->path = NULL;
 		harden_record(c, field, asked, new_ns(c, t), ns_reason(c, t));
 	}
-	return true;
+	return 1;
 }
 
 int harden_namespaces(struct harden_ctx *c, struct error **err)
@@ -183,7 +213,20 @@ int harden_namespaces(struct harden_ctx *c, struct error **err)
 		    p->slice.set ? p->slice.gid : p->pool.gid;
 	}
 	for (size_t i = 0; i < lx->n_namespaces; i++) {
-		if (judge_namespace(c, &lx->namespaces[i], seen))
+		int keep = judge_namespace(c, &lx->namespaces[i], seen, err);
+
+		if (keep < 0) {
+			/* the spec keeps the rest, which it frees */
+			memmove(lx->namespaces, lx->namespaces + i,
+				(lx->n_namespaces - i) *
+				    sizeof(*lx->namespaces));
+			lx->n_namespaces -= i;
+			for (size_t k = 0; k < n; k++)
+				free(out[k].path);
+			free(out);
+			return -1;
+		}
+		if (keep)
 			out[n++] = lx->namespaces[i];
 		else
 			free(lx->namespaces[i].path);
@@ -352,6 +395,7 @@ static void filter_gids(struct harden_ctx *c, struct spec_user *u,
 	applied = gids_string(c, u->additional_gids, n);
 	harden_record(c, ".process.user.additionalGids", asked, applied,
 		      reason);
+	harden_mark_dropped(c);
 }
 
 /* Supplementary groups go, unless the policy keeps them; even then the
@@ -488,6 +532,7 @@ static void narrow_caps(struct harden_ctx *c, const struct json_strv_field *f,
 	applied = harden_list(c, list, n);
 	field = harden_fmt(c, ".process.capabilities.%s", f->key);
 	harden_record(c, field, asked, applied, reason);
+	harden_mark_dropped(c);
 }
 
 int harden_capabilities(struct harden_ctx *c, struct error **err)

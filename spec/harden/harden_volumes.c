@@ -31,11 +31,11 @@ static const struct {
     {"downward-api", "downwardAPI", VOLUME_RO,
      "default: a downwardAPI volume, read-only"},
     {"secret", NULL, VOLUME_BY_NAME,
-     "default: a secret volume is mounted only when the policy's "
-     "volumes.secrets names it"},
+     "a secret volume is mounted only when the policy's volumes.secrets "
+     "names it"},
     {"projected", NULL, VOLUME_BY_NAME,
-     "default: a projected volume (tokens, secrets) is mounted only when "
-     "the policy's volumes.secrets names it"},
+     "a projected volume (tokens, secrets) is mounted only when the "
+     "policy's volumes.secrets names it"},
 };
 
 /* The kubelet volume a clean source is, as volume_kinds[*kind] named
@@ -91,8 +91,9 @@ static void judge(const struct harden_ctx *c, size_t kind, const char *name,
 		    c->defaults->volume_kinds, c->defaults->n_volume_kinds, k);
 
 		if (!harden_strv_has(p->volume_kinds, p->n_volume_kinds, k)) {
-			v->reason =
-			    "policy: volumes.kinds leaves this kind out";
+			v->reason = "the policy's volumes.kinds leaves this "
+				    "kind out";
+			v->key = "volumes.kinds";
 			return;
 		}
 		v->keep = true;
@@ -104,6 +105,7 @@ static void judge(const struct harden_ctx *c, size_t kind, const char *name,
 	v->keep = harden_strv_has(p->volume_secrets, p->n_volume_secrets, name);
 	v->reason =
 	    v->keep ? "policy: volumes.secrets" : volume_kinds[kind].reason;
+	v->key = v->keep ? NULL : "volumes.secrets";
 }
 
 bool harden_kubelet_volume(const struct harden_ctx *c, const char *source,

@@ -78,6 +78,12 @@ const char *const policy_network_names[2] = {
     [POLICY_NET_LOOPBACK] = "loopback",
     [POLICY_NET_CONFIG] = "config",
 };
+const char *const policy_refusal_names[POLICY_REFUSALS] = {
+    [POLICY_REFUSE_MOUNTS] = "mounts",
+    [POLICY_REFUSE_VOLUMES] = "volumes",
+    [POLICY_REFUSE_DEVICES] = "devices",
+    [POLICY_REFUSE_NAMESPACES] = "namespaces",
+};
 const char *const policy_rootfs_names[2] = {
     [POLICY_ROOTFS_OVERLAY] = "overlay",
     [POLICY_ROOTFS_STRICT] = "strict",
@@ -129,6 +135,9 @@ int policy_default(struct policy **out, struct error **err)
 	p->volume_kinds =
 	    strv_dup(default_volume_kinds, ARRAY_SIZE(default_volume_kinds));
 	p->n_volume_kinds = ARRAY_SIZE(default_volume_kinds);
+	for (size_t i = 0; i < POLICY_REFUSALS; i++)
+		p->refuse[i] = true;
+	p->workspace_own = true;
 	if (!p->env_allow || !p->sysctl_allow || !p->privileged_groups ||
 	    !p->engine_dirs || !p->volume_kinds) {
 		policy_free(p);
@@ -155,6 +164,8 @@ void policy_free(struct policy *p)
 	free(p->report_dir);
 	strv_free(p->root_dirs);
 	free(p->pod_uid);
+	free(p->workspace);
+	strv_free(p->drop_sources);
 	for (size_t i = 0; p->hooks && i < p->n_hooks; i++) {
 		free(p->hooks[i].path);
 		strv_free(p->hooks[i].args);

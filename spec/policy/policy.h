@@ -104,6 +104,35 @@ struct policy_device {
 	char *access; /* "rwm" subset; NULL: "rw" */
 };
 
+/* What create does with a request of config.json's that the policy does
+ * not allow, by kind ("refuse": {"mounts": true, ...}): refuse the
+ * container with one line naming the request and the key that would
+ * allow it (true, the default), or run it without, recorded in explain,
+ * the runtime log and the report (false).  Each kind is what a user or a
+ * workload asked for and relies on: */
+enum policy_refusal {
+	/* a bind (podman -v and --mount, a Kubernetes hostPath, a named
+	 * volume) or a filesystem of another kind that no mounts entry
+	 * allows, or that is never mounted (an engine's socket) */
+	POLICY_REFUSE_MOUNTS,
+	/* a kubelet volume of a kind volumes.kinds leaves out, or a secret
+	 * volumes.secrets does not name */
+	POLICY_REFUSE_VOLUMES,
+	/* a device node devices does not list (podman --device) */
+	POLICY_REFUSE_DEVICES,
+	/* a namespace path corral does not join: a mount or cgroup
+	 * namespace, or a user namespace without user.idMap */
+	POLICY_REFUSE_NAMESPACES,
+	POLICY_REFUSALS,
+};
+
+/* The names of the kinds, in the policy file and in the annotation
+ * run.corral.refuse. */
+extern const char *const policy_refusal_names[POLICY_REFUSALS];
+
+/* process.rlimits the ceiling is known for: RLIMIT_CPU .. RLIMIT_RTTIME */
+#define POLICY_RLIMITS 16
+
 /* The limits one cgroup controller each enforces: memory, pids, cpu
  * (quota, period, shares, burst, idle, realtime). */
 enum policy_limit {
@@ -188,6 +217,14 @@ struct policy {
 	size_t n_volume_kinds;
 	char **volume_secrets;
 	size_t n_volume_secrets;
+	/* "refuse": what is refused at create, by kind (enum
+	 * policy_refusal; default: every kind) */
+	bool refuse[POLICY_REFUSALS];
+	/* "workspace": {"allowOwn": B}: `corral sandbox --workspace DIR`
+	 * mounts a directory of the caller's own read-write without a
+	 * mounts entry (default true; never a system directory,
+	 * policy_workspace_check) */
+	bool workspace_own;
 	/* "report": {"dir": D}: delete writes each container's JSON report
 	 * as D/ID.json; NULL: none (a clean absolute path) */
 	char *report_dir;
@@ -202,6 +239,22 @@ struct policy {
 	 * kubelet volumes it may mount; NULL: none.  Never config.json's
 	 * word alone. */
 	char *pod_uid;
+	/* Not in the file: the workspace `corral sandbox` mounts at
+	 * /workspace, which the runtime found to be a directory of the
+	 * caller's own (policy_workspace_check): a bind of exactly this
+	 * source is kept read-write.  NULL: none. */
+	char *workspace;
+	/* Not in the file: bind sources the caller's own config names only
+	 * to show what the sandbox cuts (`corral sandbox`'s host /etc):
+	 * without an entry allowing them they are dropped, recorded, never
+	 * refused, since no user asked for them. */
+	char **drop_sources;
+	size_t n_drop_sources;
+	/* Not in the file: the runtime's own hard rlimits (getrlimit), the
+	 * ceiling of config.json's (index: RLIMIT_*); unknown when not
+	 * rlimits_known (harden() then leaves the clamp to the stage). */
+	bool rlimits_known;
+	uint64_t rlimit_max[POLICY_RLIMITS];
 };
 
 /* The built-in defaults. */
@@ -222,6 +275,26 @@ void policy_free(struct policy *policy);
 /* Whether a path is "/" or one of the host's system directories (/etc,
  * /usr, /proc, ...) itself, which no root filesystem or store may be. */
 bool policy_system_dir(const char *path);
+
+/* Whether DIR may be a workspace of the caller's own (`corral sandbox
+ * --workspace`): never "/", a system tree (/etc, /usr, /boot, /proc,
+ * /sys, /dev, /run, /var but for below /var/tmp, /bin, /sbin, /lib*),
+ * nor a directory that holds the users' files (/home, /root, /tmp,
+ * /var/tmp, /srv, /opt, /mnt, /media) or a user's home itself (a
+ * directory right below /home, or `home`, the caller's $HOME; NULL:
+ * none).  NULL when it may; else why not. */
+const char *policy_workspace_forbidden(const char *dir, const char *home);
+
+/* `corral sandbox --workspace DIR` under this policy: 0 when a mounts
+ * entry allows DIR (harden() then judges the bind as any other) and
+ * *own false, or when it is the caller's own (owner == caller, the
+ * caller's real uid, as the runtime read them on the opened descriptor),
+ * workspace.allowOwn is on and policy_workspace_forbidden allows it, and
+ * *own true; else -1 and one line naming DIR, why and the key that would
+ * allow it. */
+int policy_workspace_check(const struct policy *p, const char *dir,
+			   const char *home, uint32_t owner, uint32_t caller,
+			   bool *own, struct error **err);
 
 /* Set privileged_gids from privileged_groups: decimal ids as they are,
  * names through `lookup` with `ctx` (the runtime's reader of the host's

@@ -180,6 +180,15 @@ static void emit_policy(yajl_gen g, const struct policy *p)
 	json_key_strv(g, "secrets", (const char *const *)p->volume_secrets,
 		      p->n_volume_secrets);
 	yajl_gen_map_close(g);
+	json_str(g, "refuse");
+	yajl_gen_map_open(g);
+	for (size_t i = 0; i < POLICY_REFUSALS; i++)
+		json_key_bool(g, policy_refusal_names[i], p->refuse[i]);
+	yajl_gen_map_close(g);
+	json_str(g, "workspace");
+	yajl_gen_map_open(g);
+	json_key_bool(g, "allowOwn", p->workspace_own);
+	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 }
 

@@ -297,6 +297,10 @@ int policy_narrow(struct policy *s, const struct policy *u, struct error **err)
 		s->cpu_period = u->cpu_period;
 	}
 	s->limits_best_effort = s->limits_best_effort && u->limits_best_effort;
+	/* a refusal is the narrower: either file's refusal stands */
+	for (size_t i = 0; i < POLICY_REFUSALS; i++)
+		s->refuse[i] = s->refuse[i] || u->refuse[i];
+	s->workspace_own = s->workspace_own && u->workspace_own;
 	narrow_hooks(s, u);
 	if (!narrow_network(s, u) || !narrow_mounts(s, u) ||
 	    !narrow_devices(s, u) ||

@@ -680,12 +680,34 @@ static int parse_volumes(yajl_val doc, struct policy *pol, struct error **err)
 	return 0;
 }
 
+/* "refuse": {"mounts": B, ...}, a switch per kind (policy.h), and
+ * "workspace": {"allowOwn": B}. */
+static int parse_switches(yajl_val doc, struct policy *pol, struct error **err)
+{
+	static const char *const ws_keys[] = {"allowOwn"};
+	struct jpath rp = JKEY(NULL, "refuse"), wp = JKEY(NULL, "workspace");
+	yajl_val r, w;
+
+	if (read_section(doc, NULL, "refuse", policy_refusal_names,
+			 POLICY_REFUSALS, &r, err) < 0 ||
+	    SECTION(doc, NULL, "workspace", ws_keys, &w, err) < 0)
+		return -1;
+	for (size_t i = 0; r && i < POLICY_REFUSALS; i++)
+		if (read_bool(r, &rp, policy_refusal_names[i], &pol->refuse[i],
+			      err) < 0)
+			return -1;
+	if (w && read_bool(w, &wp, "allowOwn", &pol->workspace_own, err) < 0)
+		return -1;
+	return 0;
+}
+
 static int parse_policy(yajl_val doc, struct policy *pol, struct error **err)
 {
 	static const char *const keys[] = {
-	    "mode",	    "network",	"rootfs",     "env",	"user",
-	    "capabilities", "syscalls", "limits",     "mounts", "devices",
-	    "sysctls",	    "hooks",	"engineDirs", "report", "volumes",
+	    "mode",	    "network",	 "rootfs",     "env",	 "user",
+	    "capabilities", "syscalls",	 "limits",     "mounts", "devices",
+	    "sysctls",	    "hooks",	 "engineDirs", "report", "volumes",
+	    "refuse",	    "workspace",
 	};
 
 	if (check_keys(doc, NULL, keys, ARRAY_SIZE(keys), err) < 0 ||
@@ -694,7 +716,9 @@ static int parse_policy(yajl_val doc, struct policy *pol, struct error **err)
 	    parse_limits(doc, pol, err) < 0 ||
 	    parse_arrays(doc, pol, err) < 0 || parse_hooks(doc, pol, err) < 0 ||
 	    parse_engine_dirs(doc, pol, err) < 0 ||
-	    parse_report(doc, pol, err) < 0 || parse_volumes(doc, pol, err) < 0)
+	    parse_report(doc, pol, err) < 0 ||
+	    parse_volumes(doc, pol, err) < 0 ||
+	    parse_switches(doc, pol, err) < 0)
 		return -1;
 	return check_user(pol, err);
 }

@@ -488,6 +488,13 @@ void report_release(struct report *r)
 		free(r->syscalls[i].comm);
 	}
 	free(r->syscalls);
+	for (size_t i = 0; i < r->n_drops; i++) {
+		free(r->drops[i].field);
+		free(r->drops[i].asked);
+		free(r->drops[i].applied);
+		free(r->drops[i].reason);
+	}
+	free(r->drops);
 	free(r->id);
 	if (r->inodes)
 		free(r->inodes->v);

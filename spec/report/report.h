@@ -22,6 +22,10 @@
 #define REPORT_FILES_SHOWN 100
 /* The egress section lists this many denied names. */
 #define REPORT_DENIED_SHOWN 50
+/* The drops "changed by the sandbox" lists, in the order harden() made
+ * them. */
+#define REPORT_DROPS_SHOWN 100
+
 /* Distinct refused syscalls kept from the record (the supervisor's table
  * is smaller), and listed, largest count first. */
 #define REPORT_SYSCALLS_MAX 256
@@ -75,6 +79,13 @@ struct report_syscall {
 	char *comm; /* its comm, escaped; "?" when unknown */
 };
 
+/* Something config.json asked for that the container runs without, as
+ * create recorded it (sandbox.json's changes marked "dropped"): each
+ * string escaped (report_escape). */
+struct report_drop {
+	char *field, *asked, *applied, *reason;
+};
+
 struct report_counter {
 	bool known;
 	uint64_t value;
@@ -125,6 +136,12 @@ struct report {
 	uint64_t egress_rate_refused; /* lookups refused for rate */
 	char **denied;		      /* escaped "name:port (reason)" */
 	size_t n_denied;
+	/* changed by the sandbox: the drops create recorded, when its
+	 * record could be read */
+	bool drops_known;
+	struct report_drop *drops;
+	size_t n_drops;		/* kept: at most REPORT_DROPS_SHOWN */
+	uint64_t n_drops_total; /* recorded, kept or not */
 	/* syscalls refused: the supervisor's listener, when it had one */
 	bool syscalls_known;
 	struct report_syscall *syscalls; /* largest count first once sorted */
@@ -172,6 +189,13 @@ void report_sort_syscalls(struct report *r);
  * is passed over. */
 int report_parse_egress(const char *buf, size_t len, struct report *r,
 			struct error **err);
+
+/* sandbox.json, which create wrote: its "changes" marked "dropped"
+ * (struct harden_change) are the report's "changed by the sandbox".  A
+ * record that does not parse leaves drops_known false; -1 only when out
+ * of memory. */
+int report_parse_changes(const char *buf, size_t len, struct report *r,
+			 struct error **err);
 
 /* The egress helper's counters' record (struct egress_counts, as the
  * file holds it): the verdicts, the dropped lines and the resolver's

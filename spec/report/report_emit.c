@@ -30,6 +30,9 @@ static const char *const change_names[] = {
 #define SYSCALLS_UNKNOWN                                                       \
 	"not recorded: the supervisor had no seccomp listener (no "            \
 	"baseline under a permissive policy, or a container made before it)"
+#define DROPS_NOTE                                                             \
+	"what config.json asked for that the container runs without, as "      \
+	"create recorded it (refused requests never make a container)"
 #define SYSCALLS_NOTE                                                          \
 	"the workload's calls the baseline always denies; calls "              \
 	"config.json's filter refuses itself, and those of `corral exec`, "    \
@@ -216,6 +219,27 @@ static void text_syscalls(FILE *f, const struct report *r)
 		fprintf(f, "  (more syscalls than the report keeps)\n");
 }
 
+static void text_drops(FILE *f, const struct report *r)
+{
+	fprintf(f, "changed by the sandbox\n");
+	if (!r->drops_known) {
+		fprintf(f, "  unknown: no record of create's changes\n");
+		return;
+	}
+	if (r->n_drops_total == 0)
+		fprintf(f, "  none: the container got all config.json asked "
+			   "for, within its limits\n");
+	for (size_t i = 0; i < r->n_drops; i++) {
+		const struct report_drop *d = &r->drops[i];
+
+		fprintf(f, "  %s: %s -> %s (%s)\n", d->field, d->asked,
+			d->applied, d->reason);
+	}
+	if (r->n_drops_total > r->n_drops)
+		fprintf(f, "  and %" PRIu64 " more\n",
+			r->n_drops_total - r->n_drops);
+}
+
 int report_text(const struct report *r, char **out, struct error **err)
 {
 	bool oom = false;
@@ -229,6 +253,7 @@ int report_text(const struct report *r, char **out, struct error **err)
 	text_outcome(f, r);
 	text_limits(f, r);
 	text_files(f, r);
+	text_drops(f, r);
 	text_network(f, r);
 	text_syscalls(f, r);
 	*out = strfmt_close(&oom, f, &buf);
@@ -409,6 +434,32 @@ static void json_syscalls(yajl_gen g, const struct report *r)
 	yajl_gen_map_close(g);
 }
 
+static void json_drops(yajl_gen g, const struct report *r)
+{
+	json_str(g, "changed_by_sandbox");
+	if (!r->drops_known) {
+		yajl_gen_null(g);
+		return;
+	}
+	yajl_gen_map_open(g);
+	json_key_str(g, "note", DROPS_NOTE);
+	json_key_int(g, "total", (long long)r->n_drops_total);
+	json_key_int(g, "not_listed",
+		     (long long)(r->n_drops_total - r->n_drops));
+	json_str(g, "dropped");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < r->n_drops; i++) {
+		yajl_gen_map_open(g);
+		json_key_str(g, "field", r->drops[i].field);
+		json_key_str(g, "asked", r->drops[i].asked);
+		json_key_str(g, "applied", r->drops[i].applied);
+		json_key_str(g, "reason", r->drops[i].reason);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
 int report_json(const struct report *r, char **out, struct error **err)
 {
 	yajl_gen g = json_gen_new(1);
@@ -421,6 +472,7 @@ int report_json(const struct report *r, char **out, struct error **err)
 	json_outcome(g, r);
 	json_limits(g, r);
 	json_files(g, r);
+	json_drops(g, r);
 	json_network(g, r);
 	json_syscalls(g, r);
 	yajl_gen_map_close(g);

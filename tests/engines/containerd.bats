@@ -111,8 +111,31 @@ start_detached() {
 	assert_output --regexp '/dev/pts/[0-9]+'
 }
 
+@test "ctr run --privileged under the default policy: corral's line names a host device and the devices key; nothing is left" {
+	run --separate-stderr ctrd_run --rm --privileged "$IMAGE" "$ID" \
+		/bin/sh -c 'echo ran' </dev/null
+	assert_failure
+	refute_output --partial ran
+	[[ "$stderr" =~ "OCI runtime create failed: create $ID: device /dev/".*": not a standard device nor one the policy's devices lists (policy: devices)" ]] ||
+		fail "corral's reason is not in ctr's message: $stderr"
+	[ -z "$(task_field "$ID" status)" ] || fail "a task $ID is left"
+	run container_leftovers "$ID"
+	assert_output ""
+}
+
+# --privileged lists every host device; with refuse.devices false (a
+# wrapper passes the policy, as the CRI tests' BinaryName does) they are
+# dropped and the container starts, inside the sandbox.
 @test "ctr run --privileged --net-host --allow-new-privs: the sandbox holds anyway" {
-	run --separate-stderr ctrd_run --rm --privileged --net-host \
+	local wrapper="$BATS_TEST_TMPDIR/corral-runtime"
+	jq '.refuse.devices = false' "$REPO_ROOT/config-examples/policy/default.json" \
+		>"$BATS_TEST_TMPDIR/policy.json"
+	printf '#!/bin/sh\nexec %q --policy %q "$@"\n' "$CORRAL" \
+		"$BATS_TEST_TMPDIR/policy.json" >"$wrapper"
+	chmod 0755 "$wrapper"
+	run --separate-stderr ctrd run --runtime io.containerd.runc.v2 \
+		--runc-binary "$wrapper" --fifo-dir "$CTRD_DIR/fifo" \
+		--rm --privileged --net-host \
 		--allow-new-privs "$IMAGE" "$ID" /bin/sh -c '
 		echo "uid=$(id -u) gid=$(id -g) groups=$(id -G)"
 		echo net: $(ls /sys/class/net)

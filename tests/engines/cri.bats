@@ -265,6 +265,60 @@ CRI_LOG_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+) (stdout|stderr
 	assert_equal "$(cri pod-status "$POD" | jq -r .state)" SANDBOX_READY
 }
 
+# host_dir: a host directory of the test's own, for a hostPath volume.
+host_dir() {
+	HOSTDIR="$BATS_TEST_TMPDIR/hostdata"
+	mkdir -p "$HOSTDIR"
+	echo "host-data-$$" >"$HOSTDIR/file"
+}
+
+@test "a hostPath volume the policy does not allow fails StartContainer with corral's line, in the error and the container's status; nothing is left, the pod runs on" {
+	local want
+	host_dir
+	want="bind $HOSTDIR on /data: no entry of the policy's mounts allows $HOSTDIR (policy: mounts)"
+	run_pod
+	assert_success
+	create_app --mount "$HOSTDIR:/data"
+	assert_success
+	run --separate-stderr cri start "$CTR"
+	assert_failure 2
+	stderr_has "StartContainer: UNKNOWN"
+	stderr_has "OCI runtime create failed: create $CTR: $want"
+	# what `kubectl describe pod` shows: the container's status
+	run --separate-stderr cri status "$CTR"
+	assert_success
+	[ "$(jq -r .state <<<"$output")" != CONTAINER_RUNNING ] ||
+		fail "$CTR is running"
+	[[ "$(jq -r .message <<<"$output")" == *"create $CTR: $want"* ]] ||
+		fail "the container's status lacks corral's line: $output"
+	[ ! -e "$CRI_CORRAL_ROOT/$CRI_CTR_NS/$CTR" ] ||
+		fail "a refused create left corral state for $CTR"
+	! grep -F -e "$HOSTDIR" -e "$CTR" /proc/self/mountinfo ||
+		fail "a mount of $HOSTDIR or $CTR is left"
+	assert_equal "$(cri pod-status "$POD" | jq -r .state)" SANDBOX_READY
+}
+
+@test "with refuse.mounts false, a hostPath volume the policy does not allow is dropped: the container starts without it and corral report lists the drop" {
+	local saved="$BATS_TEST_TMPDIR/policy.saved" started
+	host_dir
+	cp "$CRI_WORK/policy.json" "$saved"
+	jq '.refuse.mounts = false' "$saved" >"$CRI_WORK/policy.json"
+	run_pod
+	[ "$status" -ne 0 ] || create_app --mount "$HOSTDIR:/data"
+	[ "$status" -ne 0 ] || run --separate-stderr cri start "$CTR"
+	started=$status
+	cp "$saved" "$CRI_WORK/policy.json"
+	[ "$started" -eq 0 ] || fail "the pod under refuse.mounts false: $stderr"
+	run --separate-stderr cri exec "$CTR" -- sh -c \
+		'cat /data/file 2>/dev/null; grep " /data " /proc/self/mountinfo; echo done'
+	assert_success
+	assert_output done
+	run --separate-stderr corral_k8s report "$CTR"
+	assert_success
+	assert_line "changed by the sandbox"
+	assert_line --regexp "^  \.mounts\[/data\]: bind $HOSTDIR \[.*\] -> dropped \(policy: refuse\.mounts false: no entry of the policy's mounts allows $HOSTDIR \(policy: mounts\)\)\$"
+}
+
 @test "a pod annotation that lifts the wall clock fails RunPodSandbox with corral's reason" {
 	run_pod --annotation run.corral.timeout=none
 	assert_failure 2
@@ -400,7 +454,7 @@ cluster_upstream() {
 	assert_output --partial "its pod's: the pod sandbox's namespace"
 }
 
-@test "a pod's volumes by kind: emptyDir shared and writable, configMap and downwardAPI read-only, secret and token absent" {
+@test "a pod's volumes by kind: emptyDir shared and writable, configMap and downwardAPI read-only, the token absent; a secret the policy does not name fails StartContainer" {
 	local yaml="$BATS_TEST_TMPDIR/vol.yaml" uid="pod-$BATS_TEST_NUMBER-$$"
 	local v="/var/lib/kubelet/pods/pod-$BATS_TEST_NUMBER-$$/volumes/kubernetes.io~" m=()
 	cat >"$yaml" <<-EOF
@@ -424,7 +478,6 @@ cluster_upstream() {
 	m=(--mount "${v}empty-dir/scratch:/scratch"
 	   --mount "${v}configmap/app-config:/config:ro"
 	   --mount "${v}downward-api/podinfo:/podinfo:ro"
-	   --mount "${v}secret/db-creds:/creds:ro"
 	   --mount "${v}projected/kube-api-access-x1:/var/run/secrets/kubernetes.io/serviceaccount:ro")
 	CRI_POD_YAML="$yaml" run_pod
 	[ "$status" -eq 0 ] || fail "RunPodSandbox: $stderr"
@@ -443,13 +496,21 @@ cluster_upstream() {
 	assert_success
 	assert_output from-the-writer
 	run --separate-stderr cri exec "$CTR" --timeout 60 -- sh -c \
-		'cat /config/key /podinfo/key; echo x >/config/new 2>/dev/null || echo config-read-only; ls /creds /var/run/secrets/kubernetes.io/serviceaccount 2>/dev/null || echo secrets-absent'
+		'cat /config/key /podinfo/key; echo x >/config/new 2>/dev/null || echo config-read-only; ls /var/run/secrets/kubernetes.io/serviceaccount 2>/dev/null || echo token-absent'
 	assert_success
-	assert_output "$(printf 'configmap\ndownward-api\nconfig-read-only\nsecrets-absent')"
+	assert_output "$(printf 'configmap\ndownward-api\nconfig-read-only\ntoken-absent')"
 	run --separate-stderr corral_k8s explain "$CTR"
 	assert_success
-	assert_output --partial "a secret volume is mounted only when the policy's volumes.secrets names it"
 	assert_output --partial "the service-account token is never mounted"
+	# a secret volumes.secrets does not name: refused, not run without
+	create_app --pod-yaml "$yaml" --container reader --attempt 1 "${m[@]}" \
+		--mount "${v}secret/db-creds:/creds:ro"
+	[ "$status" -eq 0 ] || fail "CreateContainer reader: $stderr"
+	run --separate-stderr cri start "$CTR"
+	assert_failure 2
+	stderr_has "create $CTR: volume ${v}secret/db-creds on /creds: a secret volume is mounted only when the policy's volumes.secrets names it (policy: volumes.secrets)"
+	[ ! -e "$CRI_CORRAL_ROOT/$CRI_CTR_NS/$CTR" ] ||
+		fail "a refused create left corral state for $CTR"
 }
 
 @test "with a pool of ids: the pod is root of its own user namespace; a server writes under /var/run and serves port 80; the root-owned workdir is written; groups kept" {

@@ -553,6 +553,79 @@ named_runtime_conf() {
 	done
 }
 
+# host_data: a host directory of the test's own for -v, with a file.
+host_data() {
+	DATA="$BATS_TEST_TMPDIR/data"
+	mkdir -p "$DATA"
+	echo "host-data-$$" >"$DATA/file"
+}
+
+# bind_cmd [PODMAN RUN OPTIONS]: BIND is podman --runtime corral run -v
+# $DATA:/data as a user types it, under $POLICY.
+bind_cmd() {
+	BIND=(podman --runtime corral --runtime-flag "policy=$POLICY" run --rm
+		--name "$NAME" --network none -v "$DATA:/data" "$@" "$IMAGE"
+		sh -c 'echo ran; cat /data/file')
+}
+
+# nothing_left ID: of a container whose create corral refused, podman has
+# no record, corral no state, and the host no mount or process that
+# names it or $DATA.
+nothing_left() {
+	run podman container exists "$NAME" 3>&-
+	assert_failure
+	[ ! -e "$DEFAULT_STATE_ROOT/$1" ] || fail "corral state $1 is left"
+	! grep -F -e "$1" -e "$DATA" /proc/self/mountinfo ||
+		fail "a mount of $1 or $DATA is left"
+	! ps -eo args | grep -v grep | grep -F "$1" ||
+		fail "a process of $1 is left"
+}
+
+@test "podman run -v of a directory the policy does not allow fails with corral's one line, on a terminal and without; nothing is left" {
+	named_runtime_conf
+	host_data
+	local id want="bind $DATA on /data: no entry of the policy's mounts allows $DATA (policy: mounts)"
+	# the line as a regular expression: the message's own characters
+	# literal, the container's ID captured
+	want="^Error: OCI runtime error: corral: create ([0-9a-f]{64}): $(sed 's/[][\\.*^$()+?{}|]/\\&/g' <<<"$want")\$"
+	# without a terminal: nothing on stdout, one line on stderr
+	bind_cmd
+	run --separate-stderr "${BIND[@]}" </dev/null 3>&-
+	assert_equal "$status" 126
+	assert_output ""
+	[ "${#stderr_lines[@]}" -eq 1 ] || fail "expected one line: $stderr"
+	[[ "$stderr" =~ $want ]] || fail "unexpected error: $stderr"
+	nothing_left "${BASH_REMATCH[1]}"
+	# on a pseudo-terminal, as a user runs it, plain and with -it: the
+	# same line is on the terminal (through conmon and podman)
+	for tty in "" -it; do
+		bind_cmd $tty
+		run in_pty "${BIND[@]}" </dev/null
+		assert_equal "$status" 126
+		strip_cr
+		refute_line ran
+		assert_line --regexp "$want"
+		id="$(grep -oE 'create [0-9a-f]{64}' <<<"$output" | cut -c8-)"
+		nothing_left "$id"
+	done
+}
+
+@test "podman run -v of a directory a mounts entry of the policy names: mounted, read-only" {
+	named_runtime_conf
+	host_data
+	jq --arg d "$DATA" '.mounts += [{source: $d}]' "$POLICY" >"$POLICY.new"
+	mv "$POLICY.new" "$POLICY"
+	bind_cmd
+	run "${BIND[@]}" </dev/null 3>&-
+	assert_success
+	assert_output $'ran\nhost-data-'"$$"
+	run podman --runtime corral --runtime-flag "policy=$POLICY" run --rm \
+		--name "$NAME" --network none -v "$DATA:/data" "$IMAGE" \
+		sh -c 'touch /data/new && echo wrote' 3>&-
+	refute_output --partial wrote
+	[ ! -e "$DATA/new" ] || fail "the container wrote to $DATA"
+}
+
 @test "podman run --rootfs and an imported image behave alike" {
 	run podman_run -- /bin/sh -c 'id -u; exit 2'
 	assert_equal "$status" 2

@@ -78,17 +78,26 @@ explain() {
 	assert_line --regexp 'memory\.limit +absent -> 2GiB +\(policy: limits\.memory\)$'
 }
 
-@test "explain, gpu.json: NVIDIA nodes kept, any other device dropped" {
+@test "explain, gpu.json: NVIDIA nodes kept, any other device refused with one line; dropped and listed under refuse.devices false" {
 	update_config '.linux.devices = [
-		{ path: "/dev/nvidia0", type: "c", major: 195, minor: 0 },
-		{ path: "/dev/sda", type: "b", major: 8, minor: 0 } ]'
+		{ path: "/dev/nvidia0", type: "c", major: 195, minor: 0 } ]'
 	explain --policy "$POLICIES/gpu.json"
 	assert_line --regexp '^devices +.*/dev/nvidia0$'
-	assert_line --regexp '^ +\.linux\.devices\[/dev/sda\] +b 8:0 -> dropped +\(policy: devices\)$'
+	# without the policy the GPU is refused too
+	run --separate-stderr corral explain --bundle "$BUNDLE"
+	assert_error_line
+	assert_equal "$stderr" "corral: device /dev/nvidia0 (c 195:0): not a standard device nor one the policy's devices lists (policy: devices)"
+	update_config '.linux.devices += [{ path: "/dev/sda", type: "b", major: 8, minor: 0 }]'
+	run --separate-stderr corral explain --policy "$POLICIES/gpu.json" --bundle "$BUNDLE"
+	assert_error_line
+	assert_equal "$stderr" "corral: device /dev/sda (b 8:0): not a standard device nor one the policy's devices lists (policy: devices)"
+	# an administrator who prefers the container to start without it
+	jq '.refuse.devices = false' "$POLICIES/gpu.json" >"$BATS_TEST_TMPDIR/gpu.json"
+	explain --policy "$BATS_TEST_TMPDIR/gpu.json"
+	assert_line --regexp '^devices +.*/dev/nvidia0$'
 	refute_line --regexp '^devices .*/dev/sda'
-	# without the policy the GPU goes too
-	explain
-	assert_line --regexp '^ +\.linux\.devices\[/dev/nvidia0\] +c 195:0 -> dropped'
+	assert_line --regexp '^ +\.linux\.devices\[/dev/sda\] +b 8:0 -> dropped +\(policy: refuse\.devices false: .*\(policy: devices\)\)$'
+	assert_line --regexp '^dropped +runs without +\.linux\.devices\[/dev/sda\]: b 8:0'
 }
 
 @test "explain, permissive.json: says loudly that the sandbox is off" {

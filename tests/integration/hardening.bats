@@ -234,13 +234,42 @@ bind_data() {
 		source: $s, options: ["rbind", "rw"] }]' --arg s "$DATA"
 }
 
-@test "mounts: a host directory not on the allowlist is not mounted" {
+@test "mounts: a host directory not on the allowlist fails create with one line naming the key; nothing is left" {
 	bind_data
-	run_in_container sh -c 'ls -A /data; cat /data/file; grep " /data " /proc/self/mountinfo; true'
+	try_create create --bundle "$BUNDLE" "$ID"
+	assert_error_line
+	assert_equal "$stderr" "corral: create $ID: bind $DATA on /data: no entry of the policy's mounts allows $DATA (policy: mounts)"
+	assert_no_leftovers "$ID"
+	! grep -q " /data " /proc/self/mountinfo || fail "a mount of /data is left"
+	# explain says the same, and runs nothing
+	run --separate-stderr corral explain --bundle "$BUNDLE"
+	assert_error_line
+	assert_equal "$stderr" "corral: bind $DATA on /data: no entry of the policy's mounts allows $DATA (policy: mounts)"
+}
+
+@test "mounts: with refuse.mounts false a host directory not on the allowlist is dropped, and the drop recorded in explain, the log and the report" {
+	bind_data
+	set_args sleep 100
+	write_policy '{ "refuse": { "mounts": false } }'
+	# stdio in files: the running container must not hold a bats pipe
+	corral "${CORRAL_FLAGS[@]}" --log "$BATS_TEST_TMPDIR/log" \
+		run -d --bundle "$BUNDLE" "$ID" </dev/null \
+		>"$BATS_TEST_TMPDIR/run.out" 2>"$BATS_TEST_TMPDIR/run.err" ||
+		fail "run -d: $(cat "$BATS_TEST_TMPDIR/run.err")"
+	run --separate-stderr timeout 20 "$CORRAL" --root "$ROOT" exec "$ID" 3>&- \
+		sh -c 'ls -A /data; cat /data/file; grep " /data " /proc/self/mountinfo; true'
+	assert_success
 	refute_output --partial host-data
 	refute_output --partial /data
-	run --separate-stderr corral explain --bundle "$BUNDLE"
+	grep -q "$ID: \.mounts\[/data\]: bind $DATA \[rbind,rw\] -> dropped (policy: refuse.mounts false: no entry of the policy's mounts allows $DATA (policy: mounts))" \
+		"$BATS_TEST_TMPDIR/log" || fail "the runtime log: $(cat "$BATS_TEST_TMPDIR/log")"
+	run --separate-stderr corral explain "$ID"
 	assert_line --regexp '^ +mounts dropped +/data'
+	assert_line --regexp "^dropped +runs without +\.mounts\[/data\]: bind $DATA"
+	run --separate-stderr corral report "$ID"
+	assert_success
+	assert_line "changed by the sandbox"
+	assert_line "  .mounts[/data]: bind $DATA [rbind,rw] -> dropped (policy: refuse.mounts false: no entry of the policy's mounts allows $DATA (policy: mounts))"
 }
 
 @test "mounts: a host directory on the allowlist is mounted read-only, nosuid, nodev" {

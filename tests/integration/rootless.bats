@@ -247,6 +247,31 @@ sandbox_rows() {
 	assert_line --regexp "^ +65534 +$(id -u "$RL_SUB") +1$"
 }
 
+@test "rootless: sandbox --workspace of the user's own directory is mounted read-write; root's, whose owner the user namespace hides, is refused" {
+	local u
+	for u in "$RL_SUB" "$RL_ONE"; do
+		mkdir "$T/ws-$u" "$T/root-$u"
+		echo data >"$T/ws-$u/file"
+		chown -R "$u:" "$T/ws-$u"
+		# root's, and writable by all: only the owner tells it apart
+		chmod 0777 "$T/root-$u"
+		run --separate-stderr as "$u" corral --policy "$RL_DIR/best-effort.json" \
+			sandbox --workspace "$T/ws-$u" -- \
+			sh -c 'cat /workspace/file; echo new >/workspace/out' </dev/null
+		assert_success
+		assert_output data
+		assert_equal "$(stat -c %U "$T/ws-$u/out")" "$u"
+		# inside the user namespace root's directory shows as the
+		# overflow uid, the very id the caller is there: the owner is
+		# read before it is entered
+		run --separate-stderr as "$u" corral --policy "$RL_DIR/best-effort.json" \
+			sandbox --workspace "$T/root-$u" -- touch /workspace/x </dev/null
+		assert_failure
+		assert_equal "$stderr" "corral: workspace $T/root-$u: owned by uid 0, not by the caller (uid $(id -u "$u")) (policy: mounts)"
+		[ ! -e "$T/root-$u/x" ] || fail "root's directory was written"
+	done
+}
+
 @test "rootless: the wall clock, and calls the baseline refuses" {
 	# a root filesystem of the user's own (sandbox --rootfs)
 	make_bundle "$T/b"

@@ -89,16 +89,59 @@ assert_root_empty() {
 	assert_output lo
 }
 
-@test "sandbox: --workspace is mounted only when the policy allows its source" {
-	ws="$BATS_TEST_TMPDIR/ws"
-	mkdir "$ws" && echo data >"$ws/file" && chmod 0777 "$ws"
-	sandbox --workspace "$ws" -- sh -c 'cat /workspace/file; true'
+@test "sandbox: --workspace of the caller's own directory is mounted read-write; what the workload writes there is the caller's; the log and the report name it" {
+	local ws="$BATS_TEST_TMPDIR/ws"
+	mkdir "$ws" && echo data >"$ws/file" && mkdir "$ws/sub"
+	run --separate-stderr corral --log "$BATS_TEST_TMPDIR/log" sandbox \
+		--workspace "$ws" --report "$BATS_TEST_TMPDIR/report.json" -- \
+		sh -c 'cat /workspace/file; id -u; echo new >/workspace/out; rm -r /workspace/file /workspace/sub' </dev/null
 	assert_success
-	refute_output data
-	[[ "$stderr" == "corral: warning: $ws is not mounted: no entry of the policy's mounts allows it (policy: mounts)"* ]] ||
-		fail "stderr: $stderr"
+	assert_line --index 0 data
+	# the workload is nobody, and still the directory's owner inside
+	assert_line --index 1 65534
+	assert_equal "$(cat "$ws/out")" new
+	[ ! -e "$ws/file" ] && [ ! -e "$ws/sub" ] || fail "the workload could not delete in its workspace"
+	# on the host what it wrote is the caller's, not nobody's
+	assert_equal "$(stat -c %u:%g "$ws/out")" "$(id -u):$(id -g)"
+	grep -q "sandbox.workspace: $ws -> /workspace, read-write (policy: workspace.allowOwn: the caller's own directory)" \
+		"$BATS_TEST_TMPDIR/log" || fail "the runtime log: $(cat "$BATS_TEST_TMPDIR/log")"
+	run jq -r '.files.rw_binds.binds[].path' "$BATS_TEST_TMPDIR/report.json"
+	assert_output /workspace
+	assert_root_empty
+}
 
-	printf '{ "mounts": [ { "source": "%s", "rw": true } ] }\n' "$ws" \
+@test "sandbox: --workspace of a system, shared or home directory, or of another owner's, is refused with one line naming the key; nothing is made" {
+	local d theirs="$BATS_TEST_TMPDIR/theirs" home="$BATS_TEST_TMPDIR/home"
+	mkdir "$theirs" "$home" && chown 65534:65534 "$theirs"
+	local mark="corral-ws-$BATS_TEST_NUMBER-$$"
+	for d in /etc /usr/share / /tmp /var/lib /run; do
+		sandbox --workspace "$d" -- touch "/workspace/$mark"
+		assert_error_line
+		[[ "$stderr" == "corral: workspace $d: "*" (policy: mounts)" ]] ||
+			fail "--workspace $d: $stderr"
+	done
+	sandbox --workspace "$theirs" -- true
+	assert_error_line
+	assert_equal "$stderr" "corral: workspace $theirs: owned by uid 65534, not by the caller (uid $(id -u)) (policy: mounts)"
+	HOME="$home" sandbox --workspace "$home" -- true
+	assert_error_line
+	[[ "$stderr" == "corral: workspace $home: a home directory is never a workspace"* ]] ||
+		fail "\$HOME: $stderr"
+	[ ! -e "/etc/$mark" ] && [ ! -e "/tmp/$mark" ] || fail "a refused workspace was written"
+	assert_root_empty
+}
+
+@test "sandbox: workspace.allowOwn false refuses the caller's own; a mounts entry allows a workspace again" {
+	local ws="$BATS_TEST_TMPDIR/ws"
+	mkdir "$ws" && echo data >"$ws/file" && chmod 0777 "$ws"
+	printf '{"workspace": {"allowOwn": false}}\n' >"$BATS_TEST_TMPDIR/off.json"
+	run --separate-stderr corral --policy "$BATS_TEST_TMPDIR/off.json" \
+		sandbox --workspace "$ws" -- cat /workspace/file </dev/null
+	assert_error_line
+	assert_equal "$stderr" "corral: workspace $ws: the policy mounts no workspace of the caller's own (policy: workspace.allowOwn; or an entry of mounts)"
+	refute_output data
+
+	printf '{"mounts": [{"source": "%s", "rw": true}], "workspace": {"allowOwn": false}}\n' "$ws" \
 		>"$BATS_TEST_TMPDIR/policy.json"
 	run --separate-stderr corral --policy "$BATS_TEST_TMPDIR/policy.json" \
 		sandbox --workspace "$ws" -- sh -c 'cat /workspace/file; echo new >/workspace/out' </dev/null
@@ -106,6 +149,25 @@ assert_root_empty() {
 	assert_output data
 	assert_equal "$stderr" ""
 	assert_equal "$(cat "$ws/out")" new
+	assert_root_empty
+}
+
+@test "sandbox: --workspace named through a symbolic link is refused naming the link and its target; by its own path, or . from inside it, it is mounted" {
+	local ws="$BATS_TEST_TMPDIR/ws" mark="corral-ws-$BATS_TEST_NUMBER-$$"
+	mkdir "$ws" && echo data >"$ws/file"
+	ln -s ws "$BATS_TEST_TMPDIR/link"
+	sandbox --workspace "$BATS_TEST_TMPDIR/link" -- touch "/workspace/$mark"
+	assert_error_line
+	assert_equal "$stderr" "corral: workspace $BATS_TEST_TMPDIR/link: a symbolic link on the way (to $ws); a directory of the caller's own is mounted only when named without one (policy: workspace.allowOwn; or an entry of mounts)"
+	[ ! -e "$ws/$mark" ] || fail "the workload ran in the workspace"
+	assert_root_empty
+	sandbox --workspace "$BATS_TEST_TMPDIR/link/../ws/" -- cat /workspace/file
+	assert_success
+	assert_output data
+	(cd "$ws" && timeout 20 "$CORRAL" --root "$ROOT" sandbox --workspace . -- \
+		cat /workspace/file </dev/null >"$BATS_TEST_TMPDIR/dot.out" 2>&1 3>&-) ||
+		fail "--workspace .: $(cat "$BATS_TEST_TMPDIR/dot.out")"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/dot.out")" data
 	assert_root_empty
 }
 

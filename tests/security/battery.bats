@@ -145,7 +145,7 @@ CapAmb:	0000000000000000"
 	[[ "$names" == *PATH* ]] || fail "PATH itself is gone: $names"
 }
 
-@test "secrets: no engine socket, no service-account token, no unix socket in the filesystem" {
+@test "secrets: a bind of a socket is refused; with refuse.mounts false, no engine socket, no service-account token, no unix socket in the filesystem" {
 	host="$BATS_TEST_TMPDIR/host"
 	mkdir -p "$host/sa"
 	echo "token-$RANDOM$RANDOM" >"$host/sa/token"
@@ -160,7 +160,12 @@ CapAmb:	0000000000000000"
 		  source: ($h + "/engine.sock"), options: ["bind"] },
 		{ destination: "/run/podman/podman.sock", type: "bind",
 		  source: ($h + "/engine.sock"), options: ["bind"] } ]' --arg h "$host"
-	run_in_container sh -c '
+	set_args sh -c 'echo ran'
+	run --separate-stderr corral run --bundle "$BUNDLE" "$ID" </dev/null
+	assert_error_line
+	assert_equal "$stderr" "corral: create $ID: bind $host/engine.sock on /var/run/docker.sock: no entry of the policy's mounts allows $host/engine.sock (policy: mounts)"
+	refute_output ran
+	run_in_container_with '{"refuse": {"mounts": false}}' sh -c '
 		for p in /run/containerd /var/run/docker.sock /run/podman \
 			/var/run/secrets /run/secrets; do
 			[ -e "$p" ] && echo "present: $p"
@@ -173,7 +178,7 @@ CapAmb:	0000000000000000"
 
 # --- filesystem ------------------------------------------------------------
 
-@test "filesystem: rootfs and a host directory are unchanged after writes, remounts and rm -rf /" {
+@test "filesystem: a host directory no mounts entry allows is refused; with refuse.mounts false, rootfs and the directory are unchanged after writes, remounts and rm -rf /" {
 	sentinel="$BATS_TEST_TMPDIR/sentinel"
 	mkdir -p "$sentinel/sub"
 	echo "sentinel-$RANDOM" >"$sentinel/file"
@@ -185,7 +190,12 @@ CapAmb:	0000000000000000"
 	find "$ROOTFS" -type d -exec chmod 0777 {} +
 	rootfs_before="$(tree_sum "$ROOTFS")"
 	sentinel_before="$(tree_sum "$sentinel")"
-	run_in_container sh -c '
+	set_args sh -c 'echo ran'
+	run --separate-stderr corral run --bundle "$BUNDLE" "$ID" </dev/null
+	assert_error_line
+	assert_equal "$stderr" "corral: create $ID: bind $sentinel on /sentinel: no entry of the policy's mounts allows $sentinel (policy: mounts)"
+	refute_output ran
+	run_in_container_with '{"refuse": {"mounts": false}}' sh -c '
 		mount -o remount,rw / && echo remounted-root
 		mount -o remount,rw,suid /tmp && echo remounted-tmp
 		mount --bind /tmp / && echo bound-over-root
@@ -196,6 +206,7 @@ CapAmb:	0000000000000000"
 		rm -rf / 2>/dev/null
 		[ -e /bin/busybox ] && echo busybox-survived
 		true'
+	assert_success
 	for line in remounted-root remounted-tmp bound-over-root overwrote-busybox \
 		wrote-via-proc-root wrote-via-pid1-root wrote-sentinel; do
 		refute_line "$line"
@@ -240,8 +251,14 @@ CapAmb:	0000000000000000"
 	done
 }
 
-@test "filesystem: /dev holds only the standard devices, and none is a block device" {
-	run_in_container sh -c 'find /dev -type b; echo "--"
+@test "filesystem: host devices in config.json are refused; dropped under refuse.devices false, /dev holds only the standard devices, and none is a block device" {
+	update_config "$HOSTILE_DEVICES"
+	set_args sh -c 'echo ran'
+	run --separate-stderr corral run --bundle "$BUNDLE" "$ID" </dev/null
+	assert_error_line
+	assert_equal "$stderr" "corral: create $ID: device /dev/sda (b 8:0): not a standard device nor one the policy's devices lists (policy: devices)"
+	refute_output ran
+	run_in_container_with '{"refuse": {"devices": false}}' sh -c 'find /dev -type b; echo "--"
 		find /dev \( -path /dev/pts -o -path /dev/shm -o -path /dev/mqueue \) -prune -o -type c -print | sort'
 	assert_success
 	assert_equal "$output" "--

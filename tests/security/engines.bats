@@ -241,7 +241,7 @@ setup_file() {
 }
 
 teardown_file() {
-	podman rm -f -i -t 0 "$CT_NAME" >/dev/null 2>&1 3>&-
+	podman rm -f -i -t 0 "$CT_NAME" "$CT_NAME-priv" >/dev/null 2>&1 3>&-
 	containerd_stop "$BATS_FILE_TMPDIR/containerd"
 }
 
@@ -313,11 +313,15 @@ run_podman() {
 	before="$(tree_sum "$rootfs")"
 	start_listeners
 	HOST_HOSTNAME="$(hostname)"
-	jq --arg d "$rootfs" '.mounts = [{source: $d}]' \
+	# --rootfs: root.path is taken only below a directory the policy
+	# mounts (or an engine's own store, tied to the container).
+	# --privileged lists every host device, which the default policy
+	# refuses (refuse.devices; the last test): the battery runs with
+	# them dropped, as under an administrator who prefers containers to
+	# start
+	jq --arg d "$rootfs" '.mounts = [{source: $d}] | .refuse.devices = false' \
 		"$REPO_ROOT/config-examples/policy/default.json" \
 		>"$BATS_FILE_TMPDIR/policy.json"
-	# --rootfs: root.path is taken only below a directory the policy
-	# mounts (or an engine's own store, tied to the container)
 	timeout -k 5 "$CLIENT_TIMEOUT" podman --runtime "$CORRAL" \
 		--runtime-flag "policy=$BATS_FILE_TMPDIR/policy.json" run --rm \
 		--name "$CT_NAME" --network none --annotation "$WALL_CLOCK" \
@@ -328,7 +332,7 @@ run_podman() {
 		</dev/null >"$RESULTS" 2>"$RESULTS.err" 3>&- || rc=$?
 	echo "$rc" >"$RESULTS.status"
 	# (there only if the client timed out)
-	podman rm -f -i -t 0 "$CT_NAME" >/dev/null 2>&1 3>&-
+	podman rm -f -i -t 0 "$CT_NAME" "$CT_NAME-priv" >/dev/null 2>&1 3>&-
 	after="$(tree_sum "$rootfs")"
 	if [ "$before" = "$after" ]; then
 		echo "fs.host_rootfs ok"
@@ -357,8 +361,14 @@ run_ctr() {
 	containerd_import_image "$PRISTINE" "$image" /bin/sh /attack.sh
 	start_listeners
 	HOST_HOSTNAME="$(hostname)"
+	# --privileged's host devices dropped, not refused, as for podman
+	jq '.refuse.devices = false' "$REPO_ROOT/config-examples/policy/default.json" \
+		>"$BATS_FILE_TMPDIR/ctr-policy.json"
+	printf '#!/bin/sh\nexec %q --policy %q "$@"\n' "$CORRAL" \
+		"$BATS_FILE_TMPDIR/ctr-policy.json" >"$BATS_FILE_TMPDIR/corral-runtime"
+	chmod 0755 "$BATS_FILE_TMPDIR/corral-runtime"
 	timeout -k 5 "$CLIENT_TIMEOUT" ctr -a "$CTRD_SOCK" -n "$CTRD_NS" run \
-		--runtime io.containerd.runc.v2 --runc-binary "$CORRAL" \
+		--runtime io.containerd.runc.v2 --runc-binary "$BATS_FILE_TMPDIR/corral-runtime" \
 		--fifo-dir "$CTRD_DIR/fifo" --annotation "$WALL_CLOCK" \
 		--privileged --net-host --allow-new-privs \
 		--env SECRET_TOKEN="$SECRET_VALUE" \
@@ -454,4 +464,22 @@ assert_group() {
 
 @test "containerd: syscalls: keyrings, bpf, io_uring, userfaultfd, perf, ptrace, NEWUSER, int 0x80, x32" {
 	assert_group ctr "${SYSCALLS[@]}"
+}
+
+@test "podman --privileged under the default policy: refused with one line naming a host device and the devices key; nothing is left" {
+	local rootfs="$BATS_TEST_TMPDIR/rootfs"
+	cp -a "$PRISTINE" "$rootfs" || fail "copy the rootfs"
+	jq --arg d "$rootfs" '.mounts = [{source: $d}]' \
+		"$REPO_ROOT/config-examples/policy/default.json" >"$BATS_TEST_TMPDIR/policy.json"
+	run --separate-stderr timeout -k 5 "$CLIENT_TIMEOUT" podman --runtime "$CORRAL" \
+		--runtime-flag "policy=$BATS_TEST_TMPDIR/policy.json" run --rm \
+		--name "$CT_NAME-priv" --network none --privileged --rootfs "$rootfs" \
+		/bin/sh -c 'echo ran' </dev/null 3>&-
+	assert_equal "$status" 126
+	refute_output --partial ran
+	[ "${#stderr_lines[@]}" -eq 1 ] || fail "expected one line: $stderr"
+	[[ "$stderr" =~ "corral: create "[0-9a-f]{64}": device /dev/".*": not a standard device nor one the policy's devices lists (policy: devices)"$ ]] ||
+		fail "unexpected error: $stderr"
+	run podman container exists "$CT_NAME-priv" 3>&-
+	assert_failure
 }

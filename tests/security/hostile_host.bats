@@ -270,8 +270,10 @@ start_pod() {
 	add_bind "$ed" /scratch '["rbind", "rw"]'
 	workload 'cat /cfg/value 2>/dev/null && echo LEAK-CONFIG
 touch /scratch/planted 2>/dev/null && [ -e /scratch/planted ] && echo WROTE'
+	# not its pod's volume: a bind no mounts entry allows, refused
+	# (refuse.mounts), never run without it in silence
 	hostile_run --policy "$policy"
-	assert_contained
+	assert_refused "bind $cm on /cfg" "(policy: mounts)"
 	[ ! -e "$ed/planted" ] || fail "a file was planted in the victim pod's emptyDir"
 	# a member of a pod of its own (its sandbox made by this shell, as
 	# the same engine), naming the victim's uid: refused

@@ -46,10 +46,6 @@ HOSTILE_CONFIG='
 	.process.oomScoreAdj = -1000 |
 	.linux.maskedPaths = [] | .linux.readonlyPaths = [] |
 	.linux.resources.devices = [{ allow: true, access: "rwm" }] |
-	.linux.devices = [
-		{ path: "/dev/sda", type: "b", major: 8, minor: 0 },
-		{ path: "/dev/mem", type: "c", major: 1, minor: 1 },
-		{ path: "/dev/kmsg", type: "c", major: 1, minor: 11 } ] |
 	.linux.seccomp = { defaultAction: "SCMP_ACT_ALLOW" } |
 	.linux.resources.memory = { limit: 68719476736 } |
 	.linux.resources.pids = { limit: 1000000 } |
@@ -58,6 +54,15 @@ HOSTILE_CONFIG='
 		{ type: "cgroup" }] |
 	.linux.sysctl = { "net.ipv4.ip_forward": "1",
 		"net.ipv4.conf.all.route_localnet": "1" }'
+
+# Host device nodes a hostile config.json adds: the default policy refuses
+# them at create (refuse.devices), so they are not in HOSTILE_CONFIG; the
+# /dev test adds them, expects the refusal, and runs them dropped under
+# refuse.devices false.
+HOSTILE_DEVICES='.linux.devices = [
+	{ path: "/dev/sda", type: "b", major: 8, minor: 0 },
+	{ path: "/dev/mem", type: "c", major: 1, minor: 1 },
+	{ path: "/dev/kmsg", type: "c", major: 1, minor: 11 } ]'
 
 # The battery as an ordinary user: battery_rootless.bats is a link to
 # battery.bats, and under that name every corral call runs as a user the
@@ -188,6 +193,17 @@ battery_teardown() {
 run_in_container() {
 	set_args "$@"
 	run --separate-stderr corral run --bundle "$BUNDLE" "$ID" </dev/null
+}
+
+# run_in_container_with POLICY-JSON ARG...: run_in_container under a
+# policy file of the test's own (readable by the battery's user).
+run_in_container_with() {
+	local policy="$USER_TMPDIR/policy.json"
+	printf '%s\n' "$1" >"$policy" && chmod 0644 "$policy" ||
+		fail "write $policy"
+	shift
+	set_args "$@"
+	run --separate-stderr corral --policy "$policy" run --bundle "$BUNDLE" "$ID" </dev/null
 }
 
 # probe ARG...: sysprobe ARG... in the container.

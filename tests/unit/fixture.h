@@ -150,20 +150,28 @@ static inline struct hardened *harden_ok(const struct spec *s,
 	return h;
 }
 
-/* The error harden() fails with, or "(hardened)". */
+/* The error harden() fails with, or "(hardened)"; policy NULL means the
+ * built-ins. */
 static inline char *harden_error(const struct spec *s,
 				 const struct policy *policy)
 {
 	struct error *err = NULL;
 	struct hardened *h = NULL;
+	struct policy *def = NULL;
 	char *msg;
 
-	if (harden(s, policy, NULL, &h, &err) == 0) {
+	if (!policy && policy_default(&def, &err) < 0) {
+		error_free(err);
+		return strdup("(no policy)");
+	}
+	if (harden(s, policy ? policy : def, NULL, &h, &err) == 0) {
 		hardened_free(h);
+		policy_free(def);
 		return strdup("(hardened)");
 	}
 	msg = strdup(err ? err->msg : "(no error)");
 	error_free(err);
+	policy_free(def);
 	return msg;
 }
 

@@ -76,6 +76,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(report_parse_egress(nul + 1, size - olen - 1, &r,
 					       &err) == 0,
 			   "egress: %s", err ? err->msg : "?");
+	/* the whole input as create's sandbox.json */
+	FUZZ_CHECK(report_parse_changes(buf, size, &r, &err) == 0,
+		   "changes: %s", err ? err->msg : "?");
+	FUZZ_CHECK(r.n_drops <= REPORT_DROPS_SHOWN, "%zu drops", r.n_drops);
 	FUZZ_CHECK(r.n_syscalls <= REPORT_SYSCALLS_MAX, "%zu syscalls",
 		   r.n_syscalls);
 	FUZZ_CHECK(r.n_denied <= REPORT_DENIED_SHOWN, "%zu denied", r.n_denied);

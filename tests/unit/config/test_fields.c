@@ -137,23 +137,105 @@ TEST(every_rule_names_a_parsed_field)
 	}
 }
 
+/* A kind is one of these, or several joined by " or ". */
+static bool known_kind(const char *kind)
+{
+	static const char *const kinds[] = {
+	    "recorded",
+	    "refused",
+	    "refused (refuse.mounts)",
+	    "refused (refuse.volumes)",
+	    "refused (refuse.devices)",
+	    "refused (refuse.namespaces)",
+	    "refused (refuse.mounts, refuse.volumes)",
+	    "not read",
+	};
+
+	for (const char *p = kind;;) {
+		const char *end = strstr(p, " or ");
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		bool found = false;
+
+		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+			found |= strlen(kinds[i]) == n &&
+				 strncmp(kinds[i], p, n) == 0;
+		if (!found)
+			return false;
+		if (!end)
+			return true;
+		p = end + 4;
+	}
+}
+
+/* What a user asked for and does not get is either refused or recorded:
+ * a rule that drops or refuses says which (the kind), and a kind is only
+ * where something can be dropped, narrowed or refused. */
+TEST(every_drop_and_refusal_has_its_kind)
+{
+	for (size_t i = 0; i < harden_n_fields; i++) {
+		const struct harden_field *f = &harden_fields[i];
+		bool drops = strstr(f->decision, "dropped") != NULL;
+		bool refuses = strstr(f->decision, "refused") != NULL;
+
+		if ((drops || refuses) && !f->kind) {
+			printf("# %s: no kind\n", f->path);
+			unit_failed_checks++;
+			continue;
+		}
+		if (!f->kind)
+			continue;
+		if (!known_kind(f->kind)) {
+			printf("# %s: unknown kind \"%s\"\n", f->path, f->kind);
+			unit_failed_checks++;
+		}
+		if (refuses && !strstr(f->kind, "refused")) {
+			printf("# %s: refused, but its kind says not\n",
+			       f->path);
+			unit_failed_checks++;
+		}
+		CHECK(drops || refuses || strstr(f->decision, "narrowed"));
+	}
+}
+
+/* The row of the threat model's table for f: "| `PATH` | DECISION |",
+ * with "| KIND |" at its end when the rule has one. */
+static bool doc_has_row(const char *doc, const struct harden_field *f)
+{
+	char head[256], tail[128];
+	const char *row, *eol;
+	size_t n;
+
+	snprintf(head, sizeof(head), "| `%s` | %s |", f->path, f->decision);
+	row = strstr(doc, head);
+	if (!row) {
+		printf("# docs/threat-model.md has no row \"%s\"\n", head);
+		return false;
+	}
+	if (!f->kind)
+		return true;
+	eol = strchr(row, '\n');
+	n = eol ? (size_t)(eol - row) : strlen(row);
+	snprintf(tail, sizeof(tail), "| %s |", f->kind);
+	if (n < strlen(tail) ||
+	    strncmp(row + n - strlen(tail), tail, strlen(tail)) != 0) {
+		printf("# docs/threat-model.md: the row of %s does not end "
+		       "\"%s\"\n",
+		       f->path, tail);
+		return false;
+	}
+	return true;
+}
+
 TEST(the_threat_model_lists_every_rule)
 {
 	size_t len = 0;
 	_cleanup_free_ char *doc = read_file("docs/threat-model.md", &len);
-	char row[256];
 
 	if (!doc)
 		return;
-	for (size_t i = 0; i < harden_n_fields; i++) {
-		snprintf(row, sizeof(row), "| `%s` | %s |",
-			 harden_fields[i].path, harden_fields[i].decision);
-		if (!strstr(doc, row)) {
-			printf("# docs/threat-model.md has no row \"%s\"\n",
-			       row);
+	for (size_t i = 0; i < harden_n_fields; i++)
+		if (!doc_has_row(doc, &harden_fields[i]))
 			unit_failed_checks++;
-		}
-	}
 }
 
 int main(void)

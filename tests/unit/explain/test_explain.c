@@ -222,12 +222,18 @@ TEST(control_characters_never_reach_the_terminal)
 	    " \"X\\u001b]0;pwned\\u0007=1\"]},"
 	    " \"mounts\": [{\"destination\": \"/m\\u001b[2J\","
 	    " \"type\": \"bind\", \"source\": \"/s\"}]}");
-	struct hardened *h = harden_ok(s, NULL);
+	struct policy *drop = policy_of("{\"refuse\": {\"mounts\": false}}");
+	struct hardened *h = harden_ok(s, drop);
 	_cleanup_free_ char *text = explain(h, false);
+	_cleanup_free_ char *refused = harden_error(s, NULL);
 
 	CHECK(text && !strchr(text, '\x1b') && !strchr(text, '\a'));
 	CHECK(text && strstr(text, "X?]0;pwned?"));
+	/* the one line of a refusal too */
+	CHECK_STR(refused, "bind /s on /m?[2J: no entry of the policy's mounts "
+			   "allows /s (policy: mounts)");
 	hardened_free(h);
+	policy_free(drop);
 	spec_free(s);
 }
 

@@ -102,30 +102,58 @@ out:
 	spec_free(s);
 }
 
-TEST(time_dropped_mount_path_dropped_duplicates_dropped)
+TEST(time_dropped_duplicates_dropped_paths_to_join_refused)
 {
 	struct spec *s =
 	    config("", "", "",
 		   "\"namespaces\": [{\"type\": \"time\"}, {\"type\": \"pid\"},"
 		   " {\"type\": \"pid\", \"path\": \"/proc/9/ns/pid\"},"
 		   " {\"type\": \"mount\", \"path\": \"/proc/9/ns/mnt\"},"
-		   " {\"type\": \"user\", \"path\": \"/proc/9/ns/user\"}]");
-	struct hardened *h = harden_ok(s, NULL);
+		   " {\"type\": \"user\", \"path\": \"/proc/9/ns/user\"},"
+		   " {\"type\": \"cgroup\", \"path\": \"/proc/9/ns/cgroup\"}]");
+	struct policy *p = policy_of("{\"refuse\": {\"namespaces\": false}}");
+	struct hardened *h = harden_ok(s, p);
+	_cleanup_free_ char *msg = harden_error(s, NULL);
 
+	/* a namespace to join that corral does not join is refused */
+	CHECK_STR(msg, "namespace mount /proc/9/ns/mnt: the container's mount "
+		       "namespace is always its own (no policy allows it; the "
+		       "policy's refuse.namespaces false runs the container "
+		       "without it)");
 	if (!h)
 		goto out;
 	CHECK(!ns(h->spec, NS_TIME));
 	CHECK_CHANGE(h, ".linux.namespaces[time]", "new", "dropped", "default");
 	CHECK(!ns(h->spec, NS_PID)->path);
-	CHECK(!ns(h->spec, NS_MOUNT)->path);
-	CHECK_CHANGE(h, ".linux.namespaces[mount]", "/proc/9/ns/mnt", "new",
-		     "default");
-	/* no user.idMap in the policy: no user namespace */
+	/* with refuse.namespaces off: dropped, recorded, and a new one */
+	CHECK(ns(h->spec, NS_MOUNT) && !ns(h->spec, NS_MOUNT)->path);
+	CHECK_CHANGE(h, ".linux.namespaces[mount]", "/proc/9/ns/mnt", "dropped",
+		     "policy: refuse.namespaces false: the container's mount "
+		     "namespace is always its own");
+	CHECK(ns(h->spec, NS_CGROUP) && !ns(h->spec, NS_CGROUP)->path);
 	CHECK(!ns(h->spec, NS_USER));
 	CHECK_CHANGE(h, ".linux.namespaces[user]", "/proc/9/ns/user", "dropped",
-		     "default: no host ids to map it to (policy: user.idMap)");
+		     "policy: refuse.namespaces false: the container's user "
+		     "namespace is corral's own or none");
 	CHECK(h->spec->linux_->n_namespaces == 6);
 out:
+	hardened_free(h);
+	policy_free(p);
+	spec_free(s);
+}
+
+TEST(a_user_namespace_without_a_path_is_dropped_recorded)
+{
+	struct spec *s =
+	    config("", "", "", "\"namespaces\": [{\"type\": \"user\"}]");
+	struct hardened *h = harden_ok(s, NULL);
+
+	/* no user.idMap in the policy: no user namespace, by design */
+	CHECK(h && !ns(h->spec, NS_USER));
+	CHECK_CHANGE(h, ".linux.namespaces[user]", "new", "dropped",
+		     "default: no host ids to map it to (policy: user.idMap)");
+	CHECK(find_change(h, ".linux.namespaces[user]") &&
+	      find_change(h, ".linux.namespaces[user]")->dropped);
 	hardened_free(h);
 	spec_free(s);
 }
@@ -271,7 +299,12 @@ TEST(bind_sources_need_the_policy)
 	struct policy *p = policy_of(
 	    "{\"mounts\": [{\"source\": \"/data\", \"rw\": true},"
 	    " {\"source\": \"/data/keys\"}, {\"source\": \"/srv\"}]}");
-	struct hardened *def, *h;
+	struct policy *drop =
+	    policy_of("{\"mounts\": [{\"source\": \"/data\", \"rw\": true},"
+		      " {\"source\": \"/data/keys\"}, {\"source\": \"/srv\"}],"
+		      " \"refuse\": {\"mounts\": false}}");
+	_cleanup_free_ char *def_err = NULL, *p_err = NULL;
+	struct hardened *h;
 
 	snprintf(mounts, sizeof(mounts), "%s, %s, %s, %s, %s, %s",
 		 bind("/a", "/data/x", "\"rbind\", \"rw\", \"suid\""),
@@ -281,11 +314,16 @@ TEST(bind_sources_need_the_policy)
 		 bind("/e", "/data/../etc", "\"rbind\""),
 		 bind("/f", "/home/u", "\"rbind\""));
 	s = config("", mounts, "", "");
-	def = harden_ok(s, NULL);
-	h = harden_ok(s, p);
-	CHECK(def && def->spec->n_mounts == 0);
-	CHECK_CHANGE(def, ".mounts[/a]", "bind /data/x [rbind,rw,suid]",
-		     "dropped", "default");
+	/* a bind the policy does not allow fails create, naming it and the
+	 * key that would allow it: the first such, in config.json's order */
+	def_err = harden_error(s, NULL);
+	CHECK_STR(def_err, "bind /data/x on /a: no entry of the policy's "
+			   "mounts allows /data/x (policy: mounts)");
+	p_err = harden_error(s, p);
+	CHECK_STR(p_err, "bind /database on /c: no entry of the policy's "
+			 "mounts allows /database (policy: mounts)");
+	/* with refuse.mounts off they are dropped, and recorded as drops */
+	h = harden_ok(s, drop);
 	CHECK(kept(h, "/a") && kept(h, "/b") && kept(h, "/d"));
 	CHECK(!kept(h, "/c") && !kept(h, "/e") && !kept(h, "/f"));
 	CHECK_CHANGE(h, ".mounts[/a]", NULL, "options rbind,rw,nosuid,nodev",
@@ -293,12 +331,19 @@ TEST(bind_sources_need_the_policy)
 	/* the longer entry decides: /data/keys is read-only */
 	CHECK_CHANGE(h, ".mounts[/b]", NULL, "options rbind,ro,nosuid,nodev",
 		     "policy: mounts");
-	CHECK_CHANGE(h, ".mounts[/c]", NULL, "dropped", "policy: mounts");
+	CHECK_CHANGE(h, ".mounts[/c]", "bind /database [rbind]", "dropped",
+		     "policy: refuse.mounts false: no entry of the policy's "
+		     "mounts allows /database (policy: mounts)");
 	CHECK_CHANGE(h, ".mounts[/e]", NULL, "dropped",
-		     "default: source is not a clean absolute path");
-	hardened_free(def);
+		     "policy: refuse.mounts false: the source is not a clean "
+		     "absolute path");
+	CHECK(find_change(h, ".mounts[/c]") &&
+	      find_change(h, ".mounts[/c]")->dropped);
+	CHECK(find_change(h, ".mounts[/a]") &&
+	      !find_change(h, ".mounts[/a]")->dropped);
 	hardened_free(h);
 	policy_free(p);
+	policy_free(drop);
 	spec_free(s);
 }
 
@@ -306,7 +351,11 @@ TEST(sockets_and_tokens_are_never_mounted_even_if_allowed)
 {
 	char mounts[2048];
 	struct spec *s;
-	struct policy *p = policy_of("{\"mounts\": [{\"source\": \"/\"}]}");
+	struct policy *p = policy_of("{\"mounts\": [{\"source\": \"/\"}],"
+				     " \"refuse\": {\"mounts\": false}}");
+	struct policy *refusing =
+	    policy_of("{\"mounts\": [{\"source\": \"/\"}]}");
+	_cleanup_free_ char *msg = NULL;
 	struct hardened *h;
 
 	snprintf(mounts, sizeof(mounts), "%s, %s, %s, %s, %s, %s",
@@ -322,14 +371,26 @@ TEST(sockets_and_tokens_are_never_mounted_even_if_allowed)
 	h = harden_ok(s, p);
 	CHECK(h && h->spec->n_mounts == 1 && kept(h, "/e"));
 	CHECK_CHANGE(h, ".mounts[/a]", NULL, "dropped",
-		     "default: engine sockets are never mounted");
+		     "policy: refuse.mounts false: engine sockets are never "
+		     "mounted");
 	CHECK_CHANGE(h, ".mounts[/b]", NULL, "dropped",
-		     "default: engine sockets are never mounted");
+		     "policy: refuse.mounts false: engine sockets are never "
+		     "mounted");
 	CHECK_CHANGE(h, ".mounts[/c]", NULL, "dropped",
-		     "default: engine state is never mounted");
+		     "policy: refuse.mounts false: engine state is never "
+		     "mounted");
+	/* the token: what the container runs without by design, dropped
+	 * whatever the switch says */
 	CHECK_CHANGE(h, ".mounts[/d]", NULL, "dropped",
 		     "default: the service-account token is never mounted");
 	hardened_free(h);
+	/* a socket someone asked for is refused, and no policy key allows
+	 * it: the line names the switch instead */
+	msg = harden_error(s, refusing);
+	CHECK_STR(msg, "bind /run/docker.sock on /a: engine sockets are never "
+		       "mounted (no policy allows it; the policy's "
+		       "refuse.mounts false runs the container without it)");
+	policy_free(refusing);
 	policy_free(p);
 	spec_free(s);
 }
@@ -348,11 +409,18 @@ TEST(engine_destinations_need_engine_shaped_sources)
 		 bind("/etc/resolv.conf",
 		      "/run/containers/storage/x/resolv.conf", "\"rbind\""));
 	s = config("", mounts, "", "");
+	/* the engines' own places keep their rule under the default policy
+	 * (refusals on): only resolv.conf is kept as a bind (its name, in an
+	 * engine directory); /dev/shm became a tmpfs; the others are
+	 * dropped, recorded, not refused */
 	h = harden_ok(s, NULL);
-	/* only resolv.conf is kept as a bind (its name, in an engine
-	 * directory); /dev/shm became a tmpfs */
 	CHECK(h && h->spec->n_mounts == 2 && kept(h, "/etc/resolv.conf"));
 	check_private_shm(h);
+	CHECK_CHANGE(h, ".mounts[/etc/hosts]", NULL, "dropped",
+		     "default: an engine's file only from the bundle or an "
+		     "engine directory (policy: engineDirs)");
+	CHECK(find_change(h, ".mounts[/run/secrets]") &&
+	      find_change(h, ".mounts[/run/secrets]")->dropped);
 	hardened_free(h);
 	spec_free(s);
 }
@@ -366,6 +434,7 @@ TEST(run_secrets_only_when_the_policy_allows_its_source)
 	    policy_of("{\"mounts\": [{\"source\": \"/usr/share/rhel\"}]}");
 	struct hardened *def = harden_ok(s, NULL), *h = harden_ok(s, p);
 
+	/* podman's mounts.conf: dropped, recorded, never refused */
 	CHECK(!kept(def, "/run/secrets") && kept(h, "/run/secrets"));
 	hardened_free(def);
 	hardened_free(h);
@@ -390,16 +459,30 @@ TEST(kernel_filesystems_are_kept_and_forced)
 	    "{\"destination\": \"/nfs\", \"type\": \"nfs\", \"source\": "
 	    "\"h:/x\"},"
 	    "{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": "
+	    "\"proc\"},"
+	    "{\"destination\": \"/proc2\", \"type\": \"proc\", \"source\": "
 	    "\"proc\"}",
 	    "", "");
-	struct hardened *h = harden_ok(s, NULL);
+	struct policy *p = policy_of("{\"refuse\": {\"mounts\": false}}");
+	struct hardened *h = harden_ok(s, p);
 	const struct spec_mount *dev = h ? find_mount(h->spec, "/dev") : NULL;
+	_cleanup_free_ char *msg = harden_error(s, NULL);
 
+	/* a filesystem of another kind is refused: someone asked for it */
+	CHECK_STR(msg, "mount overlay on /mnt: only binds the policy allows, "
+		       "tmpfs and the kernel's own filesystems are mounted "
+		       "(no policy allows it; the policy's refuse.mounts "
+		       "false runs the container without it)");
 	if (!h)
 		goto out;
 	CHECK(!kept(h, "/mnt") && !kept(h, "/nfs") && kept(h, "/proc"));
 	CHECK_CHANGE(h, ".mounts[/mnt]", "overlay overlay []", "dropped",
-		     "default");
+		     "policy: refuse.mounts false: only binds the policy "
+		     "allows, tmpfs and the kernel's own filesystems are "
+		     "mounted");
+	/* a kernel filesystem out of its place is the sandbox's drop */
+	CHECK_CHANGE(h, ".mounts[/proc2]", NULL, "dropped",
+		     "default: a kernel filesystem only at its own place");
 	CHECK_CHANGE(h, ".mounts[/sys]", "sysfs sysfs [rw,nosuid]",
 		     "options nosuid,ro", "default");
 	CHECK_CHANGE(h, ".mounts[/sys/fs/cgroup]", NULL, "options ro",
@@ -412,6 +495,7 @@ TEST(kernel_filesystems_are_kept_and_forced)
 	CHECK(!find_change(h, ".mounts[/proc]"));
 out:
 	hardened_free(h);
+	policy_free(p);
 	spec_free(s);
 }
 

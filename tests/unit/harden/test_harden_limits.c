@@ -435,29 +435,55 @@ TEST(devices_need_the_policy)
 	    " \"major\": 195, \"minor\": 0},"
 	    " {\"path\": \"/dev/nvidia1\", \"type\": \"c\", \"major\": 195,"
 	    " \"minor\": 1}]}");
-	struct hardened *def = harden_ok(s, NULL), *h = harden_ok(s, gpu);
+	struct policy *drop = policy_of("{\"refuse\": {\"devices\": false}}");
+	struct policy *gpu_drop = policy_of(
+	    "{\"devices\": [{\"path\": \"/dev/nvidia0\", \"type\": \"c\","
+	    " \"major\": 195, \"minor\": 0},"
+	    " {\"path\": \"/dev/nvidia1\", \"type\": \"c\", \"major\": 195,"
+	    " \"minor\": 1}], \"refuse\": {\"devices\": false}}");
+	struct hardened *def = harden_ok(s, drop), *h = harden_ok(s, gpu_drop);
+	_cleanup_free_ char *def_err = harden_error(s, NULL);
+	struct spec *wrong = config(
+	    "", "\"devices\": [{\"path\": \"/dev/nvidia1\", \"type\": \"c\","
+		" \"major\": 8, \"minor\": 0}]");
+	_cleanup_free_ char *gpu_err = harden_error(wrong, gpu);
 
+	/* a device the policy does not list fails create, naming it */
+	CHECK_STR(def_err, "device /dev/fuse (c 10:229): not a standard "
+			   "device nor one the policy's devices lists "
+			   "(policy: devices)");
+	/* nvidia1 names 8:0, not the policy's 195:1 */
+	CHECK_STR(gpu_err, "device /dev/nvidia1 (c 8:0): not a standard "
+			   "device nor one the policy's devices lists "
+			   "(policy: devices)");
+	/* refuse.devices off: dropped, recorded */
 	CHECK(def && def->spec->linux_->n_devices == 1); /* /dev/null */
 	CHECK_CHANGE(def, ".linux.devices[/dev/fuse]", "c 10:229", "dropped",
-		     "default");
+		     "policy: refuse.devices false: not a standard device nor "
+		     "one the policy's devices lists (policy: devices)");
+	CHECK(find_change(def, ".linux.devices[/dev/fuse]") &&
+	      find_change(def, ".linux.devices[/dev/fuse]")->dropped);
 	CHECK_CHANGE(def, ".linux.resources.devices", "allow a *:* rwm",
 		     "deny a *:* rwm, allow c 1:3 rwm, allow c 1:5 rwm, "
 		     "allow c 1:7 rwm, allow c 1:8 rwm, allow c 1:9 rwm, "
 		     "allow c 5:0 rwm, allow c 5:1 rwm, allow c 5:2 rwm, "
 		     "allow c 136:* rwm",
 		     "default");
-	/* nvidia0 with the policy's numbers stays; nvidia1 names 8:0 */
+	/* nvidia0 with the policy's numbers stays */
 	CHECK(h && h->spec->linux_->n_devices == 2);
 	CHECK(h &&
 	      strcmp(h->spec->linux_->devices[0].path, "/dev/nvidia0") == 0);
 	CHECK_CHANGE(h, ".linux.devices[/dev/nvidia1]", "c 8:0", "dropped",
-		     "policy: devices");
+		     NULL);
 	CHECK(res(h) && res(h)->n_devices == 12);
 	CHECK(res(h) && res(h)->devices[10].major.v == 195 &&
 	      strcmp(res(h)->devices[10].access, "rw") == 0);
 	hardened_free(def);
 	hardened_free(h);
 	policy_free(gpu);
+	policy_free(drop);
+	policy_free(gpu_drop);
+	spec_free(wrong);
 	spec_free(s);
 }
 

@@ -9,6 +9,11 @@
  *     of the effective spec are subsets of config.json's and allowed by
  *     the policy; memory, pids, cpu and the wall clock are at most
  *     either's and any narrowing annotation's.
+ * (c) refused exactly when something of a refused kind would be dropped:
+ *     the properties above run with every refusal off ("refuse" false:
+ *     such requests dropped and recorded); with them on, harden() fails
+ *     with one line when that run recorded a drop of a refused kind, and
+ *     otherwise gives the very same spec.
  *
  * The fixtures are checked for (a) and (b) too. */
 #include <stdio.h>
@@ -640,14 +645,53 @@ static void check_explain(const struct origin *o)
 		fail(o, "explain failed");
 }
 
-static void check_all(const struct spec *config, const struct policy *p,
+/* (c): p with every refusal on, against h, hardened with them off. */
+static void check_refusals(const struct origin *o)
+{
+	_cleanup_error_ struct error *err = NULL;
+	struct policy *strict = (struct policy *)o->policy;
+	struct hardened *h = NULL;
+	bool dropped = false, saved[POLICY_REFUSALS];
+
+	for (size_t i = 0; i < o->h->n_changes; i++)
+		dropped |= strncmp(o->h->changes[i].reason, "policy: refuse.",
+				   15) == 0;
+	memcpy(saved, strict->refuse, sizeof(saved));
+	for (size_t i = 0; i < POLICY_REFUSALS; i++)
+		strict->refuse[i] = true;
+	if (harden(o->config, strict, NULL, &h, &err) < 0) {
+		if (!dropped || strchr(err->msg, '\n'))
+			fail(o,
+			     "refused, though nothing refusable was dropped");
+		if (!dropped)
+			printf("#   %s\n", err->msg);
+	} else {
+		_cleanup_free_ char *t1 = spec_text(o->h->spec);
+		_cleanup_free_ char *t2 = spec_text(h->spec);
+
+		if (dropped)
+			fail(o, "not refused, though a refusable request was "
+				"dropped");
+		if (!t1 || !t2 || strcmp(t1, t2) != 0)
+			fail(o, "with refusals on, another spec");
+	}
+	memcpy(strict->refuse, saved, sizeof(saved));
+	hardened_free(h);
+}
+
+static void check_all(const struct spec *config, struct policy *p,
 		      unsigned round)
 {
-	struct hardened *h = harden_ok(config, p);
-	struct origin o = {config, p, h, round};
+	struct hardened *h;
+	struct origin o;
 
+	for (size_t i = 0; i < POLICY_REFUSALS; i++)
+		p->refuse[i] = false;
+	h = harden_ok(config, p);
+	o = (struct origin){config, p, h, round};
 	if (!h)
 		return;
+	check_refusals(&o);
 	check_privileges(&o);
 	check_mounts(&o);
 	check_limits(&o);

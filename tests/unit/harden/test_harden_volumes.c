@@ -2,8 +2,10 @@
  * pod's emptyDir is kept writable, its configMap and downwardAPI
  * read-only, a secret only when the policy's volumes.secrets names it;
  * another pod's volume, a subPath, a path of another shape and an
- * unknown kind are dropped, and the runtime is told to open a volume as
- * a directory below its engine directory. */
+ * unknown kind are binds the policy's mounts must allow, and the runtime
+ * is told to open a volume as a directory below its engine directory.
+ * What the policy does not allow is refused (refuse.volumes,
+ * refuse.mounts), or dropped and recorded with the switch off. */
 #include <stdio.h>
 #include <string.h>
 
@@ -75,6 +77,31 @@ static struct hardened *hardened_with(const char *mounts, const char *policy)
 	return hardened_for(mounts, policy, UID);
 }
 
+/* A policy that drops, recorded, the binds its mounts do not allow. */
+#define DROP_MOUNTS "{\"refuse\": {\"mounts\": false}}"
+
+/* The line harden() refuses a member of the pod with (a static buffer:
+ * one at a time). */
+static const char *refusal(const char *mounts, const char *policy)
+{
+	static char msg[1024];
+	struct spec *s = pod_container(mounts);
+	struct policy *p = policy ? policy_of(policy) : policy_of(NULL);
+	struct error *err = NULL;
+	struct hardened *h = NULL;
+
+	snprintf(msg, sizeof(msg), "(hardened)");
+	if (p)
+		p->pod_uid = strdup(UID);
+	if (s && p && harden(s, p, "/run/b", &h, &err) < 0)
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+	error_free(err);
+	hardened_free(h);
+	spec_free(s);
+	policy_free(p);
+	return msg;
+}
+
 static const struct harden_bind *bind_at(const struct hardened *h,
 					 const char *dest)
 {
@@ -125,15 +152,21 @@ TEST(a_secret_only_when_the_policy_names_it)
 	struct hardened *h;
 
 	snprintf(mounts, sizeof(mounts), "%s,%s", a, b);
-	h = hardened_with(mounts, NULL);
+	CHECK(!hardened_with(mounts, NULL));
+	CHECK_STR(refusal(mounts, NULL),
+		  "volume " VOL "secret/db-creds on /creds: a secret volume "
+		  "is mounted only when the policy's volumes.secrets names it "
+		  "(policy: volumes.secrets)");
+	h = hardened_with(mounts, "{\"refuse\": {\"volumes\": false}}");
 	CHECK(h && !find_mount(h->spec, "/creds") &&
 	      !find_mount(h->spec, "/other"));
 	CHECK_CHANGE(h, ".mounts[/creds]", NULL, "dropped",
-		     "default: a secret volume is mounted only when the "
-		     "policy's volumes.secrets names it");
+		     "policy: refuse.volumes false: a secret volume is "
+		     "mounted only when the policy's volumes.secrets names it "
+		     "(policy: volumes.secrets)");
 	hardened_free(h);
-	h = hardened_with(mounts,
-			  "{\"volumes\": {\"secrets\": [\"db-creds\"]}}");
+	h = hardened_with(mounts, "{\"volumes\": {\"secrets\": [\"db-creds\"]},"
+				  " \"refuse\": {\"volumes\": false}}");
 	CHECK(bind_at(h, "/creds") &&
 	      bind_at(h, "/creds")->kind == BIND_VOLUME);
 	CHECK(has_option(find_mount(h ? h->spec : NULL, "/creds"), "ro"));
@@ -176,11 +209,14 @@ TEST(other_pods_other_shapes_and_other_kinds_are_dropped)
 
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
 		char *m = bind("/v", sources[i], "rw");
-		struct hardened *h = hardened_with(m, NULL);
+		struct hardened *h = hardened_with(m, DROP_MOUNTS);
+		const char *why = refusal(m, NULL);
 
 		if (!h || find_mount(h->spec, "/v"))
 			printf("# kept: %s\n", sources[i]);
 		CHECK(h && !find_mount(h->spec, "/v"));
+		/* a bind like any other: the policy's mounts must allow it */
+		CHECK(strstr(why, "(policy: mounts)"));
 		hardened_free(h);
 		free(m);
 	}
@@ -194,11 +230,10 @@ TEST(without_the_pods_uid_no_volume_is_one)
 	    " \"root\": {\"path\": \"rootfs\"}, \"mounts\": [{\"destination\":"
 	    " \"/v\", \"type\": \"bind\", \"source\": \"" VOL
 	    "empty-dir/cache\", \"options\": [\"rbind\"]}], \"linux\": {}}");
-	struct policy *def = NULL;
+	struct policy *def = policy_of(DROP_MOUNTS);
 	struct error *err = NULL;
 	struct hardened *h = NULL;
 
-	CHECK(policy_default(&def, &err) == 0);
 	CHECK(s && harden(s, def, "/run/b", &h, &err) == 0);
 	CHECK(h && !find_mount(h->spec, "/v"));
 	hardened_free(h);
@@ -214,11 +249,16 @@ TEST(the_policy_can_leave_kinds_out)
 	struct hardened *h;
 
 	snprintf(mounts, sizeof(mounts), "%s,%s", a, b);
-	h = hardened_with(mounts,
-			  "{\"volumes\": {\"kinds\": [\"configMap\"]}}");
+	CHECK_STR(
+	    refusal(mounts, "{\"volumes\": {\"kinds\": [\"configMap\"]}}"),
+	    "volume " VOL "empty-dir/cache on /scratch: the policy's "
+	    "volumes.kinds leaves this kind out (policy: volumes.kinds)");
+	h = hardened_with(mounts, "{\"volumes\": {\"kinds\": [\"configMap\"]},"
+				  " \"refuse\": {\"volumes\": false}}");
 	CHECK(h && !find_mount(h->spec, "/scratch") && bind_at(h, "/config"));
 	CHECK_CHANGE(h, ".mounts[/scratch]", NULL, "dropped",
-		     "policy: volumes.kinds leaves this kind out");
+		     "policy: refuse.volumes false: the policy's volumes.kinds "
+		     "leaves this kind out (policy: volumes.kinds)");
 	hardened_free(h);
 	free(a);
 	free(b);
@@ -260,11 +300,12 @@ int main(void)
 TEST(an_annotation_alone_gives_no_pods_volumes)
 {
 	char *a = bind("/scratch", VOL "empty-dir/cache", "rw");
-	struct hardened *h = hardened_for(a, NULL, NULL);
+	struct hardened *h = hardened_for(a, DROP_MOUNTS, NULL);
 
 	CHECK(h && !find_mount(h->spec, "/scratch"));
 	hardened_free(h);
-	h = hardened_for(a, NULL, "0b1f3c2e-9b8d-4e7f-a6c5-1d2e3f4a5b6c");
+	h = hardened_for(a, DROP_MOUNTS,
+			 "0b1f3c2e-9b8d-4e7f-a6c5-1d2e3f4a5b6c");
 	CHECK(h && !find_mount(h->spec, "/scratch"));
 	hardened_free(h);
 	free(a);

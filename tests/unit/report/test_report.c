@@ -1,6 +1,7 @@
 /* Unit tests of `corral report`'s pure half (spec/report/report.c,
- * spec/report/report_emit.c): the outcome record's lines, the reason, escaping,
- * the capped list of files, the egress log, and both renderers. */
+ * spec/report/report_emit.c, report_changes.c): the outcome record's lines,
+ * the reason, escaping, the capped list of files, the egress log, what the
+ * sandbox changed, and both renderers. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,55 @@ TEST(json_and_text_say_unknown)
 	free(json);
 	free(text);
 	report_release(&r);
+}
+
+/* sandbox.json's changes marked "dropped" are "changed by the sandbox",
+ * in their order, a control byte escaped; the others are not listed; a
+ * record that does not parse is unknown, never "none". */
+TEST(changed_by_the_sandbox_lists_the_recorded_drops)
+{
+	static const char record[] =
+	    "{\"sandbox\": {}, \"changes\": ["
+	    " {\"field\": \".process.user.uid\", \"asked\": \"0\","
+	    "  \"applied\": \"65534\", \"reason\": \"default\"},"
+	    " {\"field\": \".mounts[/data]\", \"asked\": \"bind /srv\\u001b\","
+	    "  \"applied\": \"dropped\", \"reason\": \"policy: refuse.mounts"
+	    " false: no entry\", \"dropped\": true},"
+	    " {\"field\": \".hooks.prestart[0]\", \"asked\": \"/bin/x\","
+	    "  \"applied\": \"dropped\", \"reason\": \"default\","
+	    "  \"dropped\": true}]}";
+	struct report r = {.status = "stopped"}, bad = {.status = "stopped"};
+	char *text = NULL, *json = NULL, *bad_text = NULL;
+	const char *total[] = {"changed_by_sandbox", "total", NULL};
+	yajl_val root;
+
+	r.id = strdup("c1");
+	bad.id = strdup("c2");
+	CHECK(report_parse_changes(record, strlen(record), &r, NULL) == 0);
+	CHECK(report_parse_changes("{", 1, &bad, NULL) == 0);
+	CHECK(r.drops_known && r.n_drops == 2 && r.n_drops_total == 2);
+	CHECK(!bad.drops_known);
+	CHECK(report_text(&r, &text, NULL) == 0);
+	CHECK(report_json(&r, &json, NULL) == 0);
+	CHECK(report_text(&bad, &bad_text, NULL) == 0);
+	CHECK(text &&
+	      strstr(text, "changed by the sandbox\n"
+			   "  .mounts[/data]: bind /srv\\x1b -> dropped "
+			   "(policy: refuse.mounts false: no entry)\n"
+			   "  .hooks.prestart[0]: /bin/x -> dropped "
+			   "(default)\n"));
+	CHECK(text && !strstr(text, ".process.user.uid"));
+	CHECK(bad_text &&
+	      strstr(bad_text, "changed by the sandbox\n  unknown"));
+	root = json ? yajl_tree_parse(json, NULL, 0) : NULL;
+	CHECK(root && YAJL_IS_INTEGER(yajl_tree_get(root, total, yajl_t_any)) &&
+	      YAJL_GET_INTEGER(yajl_tree_get(root, total, yajl_t_any)) == 2);
+	yajl_tree_free(root);
+	free(text);
+	free(json);
+	free(bad_text);
+	report_release(&r);
+	report_release(&bad);
 }
 
 /* The supervisor's syscall lines: the latest count of each, the first
