@@ -173,6 +173,14 @@ build/gen/seccomp_filters.o: build/gen/seccomp_filters.c \
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) $(RUNTIME_INC) -c -o $@ $<
 
+# `corral COMMAND --help`, from corral(8)'s source (tools/help_gen.awk).
+build/gen/help.inc: docs/man/corral.8.scd tools/help_gen.awk
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	@awk -f tools/help_gen.awk $< >$@.tmp && mv $@.tmp $@
+
+build/runtime/cli/main.o: build/gen/help.inc
+
 # The domains a wildcard egress rule may not stand on: the Public Suffix
 # List (Debian's publicsuffix package, a build dependency: tests/deps) and
 # corral's own list, compiled into spec/egress/egress_suffix.c at build time.
@@ -269,8 +277,9 @@ build/tests/stage/test_stage_params: tests/unit/stage/test_stage_params.c \
 # kernel (tests/unit/cgroup/cgroup_fake.c) in place of
 # runtime/cgroup/cgroup_kernel.c.
 CGROUP_OBJ := $(patsubst %.c,build/%.o,$(wildcard runtime/cgroup/*.c)) \
-	build/runtime/base/fsutil.o build/spec/core/error.o \
-	build/spec/core/units.o
+	$(patsubst %.c,build/%.o,$(wildcard runtime/systemd/*.c)) \
+	build/runtime/base/fsutil.o build/runtime/base/log.o \
+	build/spec/core/error.o build/spec/core/units.o
 CGROUP_UNIT := $(filter build/tests/cgroup/%,$(UNIT_BIN))
 CGROUP_UNIT_OBJ := $(filter-out build/runtime/cgroup/cgroup_kernel.o,\
 	$(CGROUP_OBJ)) build/tests/cgroup/cgroup_fake.o
@@ -282,6 +291,17 @@ build/tests/cgroup/cgroup_fake.o: tests/unit/cgroup/cgroup_fake.c \
 
 $(CGROUP_UNIT): build/tests/%: tests/unit/%.c \
 		tests/unit/unit.h tests/unit/cgroup/cgroup_fake.h $(CGROUP_UNIT_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -Itests/unit $(RUNTIME_INC) $(LDFLAGS) -o $@ $< \
+		$(filter %.o,$^) $(PKG_LIBS)
+
+# The systemd client's pure parts (tests/unit/systemd/): the wire format
+# and the unit properties, with no socket.
+SYSTEMD_UNIT := $(filter build/tests/systemd/%,$(UNIT_BIN))
+$(SYSTEMD_UNIT): build/tests/%: tests/unit/%.c tests/unit/unit.h \
+		build/runtime/systemd/dbus_wire.o \
+		build/runtime/systemd/systemd_props.o $(SPEC_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -Itests/unit $(RUNTIME_INC) $(LDFLAGS) -o $@ $< \
@@ -316,6 +336,12 @@ helpers: $(HELPER_BIN) $(STATIC_HELPER_BIN)
 check: corral $(UNIT_BIN) $(HELPER_BIN) $(STATIC_HELPER_BIN)
 	@tests/run
 
+# make check-vm [KERNEL="5.10 6.1 6.12"] [MODE=bare|systemd]: the suites of
+# tests/vm/suites.list in QEMU guests booting Debian's kernels (root;
+# tests/vm/README.md).  Default: the three kernels bare and 6.1 under systemd.
+check-vm: corral $(HELPER_BIN) $(STATIC_HELPER_BIN)
+	@KERNEL="$(KERNEL)" MODE="$(MODE)" tests/vm/run
+
 sanitize:
 	$(MAKE) clean
 	$(MAKE) CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
@@ -327,6 +353,26 @@ install: corral
 deps:
 	@tests/deps
 
+# make man: the manual pages corral(8) and corral-policy.json(5), from
+# their scdoc sources in docs/man/ (Debian's scdoc), in build/man/.
+MAN_PAGES := $(patsubst docs/man/%.scd,build/man/%,$(wildcard docs/man/*.scd))
+build/man/%: docs/man/%.scd VERSION
+	@mkdir -p $(dir $@)
+	@echo "  SCDOC   $<"
+	@sed 's/@VERSION@/$(VERSION)/' $< | scdoc >$@.tmp && mv $@.tmp $@
+
+man: $(MAN_PAGES)
+
+# make deb: the Debian package (debian/), built by `dpkg-buildpackage -us
+# -uc -b` in a copy of this tree under build/deb/, where the .deb files
+# land (dpkg-buildpackage writes them beside the tree it builds).
+deb:
+	@rm -rf build/deb && mkdir -p build/deb/corral-$(VERSION)
+	@tar -c --exclude=./build --exclude=./corral --exclude=./.git . | \
+		tar -x -C build/deb/corral-$(VERSION)
+	cd build/deb/corral-$(VERSION) && dpkg-buildpackage -us -uc -b
+	@ls build/deb/*.deb
+
 # every C file of the repository
 FORMAT_FILES = $(wildcard spec/*/*.[ch] runtime/*/*.[ch] hooks/*.[ch] \
 	stage/*.[ch] egress/*.[ch] tools/*.c tests/unit/*.h tests/unit/*/*.[ch] \
@@ -337,14 +383,15 @@ format:
 	clang-format -i $(FORMAT_FILES)
 
 format-check:
-	clang-format --dry-run --Werror $(FORMAT_FILES)
+	@clang-format --dry-run --Werror $(FORMAT_FILES)
 
 # make demo POLICY=config-examples/policy/permissive.json shows what leaks
 demo: corral
 	@POLICY="$(POLICY)" tests/demo
 
-# make fuzz: libFuzzer targets over spec/ and the cgroup paths
-# (runtime/cgroup/cgroup_path.c, pure as spec/ is) with clang, ASan+UBSan, in
+# make fuzz: libFuzzer targets over spec/, the cgroup paths
+# (runtime/cgroup/cgroup_path.c, pure as spec/ is) and the D-Bus reply
+# parser (runtime/systemd/dbus_wire.c) with clang, ASan+UBSan, in
 # build/fuzz/; one per tests/fuzz/<subsystem>/fuzz_<target>.c;
 # make fuzz-run FUZZ_TIME=60 runs each on a copy of tests/fuzz/corpus/.
 FUZZ_CC ?= clang
@@ -383,6 +430,19 @@ build/fuzz/fuzz_cgroup_path: tests/fuzz/cgroup/fuzz_cgroup_path.c \
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $(RUNTIME_INC) \
 		-o $@ $< $(filter %.o,$^)
 
+build/fuzz/runtime/systemd/dbus_wire.o: runtime/systemd/dbus_wire.c \
+		runtime/systemd/dbus_wire.h
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_dbus_reply: tests/fuzz/systemd/fuzz_dbus_reply.c \
+		tests/fuzz/fuzz.h build/fuzz/runtime/systemd/dbus_wire.o \
+		build/fuzz/spec/core/error.o
+	@echo "  FUZZLD  $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $(RUNTIME_INC) \
+		-o $@ $< $(filter %.o,$^)
+
 fuzz: $(FUZZ_SPEC_OBJ) $(FUZZ_BIN)
 
 fuzz-run: fuzz
@@ -406,5 +466,6 @@ mutate: corral helpers
 bench: corral
 	@tests/bench/run
 
-.PHONY: all unit helpers check sanitize install deps format format-check demo clean \
+.PHONY: all unit helpers check check-vm sanitize install deps format format-check demo clean \
 	bench fuzz fuzz-run stage conformance mutate
+.PHONY: man deb

@@ -80,6 +80,7 @@ int cgroup_new(const char *mount_root, const char *path, struct cgroup **out,
 	if (cg_path_normalize(path, &cg->path, err) < 0 ||
 	    cgroup_detect(mount_root, &cg->backend, err) < 0)
 		return -1;
+	cg->layout = cg->backend;
 	*out = steal_pointer(&cg);
 	return 0;
 }
@@ -184,8 +185,8 @@ int cgroup_check_place(const struct cgroup *cg, struct error **err)
 {
 	_cleanup_(cg_hiers_clear) struct cg_hiers h = {0};
 
-	if (cg->bases.n)
-		return 0;
+	if (cg->bases.n || cg->unit)
+		return 0; /* the user's place, or systemd's */
 	if (cg_hierarchies(cg, false, &h, err) < 0)
 		return -1;
 	for (int marks = 1; marks >= 0; marks--)
@@ -247,6 +248,16 @@ int cgroup_prepare(const char *mount_root, const char *path,
 		return -1;
 	*out = steal_pointer(&cg);
 	return 0;
+}
+
+bool cgroup_needs_pid(const struct cgroup *cg)
+{
+	return cg->unit != NULL;
+}
+
+const char *cgroup_driver(const struct cgroup *cg)
+{
+	return cg->unit ? "systemd" : "cgroupfs";
 }
 
 /* The cgroup2 hierarchy among h (the v2 tree, or a hybrid's "unified"). */
@@ -386,6 +397,9 @@ static int destroy(const struct cgroup *cg, int timeout_ms, struct error **err)
 
 	if (cg_hierarchies(cg, true, &h, err) < 0)
 		return -1;
+	/* a backend's own end first: systemd's driver stops its scope */
+	if (cg->backend->release && cg->backend->release(cg, err) < 0)
+		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (size_t i = 0; i < h.n; i++) {
 		long left = timeout_ms - ms_since(&start);
@@ -422,6 +436,8 @@ void cgroup_free(struct cgroup *cg)
 	if (!cg)
 		return;
 	cg_bases_clear(&cg->bases);
+	free(cg->unit);
+	free(cg->slice);
 	free(cg->mount_root);
 	free(cg->path);
 	free(cg);

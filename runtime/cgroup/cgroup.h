@@ -30,7 +30,10 @@
 struct cgroup_backend;
 
 struct cgroup {
-	const struct cgroup_backend *backend; /* the layout's operations */
+	const struct cgroup_backend *backend; /* the driver's operations */
+	/* the layout's (v1 or v2), whose files every driver writes: the
+	 * backend itself but for the systemd driver's */
+	const struct cgroup_backend *layout;
 	char *mount_root; /* "/sys/fs/cgroup" (a temp dir in unit tests) */
 	char *path;	  /* below each hierarchy root: "corral/ID", "/a/b" */
 	/* None: the host's layout, every hierarchy, the cgroup at
@@ -42,6 +45,13 @@ struct cgroup {
 	/* cgroup_make_cgroup2 made the cgroup2 directory: cgroup_make opens
 	 * it instead of making it */
 	bool cgroup2_made;
+	/* The systemd driver's (cgroup_systemd.c): the scope and its slice,
+	 * whether the calling user's manager has them, and the first
+	 * process the scope is started with (the leaf exists then, made by
+	 * systemd: the layout's prepare writes the limits in it). */
+	char *unit, *slice;
+	bool user_manager;
+	pid_t pid;
 };
 
 /* The v1 hierarchies cg has its cgroup in, as the roots of their mounts
@@ -97,6 +107,22 @@ int cgroup_new(const char *mount_root, const char *path, struct cgroup **out,
 int cgroup_find_delegated(const char *mount_root, struct cgroup_bases *out,
 			  unsigned *controllers, struct error **err);
 
+/* The systemd driver's cgroup (cgroup_systemd.c): the transient scope
+ * that cgroupsPath "slice:prefix:name" names (none: "SLICE:corral:ID",
+ * SLICE system.slice, or user.slice for the calling user's manager
+ * (user)), at the path systemd will give it below its manager's cgroup,
+ * which it asks systemd for; nothing is made.  Any other cgroupsPath, or
+ * a name systemd would refuse, is an error.  cgroup_make then starts the
+ * scope with cg->pid, the container's first process, in it. */
+int cgroup_new_systemd(const char *mount_root, const char *cgroups_path,
+		       const char *id, bool user, struct cgroup **out,
+		       struct error **err);
+/* The systemd driver's cgroup of an existing container, from its record:
+ * no call to systemd until one is needed. */
+int cgroup_open_systemd(const char *mount_root, const char *path,
+			const char *unit, bool user, struct cgroup **out,
+			struct error **err);
+
 /* A cgroup `path` below the bases (copied) of a delegated layout; like
  * cgroup_new, nothing is made. */
 int cgroup_new_delegated(const char *mount_root,
@@ -114,6 +140,18 @@ int cgroup_check_place(const struct cgroup *cg, struct error **err);
 /* cgroup_prepare for a cgroup named by cgroup_new. */
 int cgroup_make(const struct cgroup *cg, const struct spec_resources *r,
 		bool best_effort, char ***skipped, struct error **err);
+
+/* Whether cgroup_make needs cg->pid, the container's first process: the
+ * systemd driver's scope is started with it in it, so the cgroup is made
+ * after the clone, before the child's GO. */
+bool cgroup_needs_pid(const struct cgroup *cg);
+
+/* Whether systemd is this host's init, whose driver cgroup_new_systemd
+ * is. */
+bool cgroup_systemd_host(void);
+
+/* The driver that makes cg: "cgroupfs" or "systemd". */
+const char *cgroup_driver(const struct cgroup *cg);
 
 /* Beside v1 hierarchies (a hybrid host), make the cgroup2 directory
  * alone, for clone3 to start the child in: 1.  cgroup_make then makes the

@@ -51,10 +51,16 @@ struct cgroup_backend {
 		     struct error **err);
 	int (*oom_kills)(const struct cgroup *cg, uint64_t *out,
 			 struct error **err);
+	/* NULL, or what comes before the directories are removed (the
+	 * systemd driver stops its scope, which removes it). */
+	int (*release)(const struct cgroup *cg, struct error **err);
 };
 
 extern const struct cgroup_backend cgroup_v1_backend;
 extern const struct cgroup_backend cgroup_v2_backend;
+/* a transient scope made through systemd (cgroup_systemd.c), over the
+ * layout in cg->layout */
+extern const struct cgroup_backend cgroup_systemd_backend;
 
 /* ---- shared by the backends' update (cgroup_update.c) ------------------- */
 

@@ -151,9 +151,9 @@ int cg_hierarchies(const struct cgroup *cg, bool with_path,
 
 	*out = (struct cg_hiers){0};
 	if (!cg->bases.n)
-		return cg->backend->hierarchies(
+		return cg->layout->hierarchies(
 		    cg->mount_root, with_path ? cg->path : NULL, out, err);
-	if (cg->backend->hierarchies(cg->mount_root, NULL, &all, err) < 0)
+	if (cg->layout->hierarchies(cg->mount_root, NULL, &all, err) < 0)
 		return -1;
 	out->v = calloc(all.n ? all.n : 1, sizeof(*out->v));
 	for (size_t i = 0; out->v && i < all.n; i++) {
@@ -248,7 +248,7 @@ static int make_one(int parent_fd, const char *parent, const char *name,
 		return 1;
 	if (!created && errno != EEXIST)
 		return error_errno(err, "cgroup %s: mkdir", dir);
-	if (!created && leaf)
+	if (!created && leaf && !walk->leaf_exists)
 		return error_set(err, EEXIST, "cgroup %s: already exists", dir);
 	if (created && cg_names_add(made, dir) < 0) {
 		unlinkat(parent_fd, name, AT_REMOVEDIR);

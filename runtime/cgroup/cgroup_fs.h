@@ -93,6 +93,7 @@ struct cg_walk {
 	int (*made)(void *ctx, int parent_fd, const char *parent, int fd,
 		    const char *dir, struct error **err);
 	void *ctx;
+	bool leaf_exists; /* made by systemd: opened, not made */
 };
 int cg_make_path(const char *hier_root, const char *path,
 		 const struct cg_walk *walk, struct cg_names *made,

@@ -25,77 +25,194 @@ static bool file_name_ok(const char *s)
 	       strcmp(s, "..") != 0 && strlen(s) < 256;
 }
 
-/* systemd nests slices by their dashes: "a-b.slice" lives in
- * "a.slice/a-b.slice"; "-.slice" is the root. */
-static int expand_slice(const char *slice, char **out, struct error **err)
-{
-	size_t len = strlen(slice), base, dashes = 0, n = 0;
-	char *buf;
+/* ---- systemd's unit names ---------------------------------------------
+ *
+ * systemd 252's rules (unit-name.c unit_name_is_valid, cgroup-util.c
+ * cg_slice_to_path and cg_escape), written here from their documented
+ * behaviour: a name is below 256 bytes, "PREFIX.TYPE", PREFIX non-empty
+ * and of [A-Za-z0-9:_.\-] (and one "@" of a template's instance, which a
+ * slice may not have); a slice nests by its dashes ("a-b.slice" lives in
+ * "a.slice/a-b.slice"), with no dash first, last or doubled; and each
+ * name becomes a cgroup directory escaped with a "_" in front when it
+ * could be taken for a kernel file ("_x", ".x", "tasks", "cgroup.x",
+ * "cpu.slice"). */
 
+#define UNIT_NAME_MAX 256
+
+static bool unit_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == ':' || c == '-' || c == '_' ||
+	       c == '.' || c == '\\';
+}
+
+bool cg_unit_name_ok(const char *name, const char *type, bool instance_ok)
+{
+	size_t len = strlen(name), tl = strlen(type);
+	const char *at = NULL;
+
+	if (len >= UNIT_NAME_MAX || len < tl + 2 ||
+	    strcmp(name + len - tl, type) != 0 || name[len - tl - 1] != '.')
+		return false;
+	for (size_t i = 0; i < len - tl - 1; i++) {
+		if (name[i] == '@' && instance_ok && !at) {
+			at = name + i;
+			continue;
+		}
+		if (!unit_char_ok(name[i]))
+			return false;
+	}
+	/* "@x.scope": no template; "a@.scope": a template, not a unit */
+	return !at || (at != name && at + 1 < name + len - tl - 1);
+}
+
+/* Controllers whose files are CONTROLLER.x: "cpu.slice" could be one. */
+static const char *const sd_controllers[] = {
+    "cpu",
+    "cpuacct",
+    "cpuset",
+    "io",
+    "blkio",
+    "memory",
+    "devices",
+    "pids",
+    "bpf-firewall",
+    "bpf-devices",
+    "bpf-foreign",
+    "bpf-socket-bind",
+    "bpf-restrict-network-interfaces",
+};
+
+static bool needs_escape(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	if (name[0] == '_' || name[0] == '.' ||
+	    strcmp(name, "notify_on_release") == 0 ||
+	    strcmp(name, "release_agent") == 0 || strcmp(name, "tasks") == 0 ||
+	    strncmp(name, "cgroup.", 7) == 0)
+		return true;
+	for (size_t i = 0; dot && i < ARRAY_SIZE(sd_controllers); i++)
+		if (strlen(sd_controllers[i]) == (size_t)(dot - name) &&
+		    memcmp(name, sd_controllers[i], (size_t)(dot - name)) == 0)
+			return true;
+	return false;
+}
+
+/* Append "/" (unless first) and NAME, escaped, to f. */
+static void put_escaped(FILE *f, bool first, const char *name, size_t n)
+{
+	_cleanup_free_ char *copy = strndup(name, n);
+
+	if (!copy)
+		return; /* the stream is checked by its caller */
+	fprintf(f, "%s%s%s", first ? "" : "/", needs_escape(copy) ? "_" : "",
+		copy);
+}
+
+int cg_slice_path(const char *slice, char **out, struct error **err)
+{
+	size_t len = strlen(slice), size = 0;
+	_cleanup_free_ char *buf = NULL;
+	FILE *f;
+
+	*out = NULL;
 	if (strcmp(slice, "-.slice") == 0) {
 		*out = strdup("");
-		return *out ? 0
-			    : error_set(err, ENOMEM,
-					"cgroupsPath: out of memory");
+		return *out ? 0 : error_set(err, ENOMEM, "out of memory");
 	}
-	base = len > 6 ? len - 6 : 0;
-	if (base == 0 || strcmp(slice + base, ".slice") != 0 ||
-	    !file_name_ok(slice) || slice[0] == '-' || slice[base - 1] == '-' ||
-	    strstr(slice, "--"))
+	if (!cg_unit_name_ok(slice, "slice", false) || slice[0] == '-' ||
+	    slice[len - 7] == '-' || strstr(slice, "--"))
 		return error_set(err, EINVAL,
-				 "cgroupsPath: \"%s\" is not a systemd slice "
-				 "name",
+				 "\"%s\" is not a slice name systemd accepts",
 				 shown(slice));
-	for (size_t i = 0; i < base; i++)
-		dashes += slice[i] == '-';
-	buf = malloc((dashes + 1) * (len + 1) + 1);
-	if (!buf)
-		return error_set(err, ENOMEM, "cgroupsPath: out of memory");
-	for (size_t i = 0; i < base; i++) {
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < len - 6; i++) {
+		char parent[UNIT_NAME_MAX + 8];
+
 		if (slice[i] != '-')
 			continue;
-		memcpy(buf + n, slice, i);
-		memcpy(buf + n + i, ".slice/", 7);
-		n += i + 7;
+		snprintf(parent, sizeof(parent), "%.*s.slice", (int)i, slice);
+		put_escaped(f, i == (size_t)(strchr(slice, '-') - slice),
+			    parent, strlen(parent));
 	}
-	memcpy(buf + n, slice, len + 1);
-	*out = buf;
+	put_escaped(f, !strchr(slice, '-'), slice, len);
+	if (fclose(f) != 0 || !buf)
+		return error_set(err, ENOMEM, "out of memory");
+	*out = steal_pointer(&buf);
 	return 0;
 }
 
-/* "slice:prefix:name" -> "SLICE-PATH/prefix-name.scope", as systemd would
- * place the scope it made for the container (corral does not ask systemd;
- * it makes the directories itself).  An empty slice is system.slice. */
-static int systemd_path(const char *spec, char **out, struct error **err)
+void cg_systemd_unit_clear(struct cg_systemd_unit *u)
+{
+	free(u->slice);
+	free(u->scope);
+	free(u->path);
+	*u = (struct cg_systemd_unit){0};
+}
+
+bool cg_is_systemd_path(const char *cgroups_path)
+{
+	return cgroups_path && cgroups_path[0] != '/' &&
+	       strchr(cgroups_path, ':');
+}
+
+static int bad_spec(const char *spec, const char *why, struct error **err)
+{
+	return error_set(err, EINVAL, "cgroupsPath \"%s\": %s", shown(spec),
+			 why);
+}
+
+int cg_systemd_parse(const char *spec, const char *default_slice,
+		     struct cg_systemd_unit *out, struct error **err)
 {
 	const char *c1 = strchr(spec, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : 0;
-	_cleanup_free_ char *slice = NULL, *prefix = NULL, *parent = NULL;
-	_cleanup_free_ char *path = NULL;
 	const char *name = c2 ? c2 + 1 : "";
+	struct cg_systemd_unit u = {0};
+	_cleanup_free_ char *parent = NULL, *leaf = NULL;
 	int r;
 
-	if (!c2 || strchr(name, ':') || !file_name_ok(name))
-		return error_set(err, EINVAL,
-				 "cgroupsPath \"%s\": expected "
-				 "\"slice:prefix:name\"",
-				 shown(spec));
-	slice = c1 == spec ? strdup("system.slice")
-			   : strndup(spec, (size_t)(c1 - spec));
-	prefix = strndup(c1 + 1, (size_t)(c2 - c1 - 1));
-	if (!slice || !prefix)
-		return error_set(err, ENOMEM, "cgroupsPath: out of memory");
-	if (*prefix && !file_name_ok(prefix))
-		return error_set(err, EINVAL, "cgroupsPath \"%s\": bad prefix",
-				 shown(spec));
-	if (expand_slice(slice, &parent, err) < 0)
-		return -1;
-	r = asprintf(&path, "%s%s%s%s%s.scope", parent, *parent ? "/" : "",
-		     prefix, *prefix ? "-" : "", name);
+	*out = (struct cg_systemd_unit){0};
+	if (!c2 || strchr(name, ':') || !*name)
+		return bad_spec(spec, "expected \"slice:prefix:name\"", err);
+	u.slice = c1 == spec ? strdup(default_slice)
+			     : strndup(spec, (size_t)(c1 - spec));
+	r = u.slice ? asprintf(&u.scope, "%.*s%s%s.scope", (int)(c2 - c1 - 1),
+			       c1 + 1, c2 > c1 + 1 ? "-" : "", name)
+		    : -1;
 	if (r < 0) {
-		path = NULL;
+		u.scope = NULL;
+		cg_systemd_unit_clear(&u);
 		return error_set(err, ENOMEM, "cgroupsPath: out of memory");
 	}
-	return cg_path_normalize(path, out, err);
+	if (!cg_unit_name_ok(u.scope, "scope", true)) {
+		r = bad_spec(spec,
+			     "the scope is not a unit name systemd "
+			     "accepts",
+			     err);
+		goto fail;
+	}
+	if (cg_slice_path(u.slice, &parent, err) < 0) {
+		r = error_wrap(err, "cgroupsPath");
+		goto fail;
+	}
+	if (asprintf(&leaf, "%s%s%s%s", parent, *parent ? "/" : "",
+		     needs_escape(u.scope) ? "_" : "", u.scope) < 0) {
+		leaf = NULL;
+		r = error_set(err, ENOMEM, "cgroupsPath: out of memory");
+		goto fail;
+	}
+	if (cg_path_normalize(leaf, &u.path, err) < 0) {
+		r = -1;
+		goto fail;
+	}
+	*out = u;
+	return 0;
+fail:
+	cg_systemd_unit_clear(&u);
+	return r;
 }
 
 int cgroup_path_for(const char *cgroups_path, const char *id, char **out,
@@ -112,8 +229,14 @@ int cgroup_path_for(const char *cgroups_path, const char *id, char **out,
 					 "not a file name",
 					 id ? shown(id) : "");
 		norm = strdup(id);
-	} else if (cgroups_path[0] != '/' && strchr(cgroups_path, ':')) {
-		return systemd_path(cgroups_path, out, err);
+	} else if (cg_is_systemd_path(cgroups_path)) {
+		struct cg_systemd_unit u;
+
+		if (cg_systemd_parse(cgroups_path, "system.slice", &u, err) < 0)
+			return -1;
+		*out = steal_pointer(&u.path);
+		cg_systemd_unit_clear(&u);
+		return 0;
 	} else if (cg_path_normalize(cgroups_path, &norm, err) < 0) {
 		return -1;
 	} else if (norm[0] == '/') {

@@ -9,6 +9,7 @@
 #ifndef CORRAL_CGROUP_PATH_H
 #define CORRAL_CGROUP_PATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -19,10 +20,34 @@
  * (absolute "/a/b", relative "a/b" below "corral/", or systemd's
  * "slice:prefix:name" mapped to "SLICE-PATH/prefix-name.scope", e.g.
  * "machine.slice:libpod:ID" -> "machine.slice/libpod-ID.scope" and
- * "a-b.slice:x:y" -> "a.slice/a-b.slice/x-y.scope"), else "corral/ID".
+ * "a-b.slice:x:y" -> "a.slice/a-b.slice/x-y.scope", cg_systemd_parse),
+ * else "corral/ID".
  * The result is normalized (cg_path_normalize). */
 int cgroup_path_for(const char *cgroups_path, const char *id, char **out,
 		    struct error **err);
+
+/* ---- systemd's names (cgroup_path.c says whose rules) ------------------- */
+
+/* Whether NAME is a unit name of TYPE ("slice", "scope") that systemd
+ * accepts; instance_ok: "a@b.scope" too. */
+bool cg_unit_name_ok(const char *name, const char *type, bool instance_ok);
+
+/* A slice's cgroup path below its manager's root, as systemd makes it:
+ * "a-b.slice" -> "a.slice/a-b.slice", "cpu.slice" -> "_cpu.slice",
+ * "-.slice" -> "".  A name systemd refuses is an error. */
+int cg_slice_path(const char *slice, char **out, struct error **err);
+
+/* "slice:prefix:name": the transient scope "prefix-name.scope" ("name.scope"
+ * without a prefix) in SLICE (default_slice when empty), and its cgroup
+ * path below the manager's root ("SLICE-PATH/prefix-name.scope",
+ * normalized). */
+struct cg_systemd_unit {
+	char *slice, *scope, *path;
+};
+bool cg_is_systemd_path(const char *cgroups_path);
+int cg_systemd_parse(const char *cgroups_path, const char *default_slice,
+		     struct cg_systemd_unit *out, struct error **err);
+void cg_systemd_unit_clear(struct cg_systemd_unit *u);
 
 /* Check a cgroup path and return it normalized: "a//b/" -> "a/b",
  * "/a/b" keeps its slash; empty, "/" and "."/".." components are

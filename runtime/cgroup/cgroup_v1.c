@@ -588,7 +588,7 @@ static int v1_prepare(const struct cgroup *cg, const struct spec_resources *r,
 	    cg_hierarchies(cg, true, &x.h, err) < 0)
 		goto out;
 	for (size_t i = 0; i < x.h.n; i++) {
-		struct cg_walk walk = {0};
+		struct cg_walk walk = {.leaf_exists = cg->unit != NULL};
 
 		if (x.h.v[i].cgroup2 && cg->cgroup2_made) {
 			x.h.v[i].fd =

@@ -424,7 +424,9 @@ static int v2_prepare(const struct cgroup *cg, const struct spec_resources *r,
 {
 	struct v2_ctx x = {.best_effort = best_effort, .leaf_fd = -1};
 	struct cg_writer w = {.mode = CG_COLLECT, .ctx = &x};
-	struct cg_walk walk = {.descend = enable_controllers, .ctx = &x};
+	struct cg_walk walk = {.descend = enable_controllers,
+			       .ctx = &x,
+			       .leaf_exists = cg->unit != NULL};
 	_cleanup_free_ char *root = cg_hier_root(cg, "");
 	_cleanup_free_ char *leaf = root ? cg_join(root, cg->path) : NULL;
 	struct cg_names made = {0};

@@ -92,7 +92,9 @@ static int parse_create(const struct global *g, int argc, char **argv,
 	const char *shortopts = detach ? "+:b:d" : "+:b:";
 	int c;
 
-	*o = (struct create_opts){.root = g->root, .policy = g->policy};
+	*o = (struct create_opts){.root = g->root,
+				  .policy = g->policy,
+				  .systemd_cgroup = g->systemd_cgroup};
 	optind = 0;
 	while ((c = next_opt(argc, argv, shortopts, create_longopts, err)) !=
 	       -1) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "container_dir.h"
 #include "fsutil.h"
 #include "harden.h"
@@ -42,6 +43,12 @@ static int explain_bundle(const char *bundle, const char *policy_path,
 	/* what create would find of an ordinary user's cgroup */
 	rootless_cgroup(policy, &bases);
 	cg_bases_clear(&bases);
+	/* which driver create would take (without --systemd-cgroup, which
+	 * explain is not given: the cgroupsPath's form says it) */
+	policy->cgroup_systemd =
+	    !policy->rootless && config->linux_ &&
+	    cg_is_systemd_path(config->linux_->cgroups_path) &&
+	    cgroup_systemd_host();
 	if (harden(config, policy, abs_bundle, &h, err) < 0) {
 		error_wrap(err, "config.json");
 		goto out;

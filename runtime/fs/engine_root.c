@@ -22,13 +22,19 @@ int engine_root_check(int store_fd, const char *store, const char *rel,
 {
 	_cleanup_free_ char *json = NULL, *layer = NULL;
 	_cleanup_close_ int fd = -1;
+	const char *list = engine_store_list(rel);
 	struct stat st;
 	size_t len = 0;
 
+	if (!list)
+		return error_set(err, EPERM,
+				 "rootfs %s/%s: not a root of a storage driver "
+				 "corral knows (overlay, vfs)",
+				 store, rel);
 	/* the list is opened as every host path is: beneath the store, no
 	 * link on the way, a regular file */
-	fd = hostpath_open_at(store_fd, store, ENGINE_STORE_LIST, false,
-			      O_RDONLY, "rootfs", err);
+	fd = hostpath_open_at(store_fd, store, list, false, O_RDONLY, "rootfs",
+			      err);
 	if (fd < 0)
 		return error_wrap(err,
 				  "rootfs %s/%s: not a root the engine "
@@ -36,14 +42,14 @@ int engine_root_check(int store_fd, const char *store, const char *rel,
 				  store, rel);
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > LIST_MAX)
 		return error_set(err, EINVAL, "rootfs %s/%s: %s is not a list",
-				 store, rel, ENGINE_STORE_LIST);
-	if (read_fd(fd, ENGINE_STORE_LIST, &json, &len, err) < 0 ||
+				 store, rel, list);
+	if (read_fd(fd, list, &json, &len, err) < 0 ||
 	    engine_store_layer(json, len, id, &layer, err) < 0)
 		return error_wrap(err, "rootfs %s/%s", store, rel);
 	if (!layer || !engine_store_is_root(rel, layer))
 		return error_set(err, EPERM,
 				 "rootfs %s/%s: the engine's records (%s) do "
 				 "not give it to container %s",
-				 store, rel, ENGINE_STORE_LIST, id);
+				 store, rel, list, id);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bind_late.h"
 #include "cgroup.h"
 #include "devices.h"
 #include "fsutil.h"
@@ -142,6 +143,11 @@ static int mount_bind(int rootfd, size_t index, const struct spec_mount *m,
 		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return error_errno(err, "bind %s on %s", m->source,
 				   m->destination);
+	/* the clone's descriptor is the attached mount now: restricted
+	 * through it, by no path anyone could change */
+	if (bind_late_apply(sources->binds[index], &sources->late[index],
+			    m->destination, err) < 0)
+		return -1;
 	if (sources->reclone_binds)
 		return reclone(rootfd, target, m->destination, propagation,
 			       err);

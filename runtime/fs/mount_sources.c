@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bind_late.h"
 #include "fsutil.h"
 #include "engine_root.h"
 #include "mount_options.h"
@@ -20,6 +21,17 @@
 #include "util.h"
 
 /* ---- the root filesystem --------------------------------------------- */
+
+/* The overlay's lower layers, once it is made (or never will be). */
+static void close_lowers(struct mount_sources *s)
+{
+	for (size_t i = 0; i < s->n_lowers; i++)
+		if (s->lowers[i] >= 0)
+			close(s->lowers[i]);
+	free(s->lowers);
+	s->lowers = NULL;
+	s->n_lowers = 0;
+}
 
 /* Where harden() placed the root (in the bundle, below a directory the
  * policy mounts, the caller's own, or below an engine directory when the
@@ -79,7 +91,12 @@ static int idmap_layer(int tree, int ns, bool recursive, struct error **err)
 	unsigned int at = AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0);
 
 	if (syscall(SYS_mount_setattr, tree, "", at, &ro, sizeof(ro)) < 0)
-		return error_errno(err, "rootfs: make it read-only");
+		return errno == ENOSYS
+			   ? error_set(err, ENOSYS,
+				       "rootfs: the user-namespace pool needs "
+				       "idmapped mounts: mount_setattr, "
+				       "Linux 5.12")
+			   : error_errno(err, "rootfs: make it read-only");
 	if (syscall(SYS_mount_setattr, tree, "", at, &idmap, sizeof(idmap)) < 0)
 		return error_errno(err, "rootfs: idmap it onto the container's "
 					"user namespace");
@@ -87,41 +104,40 @@ static int idmap_layer(int tree, int ns, bool recursive, struct error **err)
 }
 
 /* An engine's overlay root under corral's own user namespace: its
- * layers, each cloned, read-only and idmapped, stacked again under the
- * scratch (overlay_layers.h). */
+ * layers, each cloned, read-only and idmapped, to be stacked again under
+ * the scratch (overlay_layers.h). */
 static int idmapped_layers(const struct hardened *h, int root, int ns,
 			   struct mount_sources *s, struct error **err)
 {
 	struct overlay_layers l;
-	int trees[OVERLAY_LAYERS_MAX];
-	size_t n = 0;
-	int r = -1;
+	int r = 0;
 
 	if (overlay_layers_open(root, h->layer_dirs, h->n_layer_dirs, &l, err) <
 	    0)
 		return error_wrap(err, "rootfs");
-	for (; n < l.n; n++) {
-		trees[n] = clone_tree(l.fd[n], false, "rootfs layer", err);
-		if (trees[n] < 0 || idmap_layer(trees[n], ns, false, err) < 0) {
-			n++;
-			goto out;
-		}
+	s->lowers = malloc(l.n * sizeof(*s->lowers));
+	if (!s->lowers)
+		r = error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; r == 0 && i < l.n; i++) {
+		s->lowers[s->n_lowers] =
+		    clone_tree(l.fd[i], false, "rootfs layer", err);
+		if (s->lowers[s->n_lowers] < 0)
+			r = -1;
+		else if (idmap_layer(s->lowers[s->n_lowers++], ns, false, err) <
+			 0)
+			r = -1;
 	}
-	s->root = scratch_mount_root(trees, n, l.userxattr,
-				     h->sandbox.scratch_size, &s->scratch, err);
-	r = s->root < 0 ? -1 : 0;
-out:
-	for (size_t i = 0; i < n; i++)
-		if (trees[i] >= 0)
-			close(trees[i]);
+	s->lowers_detached = true;
+	s->userxattr = l.userxattr;
 	overlay_layers_close(&l);
 	return r;
 }
 
 /* The container's root: under the sandbox the scratch overlay over the
- * rootfs, otherwise a clone of the rootfs.  Made here, detached, because
- * a child in a user namespace may attach a mount but could not build an
- * overlay on a layer its namespace does not own.
+ * rootfs (its layers opened here, the overlay made by
+ * mount_sources_make_root), otherwise a clone of the rootfs.  Made in
+ * the parent because a child in a user namespace may attach a mount but
+ * could not build an overlay on a layer its namespace does not own.
  *
  * The overlay's lower layer is the opened descriptor itself: overlayfs
  * takes a private clone of each lower layer's mount and makes that clone
@@ -157,8 +173,27 @@ static int clone_root(const struct hardened *h, const char *bundle,
 		if (tree < 0 || idmap_layer(tree, ns, true, err) < 0)
 			return -1;
 	}
-	s->root = scratch_mount_root(tree >= 0 ? &tree : &fd, 1, false,
-				     h->sandbox.scratch_size, &s->scratch, err);
+	s->lowers = malloc(sizeof(*s->lowers));
+	if (!s->lowers)
+		return error_set(err, ENOMEM, "out of memory");
+	s->lowers_detached = tree >= 0;
+	s->lowers[s->n_lowers++] = tree >= 0 ? take_fd(&tree) : take_fd(&fd);
+	return 0;
+}
+
+int mount_sources_make_root(const struct hardened *h, struct mount_sources *s,
+			    int dirfd, bool keep_scratch, struct error **err)
+{
+	struct scratch_layers l = {.fd = s->lowers,
+				   .n = s->n_lowers,
+				   .detached = s->lowers_detached,
+				   .userxattr = s->userxattr};
+
+	if (s->n_lowers == 0)
+		return 0; /* not under the sandbox: clone_root's clone */
+	s->root = scratch_mount_root(&l, h->sandbox.scratch_size, dirfd,
+				     keep_scratch, err);
+	close_lowers(s);
 	return s->root < 0 ? -1 : 0;
 }
 
@@ -255,9 +290,11 @@ static void bind_attrs(const struct spec_mount_flags *f, bool enforced,
 }
 
 /* Restrict a detached clone as config.json's options (as hardened) say,
- * before it is attached anywhere. */
+ * before it is attached anywhere.  A kernel without mount_setattr (before
+ * 5.12) cannot: the child does, once it is attached (bind_late.h). */
 static int restrict_clone(int tree, const struct spec_mount_flags *f,
-			  bool enforced, const char *dst, struct error **err)
+			  bool enforced, const char *dst,
+			  struct bind_late *late, struct error **err)
 {
 	unsigned int at =
 	    AT_EMPTY_PATH | ((f->flags & MS_REC) ? AT_RECURSIVE : 0);
@@ -265,8 +302,14 @@ static int restrict_clone(int tree, const struct spec_mount_flags *f,
 
 	bind_attrs(f, enforced, &attr);
 	if ((attr.attr_set || attr.attr_clr) &&
-	    syscall(SYS_mount_setattr, tree, "", at, &attr, sizeof(attr)) < 0)
-		return error_errno(err, "bind mount %s: set its flags", dst);
+	    syscall(SYS_mount_setattr, tree, "", at, &attr, sizeof(attr)) < 0) {
+		if (errno != ENOSYS)
+			return error_errno(err, "bind mount %s: set its flags",
+					   dst);
+		bind_late_from_attr(&attr, f->flags & MS_REC, f->propagation,
+				    late);
+		return 0;
+	}
 	if (f->propagation) {
 		struct mount_attr prop = {.propagation =
 					      f->propagation & ~MS_REC};
@@ -274,9 +317,13 @@ static int restrict_clone(int tree, const struct spec_mount_flags *f,
 		at = AT_EMPTY_PATH |
 		     ((f->propagation & MS_REC) ? AT_RECURSIVE : 0);
 		if (syscall(SYS_mount_setattr, tree, "", at, &prop,
-			    sizeof(prop)) < 0)
+			    sizeof(prop)) == 0)
+			return 0;
+		if (errno != ENOSYS)
 			return error_errno(
 			    err, "bind mount %s: set its propagation", dst);
+		bind_late_from_attr(&attr, f->flags & MS_REC, f->propagation,
+				    late);
 	}
 	return 0;
 }
@@ -304,8 +351,9 @@ static int clone_bind(const struct hardened *h, const struct harden_bind *b,
 		goto out;
 	}
 	tree = clone_tree(src, f.flags & MS_REC, m->source, err);
-	if (tree < 0 || restrict_clone(tree, &f, h->sandbox.enforced,
-				       m->destination, err) < 0)
+	if (tree < 0 ||
+	    restrict_clone(tree, &f, h->sandbox.enforced, m->destination,
+			   &s->late[b->mount], err) < 0)
 		goto out;
 	s->is_dir[b->mount] = S_ISDIR(st.st_mode);
 	s->binds[b->mount] = take_fd(&tree);
@@ -326,13 +374,13 @@ int mount_sources_open(const struct hardened *h, const char *id,
 	size_t n = h->spec->n_mounts;
 
 	*out = (struct mount_sources){.root = -1,
-				      .scratch = -1,
 				      .resolv = -1,
 				      .n = n,
 				      .reclone_binds = !h->sandbox.enforced};
 	out->binds = malloc((n ? n : 1) * sizeof(*out->binds));
 	out->is_dir = calloc(n ? n : 1, sizeof(*out->is_dir));
-	if (!out->binds || !out->is_dir) {
+	out->late = calloc(n ? n : 1, sizeof(*out->late));
+	if (!out->binds || !out->is_dir || !out->late) {
 		mount_sources_release(out);
 		return error_set(err, ENOMEM, "out of memory");
 	}
@@ -355,8 +403,6 @@ void mount_sources_close(const struct mount_sources *s)
 {
 	if (s->root >= 0)
 		close(s->root);
-	if (s->scratch >= 0)
-		close(s->scratch);
 	if (s->resolv >= 0)
 		close(s->resolv);
 	for (size_t i = 0; i < s->n; i++)
@@ -368,15 +414,15 @@ void mount_sources_release(struct mount_sources *s)
 {
 	if (s->root >= 0)
 		close(s->root);
-	if (s->scratch >= 0)
-		close(s->scratch);
 	if (s->resolv >= 0)
 		close(s->resolv);
+	close_lowers(s);
 	for (size_t i = 0; s->binds && i < s->n; i++)
 		if (s->binds[i] >= 0)
 			close(s->binds[i]);
 	free(s->binds);
 	free(s->is_dir);
+	free(s->late);
 	free(s->rootfs);
-	*s = (struct mount_sources){.root = -1, .scratch = -1};
+	*s = (struct mount_sources){.root = -1, .resolv = -1};
 }

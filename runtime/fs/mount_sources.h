@@ -23,17 +23,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bind_late.h"
 #include "error.h"
 #include "harden.h"
 #include "hostpath.h"
 
 struct mount_sources {
-	int root;     /* detached clone of the root filesystem */
-	int scratch;  /* the scratch tmpfs (scratch.h), or -1 */
+	int root; /* detached clone of the root filesystem */
+	/* Under the sandbox, until mount_sources_make_root: the overlay's
+	 * lower layers, the top first (struct scratch_layers). */
+	int *lowers;
+	size_t n_lowers;
+	bool lowers_detached;
+	bool userxattr;
 	int resolv;   /* the stub's resolv.conf (stub_resolv.h), or -1 */
 	char *rootfs; /* its path, for state.json */
 	int *binds;   /* per mount of the effective spec: a clone, or -1 */
 	bool *is_dir; /* per mount: the bind's source is a directory */
+	/* per mount: restrictions the child sets once the bind is attached,
+	 * on a kernel without mount_setattr (bind_late.h) */
+	struct bind_late *late;
 	size_t n;
 	/* A permissive policy: the child re-clones each bind where it is
 	 * attached, so the container's mountinfo lists config.json's mounts
@@ -50,6 +59,12 @@ int mount_sources_open(const struct hardened *h, const char *id,
 		       size_t n_preopened, struct mount_sources *out,
 		       struct error **err);
 void mount_sources_release(struct mount_sources *s);
+
+/* Under the sandbox: the scratch overlay on the opened layers, with its
+ * tmpfs in the container's state directory dirfd (scratch.h), kept there
+ * when keep_scratch (for `corral report`); sets s->root. */
+int mount_sources_make_root(const struct hardened *h, struct mount_sources *s,
+			    int dirfd, bool keep_scratch, struct error **err);
 
 /* Child: close the clones once they are attached, so that no process of
  * the container holds a descriptor of a host mount. */

@@ -6,12 +6,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "fsutil.h"
 #include "util.h"
+
+#ifndef MS_NOSYMFOLLOW
+#define MS_NOSYMFOLLOW 256
+#endif
 
 static int fsconfig_str(int fs, const char *key, const char *value)
 {
@@ -99,67 +105,179 @@ static int set_lowers(int fs, const int *lowers, size_t n, struct error **err)
 	return 0;
 }
 
-int scratch_mount_root(const int *lowers, size_t n_lowers, bool userxattr,
-		       uint64_t size, int *tmpfs_out, struct error **err)
+/* overlayfs takes a private clone of each layer's mount.  Before Linux
+ * 6.15 it clones only a mount attached in the caller's mount namespace:
+ * a detached one (fsmount's, open_tree's clone) is refused with EINVAL
+ * ("overlayfs: failed to clone upperpath"; seen on Debian's 5.10, 6.1 and
+ * 6.12, tests/vm).  There the layers are attached in the container's
+ * state directory while the overlay is made.  That costs a directory, a
+ * mount and an unmount, about 0.5 ms of a `run`, so a kernel that takes
+ * detached layers is spared it (tests/vm/README.md). */
+static bool overlay_takes_detached(void)
 {
-	_cleanup_close_ int tmp = -1, fs = -1, ovl = -1;
-	char upper[FD_PATH_MAX + 8], work[FD_PATH_MAX + 8], p[FD_PATH_MAX];
-	struct stat st;
+	struct utsname u;
+	unsigned int major, minor;
 
-	/* The layers are named by fd: the container's mountinfo then shows
-	 * /proc/self/fd/N rather than host paths, and a rootfs path holding
-	 * overlayfs's separators (":" or ",") needs no escaping.  The root
-	 * directory takes the top layer's owner and mode. */
-	if (fstat(lowers[0], &st) < 0)
-		return error_errno(err, "rootfs");
-	tmp = scratch_tmpfs(&st, size, err);
-	if (tmp < 0)
-		return -1;
-	fd_path(tmp, p);
-	snprintf(upper, sizeof(upper), "%s/upper", p);
-	snprintf(work, sizeof(work), "%s/work", p);
-	fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
-	if (fs < 0)
-		return error_errno(err, "scratch overlay");
-	if (set_lowers(fs, lowers, n_lowers, err) < 0)
-		return -1;
-	if (fsconfig_str(fs, "upperdir", upper) < 0 ||
-	    fsconfig_str(fs, "workdir", work) < 0 ||
-	    (userxattr && syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG,
-				  "userxattr", NULL, 0) < 0))
-		return error_errno(err, "scratch overlay: configure");
-	/* nodev: a device node shipped in the image (a 0666 block device,
-	 * say) stays inert; the container's own nodes live in its /dev tmpfs.
-	 */
-	ovl = make_mount(fs, MOUNT_ATTR_NODEV, "scratch overlay", err);
-	if (ovl < 0)
-		return -1;
-	*tmpfs_out = take_fd(&tmp);
-	return take_fd(&ovl);
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 15);
 }
 
-/* The overlay took its own private clone of the upper layer's mount when
- * it was made, so the restrictions set here bind only the host's view:
- * read-only, and nothing in it is executed, a device, set-id or a link
- * followed.  The target is a directory made here, in the container's own
- * state directory (root's, 0700), so nothing else can be under it. */
-int scratch_attach(int tmpfs_fd, int dirfd, struct error **err)
+/* Attach the detached mount `mnt` at dirfd/name, a directory made here. */
+static int attach_at(int mnt, int dirfd, const char *name, struct error **err)
+{
+	if (mkdirat(dirfd, name, 0700) < 0)
+		return error_errno(err, "scratch: make %s", name);
+	if (syscall(SYS_move_mount, mnt, "", dirfd, name,
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		error_errno(err, "scratch: attach %s in the state dir", name);
+		unlinkat(dirfd, name, AT_REMOVEDIR);
+		return -1;
+	}
+	return 0;
+}
+
+/* Detach what attach_at attached, by the state directory's descriptor and
+ * never through a link at its end, and remove its directory. */
+static int detach_at(int dirfd, const char *name, struct error **err)
+{
+	char base[FD_PATH_MAX], path[FD_PATH_MAX + 32];
+
+	fd_path(dirfd, base);
+	snprintf(path, sizeof(path), "%s/%s", base, name);
+	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
+		return error_errno(err, "scratch: detach %s", name);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
+		return error_errno(err, "scratch: remove %s", name);
+	return 0;
+}
+
+/* The host's view of the scratch, once the overlay holds its own private
+ * clone of it: read-only, and nothing in it is executed, a device,
+ * set-id or a link followed.  mount_setattr (Linux 5.12) on the mount's
+ * descriptor; before it, a bind remount of the same mount through the
+ * descriptor's /proc name, which sets the same flags (MS_NOSYMFOLLOW:
+ * Linux 5.10). */
+static int restrict_view(int mnt, struct error **err)
 {
 	struct mount_attr attr = {
 	    .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC |
 			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 			MOUNT_ATTR_NOSYMFOLLOW,
 	};
+	char p[FD_PATH_MAX];
 
-	if (tmpfs_fd < 0)
+	if (syscall(SYS_mount_setattr, mnt, "", AT_EMPTY_PATH, &attr,
+		    sizeof(attr)) == 0)
 		return 0;
-	if (syscall(SYS_mount_setattr, tmpfs_fd, "", AT_EMPTY_PATH, &attr,
-		    sizeof(attr)) < 0)
+	if (errno != ENOSYS)
 		return error_errno(err, "scratch: restrict the host's view");
-	if (mkdirat(dirfd, SCRATCH_DIR, 0700) < 0)
-		return error_errno(err, "scratch: make %s", SCRATCH_DIR);
-	if (syscall(SYS_move_mount, tmpfs_fd, "", dirfd, SCRATCH_DIR,
-		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		return error_errno(err, "scratch: attach it in the state dir");
+	fd_path(mnt, p);
+	if (mount(NULL, p, NULL,
+		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOEXEC | MS_NOSUID |
+		      MS_NODEV | MS_NOSYMFOLLOW,
+		  NULL) < 0)
+		return error_errno(err, "scratch: restrict the host's view");
 	return 0;
+}
+
+/* The overlay itself, its layers named by descriptor: the container's
+ * mountinfo then shows /proc/self/fd/N rather than host paths, and a
+ * rootfs path holding overlayfs's separators (":" or ",") needs no
+ * escaping. */
+static int make_overlay(const struct scratch_layers *l, int tmp,
+			struct error **err)
+{
+	_cleanup_close_ int fs = -1;
+	char upper[FD_PATH_MAX + 8], work[FD_PATH_MAX + 8], p[FD_PATH_MAX];
+
+	fd_path(tmp, p);
+	snprintf(upper, sizeof(upper), "%s/upper", p);
+	snprintf(work, sizeof(work), "%s/work", p);
+	fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return error_errno(err, "scratch overlay");
+	if (set_lowers(fs, l->fd, l->n, err) < 0)
+		return -1;
+	if (fsconfig_str(fs, "upperdir", upper) < 0 ||
+	    fsconfig_str(fs, "workdir", work) < 0 ||
+	    (l->userxattr && syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG,
+				     "userxattr", NULL, 0) < 0))
+		return error_errno(err, "scratch overlay: configure");
+	/* nodev: a device node shipped in the image (a 0666 block device,
+	 * say) stays inert; the container's own nodes live in its /dev tmpfs.
+	 */
+	return make_mount(fs, MOUNT_ATTR_NODEV, "scratch overlay", err);
+}
+
+/* Each detached lower layer attached as dirfd/.lowerN while the overlay
+ * is made; returns how many were, or -1. */
+static int attach_lowers(const struct scratch_layers *l, int dirfd,
+			 size_t *attached, struct error **err)
+{
+	char name[32];
+
+	for (*attached = 0; *attached < l->n; (*attached)++) {
+		snprintf(name, sizeof(name), ".lower%zu", *attached);
+		if (attach_at(l->fd[*attached], dirfd, name, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int detach_lowers(int dirfd, size_t n, struct error **err)
+{
+	char name[32];
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), ".lower%zu", i);
+		if (detach_at(dirfd, name, r < 0 ? NULL : err) < 0)
+			r = -1;
+	}
+	return r;
+}
+
+/* The overlay, its detached lower layers attached for the moment when
+ * the kernel needs it (overlay_takes_detached). */
+static int overlay_on(const struct scratch_layers *l, int tmp, int dirfd,
+		      bool attach, struct error **err)
+{
+	_cleanup_close_ int ovl = -1;
+	size_t n_attached = 0;
+
+	if (!attach || !l->detached ||
+	    attach_lowers(l, dirfd, &n_attached, err) == 0)
+		ovl = make_overlay(l, tmp, err);
+	if (detach_lowers(dirfd, n_attached, ovl < 0 ? NULL : err) < 0)
+		return -1;
+	return take_fd(&ovl);
+}
+
+int scratch_mount_root(const struct scratch_layers *l, uint64_t size, int dirfd,
+		       bool keep, struct error **err)
+{
+	_cleanup_close_ int tmp = -1, ovl = -1;
+	bool attach = !overlay_takes_detached();
+	struct stat st;
+
+	/* The root directory takes the top layer's owner and mode. */
+	if (fstat(l->fd[0], &st) < 0)
+		return error_errno(err, "rootfs");
+	tmp = scratch_tmpfs(&st, size, err);
+	if (tmp < 0)
+		return -1;
+	/* Kept for a report, it is attached where the report reads it;
+	 * restricted only once the overlay has its clone, which must stay
+	 * writable. */
+	if ((keep || attach) && attach_at(tmp, dirfd, SCRATCH_DIR, err) < 0)
+		return -1;
+	ovl = overlay_on(l, tmp, dirfd, attach, err);
+	if (ovl < 0 || (keep && restrict_view(tmp, err) < 0) ||
+	    (!keep && attach && detach_at(dirfd, SCRATCH_DIR, err) < 0)) {
+		if (keep || attach)
+			detach_at(dirfd, SCRATCH_DIR, NULL);
+		return -1;
+	}
+	return take_fd(&ovl);
 }

@@ -77,13 +77,16 @@ static int signal_all(const struct container *c, int sig, struct error **err)
 }
 
 /* kill, and run's backstop: the line for the record (report_gather.h),
- * then the signal. */
+ * then the signal.  The backstop returns 1 when the supervisor had
+ * already recorded its own kill at the deadline (a loaded machine took
+ * over a second to end the container): the record keeps the
+ * supervisor's line, the SIGKILL goes all the same. */
 static int kill_noted(const char *root, const char *id, int sig, bool all,
 		      bool overdue, struct error **err)
 {
 	_cleanup_close_ int pidfd = -1;
 	struct container c;
-	int r = -1;
+	int r = -1, done = 0;
 
 	if (container_open(root, id, &c, err) < 0)
 		return -1;
@@ -94,7 +97,9 @@ static int kill_noted(const char *root, const char *id, int sig, bool all,
 	pidfd = container_init_pidfd(c.state, err);
 	if (pidfd < 0)
 		goto out;
-	if (overdue)
+	if (overdue && report_deadline_recorded(&c.dir))
+		done = 1;
+	else if (overdue)
 		report_note_deadline(&c.dir);
 	else
 		report_note_kill(&c.dir, sig);
@@ -112,7 +117,7 @@ static int kill_noted(const char *root, const char *id, int sig, bool all,
 	if (sig == SIGKILL && c.status == CONTAINER_PAUSED &&
 	    kill_paused(&c, err) < 0)
 		goto out;
-	r = 0;
+	r = done;
 out:
 	container_close(&c);
 	return r;

@@ -35,6 +35,9 @@ struct create_opts {
 	size_t n_preopened;
 	bool no_pivot;
 	bool no_new_keyring;
+	/* --systemd-cgroup: the cgroup is a scope systemd makes, where
+	 * systemd is the host's init (cgroup_systemd.c) */
+	bool systemd_cgroup;
 	int preserve_fds;
 	/* run: write the JSON report there at delete (report_gather.h) */
 	const char *report;
@@ -84,7 +87,9 @@ int container_state(const char *root, const char *id, char **json,
 int container_kill(const char *root, const char *id, int sig, bool all,
 		   struct error **err);
 /* run's backstop: SIGKILL to every process of a container still running
- * past its wall clock, its record saying the wall clock ended it. */
+ * past its wall clock, its record saying the wall clock ended it; 1 when
+ * its supervisor had recorded that already (it was ending), 0 when the
+ * backstop ended it. */
 int container_kill_overdue(const char *root, const char *id,
 			   struct error **err);
 /* poststart and poststop hooks of the container's stored config.json

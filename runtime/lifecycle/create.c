@@ -159,6 +159,28 @@ static int check_spec(const struct create_ctx *c, struct error **err)
 	return 0;
 }
 
+/* Whether the cgroup is a scope made through systemd: asked for with
+ * --systemd-cgroup or a "slice:prefix:name" cgroupsPath (as runc and
+ * crun take it), on a host whose init is systemd.  Without systemd the
+ * cgroup is made on cgroupfs as it always was, and --systemd-cgroup says
+ * so once.  An ordinary user's corral keeps its delegated cgroup. */
+static bool systemd_driver(const struct create_ctx *c)
+{
+	const struct spec_linux *l = c->config->linux_;
+	bool asked =
+	    c->o->systemd_cgroup || (l && cg_is_systemd_path(l->cgroups_path));
+
+	if (!asked || c->policy->rootless)
+		return false;
+	if (cgroup_systemd_host())
+		return true;
+	if (c->o->systemd_cgroup)
+		log_warn("%s: --systemd-cgroup: systemd is not this host's "
+			 "init; the cgroup is made on cgroupfs",
+			 c->o->id);
+	return false;
+}
+
 /* config.json + policy -> the effective spec; nothing after this looks
  * at config.json again. */
 static int harden_config(struct create_ctx *c, struct error **err)
@@ -173,6 +195,7 @@ static int harden_config(struct create_ctx *c, struct error **err)
 	    policy_allow_root(c->policy, c->o->own_rootfs, err) < 0)
 		return -1;
 	rootless_cgroup(c->policy, &c->cgroup_bases);
+	c->policy->cgroup_systemd = systemd_driver(c);
 	/* the pod it claims, proved from corral's own records, before
 	 * anything else of the pod's is looked at */
 	if (c->policy->mode != POLICY_PERMISSIVE &&
@@ -232,6 +255,12 @@ static int name_cgroup(struct create_ctx *c, struct error **err)
 			return error_wrap(err, "cgroup");
 		return 0;
 	}
+	if (c->hardened->sandbox.cgroup_systemd) {
+		if (cgroup_new_systemd(CGROUP_MOUNT, l ? l->cgroups_path : NULL,
+				       c->o->id, false, &c->cgroup, err) < 0)
+			return error_wrap(err, "cgroup");
+		return 0;
+	}
 	if (cgroup_path_for(l ? l->cgroups_path : NULL, c->o->id, &path, err) <
 		0 ||
 	    cgroup_new(CGROUP_MOUNT, path, &c->cgroup, err) < 0 ||
@@ -248,6 +277,13 @@ static int save_cgroup_record(struct create_ctx *c, struct error **err)
 {
 	_cleanup_free_ char *text = NULL;
 
+	if (c->cgroup && c->cgroup->unit) {
+		if (asprintf(&text, "%s\n%s\n", c->cgroup->unit,
+			     c->cgroup->user_manager ? "user" : "system") < 0)
+			return error_set(err, ENOMEM, "out of memory");
+		return write_file_atomic_at(c->dir.dirfd, SYSTEMD_RECORD_FILE,
+					    text, strlen(text), 0600, err);
+	}
 	if (!c->cgroup || !c->cgroup->bases.n)
 		return 0;
 	if (cg_record_format(c->cgroup->path, &c->cgroup->bases, &text, err) <
@@ -321,7 +357,10 @@ static bool share_memory(const struct create_ctx *c)
 {
 	const struct spec_hook_list *h = c->spec->hooks;
 
+	/* the systemd driver's scope is started with the child in it,
+	 * which the child waits for (GO) before its cgroup namespace */
 	return !create_in_userns(c) && !create_egress_wanted(c) &&
+	       !(c->cgroup && cgroup_needs_pid(c->cgroup)) &&
 	       h[HOOK_PRESTART].n == 0 && h[HOOK_CREATE_RUNTIME].n == 0 &&
 	       h[HOOK_CREATE_CONTAINER].n == 0;
 }
@@ -365,12 +404,12 @@ static int prepare(struct create_ctx *c, struct error **err)
 		return -1;
 	if (name_cgroup(c, err) < 0 ||
 	    container_dir_create(c->o->root, c->o->id, &c->dir, err) < 0 ||
+	    mount_sources_make_root(c->hardened, &c->sources, c->dir.dirfd,
+				    create_report_wanted(c), err) < 0 ||
 	    save_config(c, err) < 0 || save_cgroup_record(c, err) < 0 ||
 	    (c->hardened->sandbox.enforced && c->hardened->sandbox.egress_on &&
 	     stub_resolv_prepare(c->dir.dirfd, c->sources.root,
 				 &c->sources.resolv, err) < 0) ||
-	    (create_report_wanted(c) &&
-	     scratch_attach(c->sources.scratch, c->dir.dirfd, err) < 0) ||
 	    report_open_outcome(&c->dir, &c->outcome_fd, err) < 0)
 		return -1;
 	/* clone3 starts the child in its cgroup2 directory, which must exist
@@ -378,7 +417,8 @@ static int prepare(struct create_ctx *c, struct error **err)
 	 * is made alone.  The v1 hierarchies are made, and the limits
 	 * written, while the child makes its namespaces; the child moves
 	 * itself into them after GO. */
-	if (c->cgroup && cgroup_has_cgroup2(c->cgroup)) {
+	if (c->cgroup && !cgroup_needs_pid(c->cgroup) &&
+	    cgroup_has_cgroup2(c->cgroup)) {
 		int r = cgroup_make_cgroup2(c->cgroup, err);
 
 		if (r < 0 || (r == 0 && create_make_cgroup(c, err) < 0))
@@ -465,7 +505,7 @@ int container_create(const struct create_opts *o, struct container_pids *pids,
 	    .fifo_fd = -1,
 	    .outcome_fd = -1,
 	    .bundle_fd = -1,
-	    .sources = {.root = -1, .scratch = -1},
+	    .sources = {.root = -1, .resolv = -1},
 	    .proc = PROC_PLAN_INIT,
 	    .egress = {.pid = -1, .ready = -1},
 	    .pod_userns = -1,

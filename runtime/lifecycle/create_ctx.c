@@ -17,6 +17,8 @@ int create_make_cgroup(struct create_ctx *c, struct error **err)
 
 	if (l && l->resources)
 		r = *l->resources;
+	/* the systemd driver starts its scope with the first process in it */
+	c->cgroup->pid = c->pid;
 	/* an ordinary user's corral writes no device rules (harden_kernel.c
 	 * rootless_device_rules says why none is needed); config.json keeps
 	 * them as what /dev allows */

@@ -29,6 +29,7 @@
 #include "caps.h"
 #include "cgroup.h"
 #include "container_dir.h"
+#include "cpus.h"
 #include "forward.h"
 #include "fsutil.h"
 #include "harden.h"
@@ -54,6 +55,10 @@ struct exec_ctx {
 	struct cgroup *cgroup;
 	int pidfd; /* the container's init */
 	pid_t pid;
+	/* exec's CPUs, which the child takes back once in the cgroup: a
+	 * cpuset may have widened them (cpus.h) */
+	bool cpus_saved;
+	cpu_set_t cpus;
 };
 
 /* ---- what create stored --------------------------------------------- */
@@ -363,8 +368,11 @@ static int child_setup(struct exec_ctx *c, struct error **err)
 {
 	bool userns;
 
-	if (sync_expect(c->proc.sync[1], SYNC_GO, NULL, err) < 0 ||
-	    ns_join_rest(&c->ns, err) < 0 ||
+	if (sync_expect(c->proc.sync[1], SYNC_GO, NULL, err) < 0)
+		return -1;
+	if (c->cpus_saved && cpus_restore(&c->cpus) < 0)
+		return error_errno(err, "take back the CPUs exec had");
+	if (ns_join_rest(&c->ns, err) < 0 ||
 	    proc_plan_attributes(&c->proc, true, true, err) < 0 ||
 	    ns_join_user(&c->ns, &userns, err) < 0 ||
 	    (userns && proc_become_ns_root(err) < 0) ||
@@ -458,6 +466,7 @@ static int spawn(struct exec_ctx *c, struct error **err)
 	 * so there is no window after the fork. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_errno(err, "set non-dumpable");
+	c->cpus_saved = cpus_save(&c->cpus);
 	c->pid = fork();
 	if (c->pid < 0) {
 		if (errno == ENOMEM && !init_alive(c))

@@ -129,11 +129,11 @@ static int setup(const struct init_config *c, char **state_json,
 	if (!userns && !c->shared &&
 	    sync_expect(c->proc->sync[1], SYNC_GO, state_json, err) < 0)
 		return -1;
-	if (!userns && c->cpus_saved && cpus_restore(&c->cpus) < 0)
-		return error_errno(err, "take back the CPUs create had");
 	if (!userns && c->cgroup &&
 	    cgroup_enter_self(c->cgroup, c->in_cgroup2, err) < 0)
 		return error_wrap(err, "cgroup");
+	if (!userns && c->cpus_saved && cpus_restore(&c->cpus) < 0)
+		return error_errno(err, "take back the CPUs create had");
 	if (c->ns->join_fds[NS_PID] >= 0 && c->cgroup &&
 	    cgroup_open_reaper(c->cgroup, reaper, err) < 0)
 		return error_wrap(err, "cgroup");

@@ -33,8 +33,9 @@ struct init_config {
 	bool hopped;
 	int lo_up; /* [egress] the helper's socket: one byte and the network
 		    * namespace once lo is up */
-	/* The CPUs create had, which the child takes back after GO, create
-	 * having moved it off its own (cpus.h). */
+	/* The CPUs create had, which the child takes back after GO and once
+	 * it is in its cgroup, create having moved it off its own, or the
+	 * cgroup's cpuset having widened them (cpus.h). */
 	bool cpus_saved;
 	cpu_set_t cpus;
 	/* The child shares create's memory, create suspended until its exec

@@ -18,7 +18,9 @@
  * container still running a moment after its deadline is killed from
  * here, outside its namespaces and credentials, whatever became of its
  * supervisor (killed by the OOM killer, or slowed by a workload of its
- * own uid), and the record says the wall clock ended it. */
+ * own uid), and the record says the wall clock ended it.  The warning is
+ * for a supervisor that missed its deadline; one that had recorded its
+ * kill was only slow to be gone. */
 static void kill_overdue(void *opts)
 {
 	const struct create_opts *o = opts;

@@ -331,6 +331,7 @@ int create_spawn(struct create_ctx *c, struct error **err)
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->lo_up) < 0)
 		return error_errno(err, "egress: socketpair");
 	cfg.lo_up = c->lo_up[1];
+	cfg.cpus_saved = cpus_save(&cfg.cpus);
 	if (c->shared && spawn_shared(c, &cfg, c->ns.clone_flags & ~by_child,
 				      cgroup_fd) < 0) {
 		if (c->shared)
@@ -339,7 +340,6 @@ int create_spawn(struct create_ctx *c, struct error **err)
 		 * made already and GO is sent */
 	}
 	if (!c->shared) {
-		cfg.cpus_saved = cpus_save(&cfg.cpus);
 		/* a hop's first child makes no namespace: init_hop does, after
 		 * joining */
 		c->pid = ns_clone(c->ns.hop ? 0 : c->ns.clone_flags & ~by_child,

@@ -79,6 +79,15 @@ static char *read_record(int dirfd, const char *name, off_t max, size_t *len)
 	return buf;
 }
 
+bool report_deadline_recorded(const struct container_dir *dir)
+{
+	size_t len;
+	_cleanup_free_ char *rec =
+	    read_record(dir->dirfd, OUTCOME_FILE, RECORD_MAX, &len);
+
+	return rec && strstr(rec, " wall_clock\n");
+}
+
 /* pids.events' "max N": forks the kernel refused at pids.max. */
 static void pids_refused(const struct cgroup *cg, struct report *r)
 {

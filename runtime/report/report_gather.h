@@ -33,6 +33,10 @@ void report_note_kill(const struct container_dir *dir, int sig);
  * end at its deadline (container_run): the supervisor's own line. */
 void report_note_deadline(const struct container_dir *dir);
 
+/* Whether the supervisor has recorded its own kill at the wall clock: a
+ * container past its deadline with that line is already dying. */
+bool report_deadline_recorded(const struct container_dir *dir);
+
 /* delete: one line in the runtime log of what the egress proxy allowed
  * and denied, when the container had it. */
 void report_log_egress(const struct container *c);

@@ -291,6 +291,35 @@ int container_dir_load_config(const struct container_dir *dir,
 	return 0;
 }
 
+/* The systemd driver's record (SYSTEMD_RECORD_FILE): 1 and *out when
+ * there is one, 0 when not. */
+static int systemd_record(const struct container_dir *dir, const char *path,
+			  struct cgroup **out, struct error **err)
+{
+	_cleanup_error_ struct error *missing = NULL;
+	_cleanup_free_ char *text = NULL;
+	char *nl, *manager;
+
+	if (read_file_at(dir->dirfd, SYSTEMD_RECORD_FILE, &text, NULL,
+			 &missing) < 0) {
+		if (missing->code == ENOENT)
+			return 0;
+		return error_set(err, missing->code, "cgroup: %s",
+				 missing->msg);
+	}
+	nl = strchr(text, '\n');
+	manager = nl ? nl + 1 : NULL;
+	if (!path || !nl ||
+	    (strcmp(manager, "system\n") != 0 &&
+	     strcmp(manager, "user\n") != 0))
+		return error_set(err, EINVAL, "cgroup: a bad systemd record");
+	*nl = '\0';
+	if (cgroup_open_systemd(CGROUP_MOUNT, path, text, *manager == 'u', out,
+				err) < 0)
+		return error_wrap(err, "cgroup");
+	return 1;
+}
+
 int container_dir_cgroup(const struct container_dir *dir, const char *path,
 			 struct cgroup **out, struct error **err)
 {
@@ -300,6 +329,9 @@ int container_dir_cgroup(const struct container_dir *dir, const char *path,
 	int r;
 
 	*out = NULL;
+	r = systemd_record(dir, path, out, err);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
 	if (read_file_at(dir->dirfd, CGROUP_RECORD_FILE, &text, NULL,
 			 &missing) < 0) {
 		if (missing->code != ENOENT)

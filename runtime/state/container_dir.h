@@ -27,10 +27,13 @@
 /* a delegated cgroup's place (cgroup_path.h: cg_record_format), written
  * before the cgroup is made */
 #define CGROUP_RECORD_FILE "cgroup"
+/* the systemd driver's scope: "UNIT\nsystem\n" or "UNIT\nuser\n" */
+#define SYSTEMD_RECORD_FILE "systemd"
 /* ROOT/ID/scratch: the tmpfs holding the overlay's upper layer, attached
- * read-only in the host's mount namespace (scratch.h scratch_attach) so
- * that `corral report` can read what the container changed after its
- * mount namespace is gone; container_dir_remove unmounts it. */
+ * in the host's mount namespace while the overlay is made on a kernel
+ * before 6.15, and kept there, read-only, when `corral report` is to read
+ * what the container changed after its mount namespace is gone
+ * (scratch.h scratch_mount_root); container_dir_remove unmounts it. */
 #define SCRATCH_DIR "scratch"
 
 struct container_dir {

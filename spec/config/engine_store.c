@@ -9,6 +9,23 @@
 #include "parse_internal.h"
 #include "util.h"
 
+/* The drivers of containers-storage whose roots corral takes: a root's
+ * path is head LAYER tail, and the driver lists its containers in list. */
+static const struct {
+	const char *head, *tail, *list;
+} drivers[] = {
+    {"overlay/", "/merged", "overlay-containers/containers.json"},
+    {"vfs/dir/", "", "vfs-containers/containers.json"},
+};
+
+const char *engine_store_list(const char *rel)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(drivers); i++)
+		if (strncmp(rel, drivers[i].head, strlen(drivers[i].head)) == 0)
+			return drivers[i].list;
+	return NULL;
+}
+
 int engine_store_layer(const char *json, size_t len, const char *id,
 		       char **layer, struct error **err)
 {
@@ -16,18 +33,19 @@ int engine_store_layer(const char *json, size_t len, const char *id,
 
 	*layer = NULL;
 	if (json_load(json, len, &root, err) < 0)
-		return error_wrap(err, ENGINE_STORE_LIST);
+		return error_wrap(err, "containers.json");
 	if (!YAJL_IS_ARRAY(root))
 		return error_set(err, EINVAL,
-				 ENGINE_STORE_LIST ": expected an array");
+				 "containers.json: expected an array");
 	for (size_t i = 0; i < root->u.array.len; i++) {
 		yajl_val c = root->u.array.values[i];
 		yajl_val cid = json_get(c, "id"), l = json_get(c, "layer");
 
 		if (!YAJL_IS_OBJECT(c))
-			return error_set(err, EINVAL,
-					 ENGINE_STORE_LIST
-					 ": expected an array of objects");
+			return error_set(
+			    err, EINVAL,
+			    "containers.json: expected an array of "
+			    "objects");
 		if (!YAJL_IS_STRING(cid) || strcmp(cid->u.string, id) != 0)
 			continue;
 		if (!YAJL_IS_STRING(l) || !l->u.string[0] ||
@@ -41,10 +59,14 @@ int engine_store_layer(const char *json, size_t len, const char *id,
 
 bool engine_store_is_root(const char *rel, const char *layer)
 {
-	static const char head[] = "overlay/", tail[] = "/merged";
 	size_t n = strlen(layer);
 
-	return strncmp(rel, head, sizeof(head) - 1) == 0 &&
-	       strncmp(rel + sizeof(head) - 1, layer, n) == 0 &&
-	       strcmp(rel + sizeof(head) - 1 + n, tail) == 0;
+	for (size_t i = 0; i < ARRAY_SIZE(drivers); i++) {
+		size_t h = strlen(drivers[i].head);
+
+		if (strncmp(rel, drivers[i].head, h) == 0)
+			return n && strncmp(rel + h, layer, n) == 0 &&
+			       strcmp(rel + h + n, drivers[i].tail) == 0;
+	}
+	return false;
 }

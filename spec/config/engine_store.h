@@ -1,7 +1,9 @@
 /* What an engine's own storage says of a container: containers-storage
- * (podman's and CRI-O's, /var/lib/containers/storage) lists every
- * container in overlay-containers/containers.json with the layer that
- * is its root filesystem, mounted at overlay/LAYER/merged.  corral takes
+ * (podman's and CRI-O's, /var/lib/containers/storage; a rootless
+ * podman's in the user's home) lists every container with the layer that
+ * is its root filesystem, per storage driver: overlay's in
+ * overlay-containers/containers.json, mounted at overlay/LAYER/merged;
+ * vfs's in vfs-containers/containers.json, at vfs/dir/LAYER.  corral takes
  * a root.path below an engine directory only when that list ties it to
  * the container being created (runtime/fs/mount_sources.c), so that no
  * config.json can make another container's root, a pod's volumes or any
@@ -14,8 +16,10 @@
 
 #include "error.h"
 
-/* The list's place below the store, and the shape of a root in it. */
-#define ENGINE_STORE_LIST "overlay-containers/containers.json"
+/* The list below the store that the driver whose root `rel` is shaped
+ * as keeps ("overlay-containers/containers.json" for "overlay/..."), or
+ * NULL when no driver corral knows puts a root there. */
+const char *engine_store_list(const char *rel);
 
 /* The layer the list gives container `id`: *layer (malloc'ed), or NULL
  * when the list has no such container.  An error for a list that does
@@ -23,8 +27,8 @@
 int engine_store_layer(const char *json, size_t len, const char *id,
 		       char **layer, struct error **err);
 
-/* Whether `rel`, a clean path relative to the store, is the merged
- * directory of `layer`: "overlay/LAYER/merged". */
+/* Whether `rel`, a clean path relative to the store, is the root of
+ * `layer`: "overlay/LAYER/merged" or "vfs/dir/LAYER". */
 bool engine_store_is_root(const char *rel, const char *layer);
 
 #endif

@@ -117,6 +117,8 @@ static const char *either(const char *a, const char *b)
 
 static const char *cgroup_place(const struct sandbox *s)
 {
+	if (s->cgroup_systemd)
+		return "systemd";
 	if (!s->rootless)
 		return "host";
 	return s->cgroup_delegated ? "delegated" : "none";
@@ -391,7 +393,11 @@ static void text_limits(FILE *f, const struct view *v)
 	row(f, "cpu", "limit",
 	    either(limit_off(v, POLICY_LIMIT_CPU),
 		   v->cpu_quota ? buf : "no limit"));
-	if (v->h->sandbox.rootless)
+	if (v->h->sandbox.cgroup_systemd)
+		row(f, "", "cgroup",
+		    "a transient scope made through systemd (driver: "
+		    "systemd)");
+	else if (v->h->sandbox.rootless)
 		row(f, "", "cgroup",
 		    v->h->sandbox.cgroup_delegated
 			? "the caller's delegated cgroup (rootless)"

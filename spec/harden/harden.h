@@ -82,6 +82,8 @@ struct sandbox {
 	/* an ordinary user's corral with a delegated cgroup of its own: the
 	 * container's cgroup is made there (runtime/cgroup/cgroup.h) */
 	bool cgroup_delegated;
+	/* the cgroup is a transient scope systemd makes (policy.h) */
+	bool cgroup_systemd;
 	/* the limits not enforced (POLICY_LIMIT_*): all without a cgroup,
 	 * those whose controller the delegated cgroup lacks, each only under
 	 * limits.bestEffort */

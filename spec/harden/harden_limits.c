@@ -416,6 +416,7 @@ int harden_memory(struct harden_ctx *c, struct error **err)
 	/* Whether an unenforceable limit fails create is the policy's. */
 	c->h->sandbox.limits_best_effort = p->limits_best_effort;
 	c->h->sandbox.cgroup_delegated = p->rootless && p->cgroup_delegated;
+	c->h->sandbox.cgroup_systemd = p->cgroup_systemd;
 	if (c->h->sandbox.cgroup_delegated)
 		delegated_place(c);
 	if (p->rootless && !p->cgroup_delegated)

@@ -144,6 +144,9 @@ struct policy {
 	/* a delegated cgroup of the caller's own (runtime/cgroup/cgroup.h), and
 	 * which of the limits its controllers can enforce (POLICY_LIMIT_*) */
 	bool cgroup_delegated;
+	/* a fact the runtime sets: the container's cgroup is a scope made
+	 * through systemd (runtime/cgroup/cgroup_systemd.c), for explain */
+	bool cgroup_systemd;
 	unsigned cgroup_controllers;
 	/* Host groups a container never runs in (names or decimal ids);
 	 * privileged_gids is what the runtime resolved them to on this host

@@ -506,8 +506,11 @@ cluster_upstream() {
 	assert_output --partial "its pod sandbox's user namespace"
 	# the pod's one slice is given back when the pod goes (its init is
 	# the supervisor, the slice's last id: the slice starts 65535 below)
+	# (ids above 2^31: the shell's arithmetic, not mawk's, which prints
+	# them as 2.3e+09)
 	local slice
-	slice="$(awk '$1 == "Uid:" { print $2 - 65535 }' "/proc/$(corral_k8s state "$POD" | jq -r .pid)/status")"
+	slice="$(awk '$1 == "Uid:" { print $2 }' "/proc/$(corral_k8s state "$POD" | jq -r .pid)/status")"
+	slice=$((slice - 65535))
 	[ -f "/run/corral-userns/$slice" ] || fail "no slice file $slice"
 	run --separate-stderr cri stop-pod "$POD"
 	assert_success

@@ -277,13 +277,17 @@ zero-denied"
 		"$CGTOOL" destroy "$CG"
 		rmdir "$CGROOT"/*/"$PREFIX" # not under corral/: not destroy's
 	fi
-	# an existing cgroup is never taken over
-	mkdir -p "$CGROOT/pids/$PREFIX/ct"
+	# an existing cgroup is never taken over: in the pids hierarchy, or
+	# on a pure v2 host the one hierarchy (where $CGROOT/pids would be a
+	# cgroup named pids)
+	local existing="$CGROOT/pids/$PREFIX"
+	[ "$LAYOUT" != v2 ] || existing="$CGROOT/$PREFIX"
+	mkdir -p "$existing/ct"
 	run "$CGTOOL" prepare "$CG" - 16
 	assert_failure
 	assert_output --partial "already exists"
-	[ -d "$CGROOT/pids/$PREFIX/ct" ]
-	rmdir "$CGROOT/pids/$PREFIX/ct" "$CGROOT/pids/$PREFIX"
+	[ -d "$existing/ct" ]
+	rmdir "$existing/ct" "$existing"
 	assert_no_cgroup "$PREFIX"
 }
 

@@ -10,9 +10,10 @@
 load helpers
 load upstreams
 
-# tcp_open ADDR PORT: something listens there (bash's /dev/tcp).
+# tcp_open ADDR PORT: something listens there (bash's /dev/tcp); the
+# timeout is a loaded machine's, a refusal answers at once.
 tcp_open() {
-	timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null
+	timeout 10 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null
 }
 
 setup_file() {

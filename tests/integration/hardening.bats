@@ -458,12 +458,15 @@ EOF
 	assert_output "10
 65536"
 	[[ "$stderr" == *"can't fork"* ]] || fail "stderr: $stderr"
-	# a busy loop dies of its CPU time, not of a wall clock (it has none)
+	# a busy loop dies of its CPU time, not of a wall clock (it has none):
+	# it outlives the policy's 1 s clock, and 10 s of CPU end it however
+	# long a loaded machine takes to give them (the bound only keeps a
+	# regression from hanging the suite)
 	start="$(now_ms)"
 	run_in_container sh -c 'while :; do :; done'
 	assert_failure 137
 	elapsed=$(($(now_ms) - start))
-	[ "$elapsed" -ge 9000 ] && [ "$elapsed" -le 20000 ] ||
+	[ "$elapsed" -ge 9000 ] && [ "$elapsed" -le 180000 ] ||
 		fail "the loop ended after $elapsed ms"
 }
 

@@ -341,10 +341,14 @@ CapAmb:	0000000000000000"
 
 @test "kernel: cgroup release_agent, notify_on_release and cgroup.procs are not writable" {
 	update_config '(.mounts[] | select(.destination == "/sys/fs/cgroup")).options -= ["ro"]'
+	# v1 hierarchies below /sys/fs/cgroup, or cgroup v2 at it (a pure
+	# v2 host: the container's own cgroup, its namespace's root)
 	run_in_container sh -c '
 		for f in /sys/fs/cgroup/*/release_agent /sys/fs/cgroup/*/notify_on_release \
 			/sys/fs/cgroup/*/cgroup.procs /sys/fs/cgroup/*/tasks \
-			/sys/fs/cgroup/*/pids.max /sys/fs/cgroup/*/memory.limit_in_bytes; do
+			/sys/fs/cgroup/*/pids.max /sys/fs/cgroup/*/memory.limit_in_bytes \
+			/sys/fs/cgroup/cgroup.procs /sys/fs/cgroup/cgroup.subtree_control \
+			/sys/fs/cgroup/pids.max /sys/fs/cgroup/memory.max; do
 			[ -e "$f" ] || continue
 			echo "seen $f"
 			echo 1 >"$f" && echo "wrote $f"
@@ -354,7 +358,7 @@ CapAmb:	0000000000000000"
 	if [ -n "$BATTERY_ROOTLESS" ]; then
 		refute_output --partial seen
 	else
-		assert_line --regexp '^seen /sys/fs/cgroup/.*/cgroup.procs$'
+		assert_line --regexp '^seen /sys/fs/cgroup/(.*/)?cgroup.procs$'
 	fi
 	refute_output --partial wrote
 	for f in /sys/fs/cgroup/*/release_agent; do
@@ -511,15 +515,18 @@ core 0"
 }
 
 @test "processes: a fork bomb stops at the pids limit" {
+	# 8 s: on a TCG guest of tests/vm beside two others, create and the
+	# first poll took more than the 3 s this was, and the container was
+	# gone before the test found its cgroup
 	update_config '.annotations["run.corral.pids"] = "24" |
-		.annotations["run.corral.timeout"] = "3"'
+		.annotations["run.corral.timeout"] = "8"'
 	# two children per process, nine levels deep (about 1000 processes
 	# without a limit: enough to find it, never enough to hurt the host),
-	# each process then sleeping 5 s; the wall clock ends it first.  The
+	# each process then sleeping 10 s; the wall clock ends it first.  The
 	# workload itself forks once and then spins: a shell whose fork fails
 	# exits, and the container with it.
 	set_args sh -c 'b() { if [ $1 -lt 9 ]; then b $(($1 + 1)) | b $(($1 + 1)) & fi
-		sleep 5 2>/dev/null; }; (b 0) & while :; do :; done'
+		sleep 10 2>/dev/null; }; (b 0) & while :; do :; done'
 	run_in_background "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/err"
 	wait_for_status "$ID" running 50 2>/dev/null ||
 		fail "not running: $(cat "$BATS_TEST_TMPDIR/err")"
@@ -528,14 +535,22 @@ core 0"
 	current_file="${max_file%/*}/pids.current"
 	events_file="${max_file%/*}/pids.events"
 	assert_equal "$(cat "$max_file")" 24
-	peak=0
+	# pids.events is read in the loop: on a slow machine (a TCG guest of
+	# tests/vm) the wall clock may end the container, and its cgroup,
+	# before the loop does
+	peak=0 refused=
 	for _ in $(seq 20); do
 		n="$(cat "$current_file" 2>/dev/null)" || break
 		[ "$n" -le "$peak" ] || peak=$n
+		r="$(awk '$1 == "max" { print $2 }' "$events_file" 2>/dev/null)" ||
+			break
+		refused="$r"
 		sleep 0.05
 	done
-	refused="$(awk '$1 == "max" { print $2 }' "$events_file" 2>/dev/null)"
-	wait_bg "$RUN_PID" 80
+	# and once more while the container lives
+	r="$(awk '$1 == "max" { print $2 }' "$events_file" 2>/dev/null)" &&
+		refused="$r"
+	wait_bg "$RUN_PID" 130
 	assert_equal "$BG_STATUS" 137
 	[ "$peak" -le 24 ] || fail "$peak processes under a limit of 24"
 	[ "${refused:-0}" -gt 0 ] || fail "no fork was refused: the bomb did not reach the limit"
@@ -654,7 +669,10 @@ print("accepted", flush=True)
 	probe connect "$NETNS_ADDR" 9
 	elapsed=$(($(now_ms) - start))
 	assert_probes "connect ENETUNREACH"
-	[ "$elapsed" -lt 2000 ] || fail "connect took ${elapsed}ms"
+	# the time is the whole container's run: 2.9 s in a TCG guest of
+	# tests/vm beside two others; a connect that went out would wait for
+	# TCP's retries, a minute and more
+	[ "$elapsed" -lt 10000 ] || fail "connect took ${elapsed}ms"
 }
 
 @test "network: no raw, packet or ping sockets" {

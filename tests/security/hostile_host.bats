@@ -536,6 +536,35 @@ store_with() {
 	hostile_create --policy "$policy"
 	[[ "$stderr" == *"the engine's records (overlay-containers/containers.json) do not give it to container $ID"* ]] ||
 		fail "stderr: $stderr"
+	# the vfs driver's shape (rootless podman's without fuse-overlayfs):
+	# vfs/dir/LAYER, listed in vfs-containers/containers.json
+	mkdir -p "$store/vfs/dir" "$store/vfs-containers"
+	cp -a "$ROOTFS" "$store/vfs/dir/vl-$ID"
+	cp -a "$ROOTFS" "$store/vfs/dir/vl-victim"
+	echo victim-secret >"$store/vfs/dir/vl-victim/secret"
+	jq -n -c --arg i "$ID" '[{id: $i, layer: ("vl-" + $i)},
+		{id: "victim", layer: "vl-victim"}]' \
+		>"$store/vfs-containers/containers.json"
+	base_config
+	update_config '.root.path = $p' --arg p "$store/vfs/dir/vl-$ID"
+	workload '[ -e /secret ] && echo "LEAK another container root"'
+	hostile_run --policy "$policy"
+	assert_contained
+	for p in vfs/dir/vl-victim vfs/dir vfs vfs-containers; do
+		base_config
+		update_config '.root.path = $p' --arg p "$store/$p"
+		hostile_create --policy "$policy"
+		assert_create_refused
+	done
+	# a directory of a driver corral does not know
+	mkdir -p "$store/btrfs/subvolumes"
+	cp -a "$ROOTFS" "$store/btrfs/subvolumes/vl-$ID"
+	base_config
+	update_config '.root.path = $p' --arg p "$store/btrfs/subvolumes/vl-$ID"
+	hostile_create --policy "$policy"
+	assert_create_refused
+	[[ "$stderr" == *"not a root of a storage driver corral knows"* ]] ||
+		fail "stderr: $stderr"
 	# a list that does not parse, or a store without one, gives nothing
 	echo '{"id"' >"$store/overlay-containers/containers.json"
 	base_config

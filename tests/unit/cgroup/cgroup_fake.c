@@ -572,7 +572,7 @@ bool msg_has(struct error *e, const char *s)
 	return false;
 }
 
-/* ---- the seam (runtime/cgroup/cgroup_fs.h) -------------------------------- */
+/* ---- the seam (runtime/cgroup/cgroup_fs.h) ------------------------------- */
 
 int cg_kernel_made(int parent_fd, int fd, const char *dir)
 {

@@ -50,14 +50,25 @@ TEST(a_list_that_does_not_parse_is_an_error)
 	CHECK(!layer_of("[\"aaa\"]", "aaa", &r) && r < 0);
 }
 
-TEST(only_the_layers_merged_directory_is_its_root)
+TEST(only_a_layers_own_directory_is_its_root)
 {
 	CHECK(engine_store_is_root("overlay/L1/merged", "L1"));
 	CHECK(!engine_store_is_root("overlay/L1", "L1"));
 	CHECK(!engine_store_is_root("overlay/L1/merged/x", "L1"));
 	CHECK(!engine_store_is_root("overlay/L12/merged", "L1"));
 	CHECK(!engine_store_is_root("overlay/L2/merged", "L1"));
-	CHECK(!engine_store_is_root("vfs/dir/L1", "L1"));
+	CHECK(engine_store_is_root("vfs/dir/L1", "L1"));
+	CHECK(!engine_store_is_root("vfs/dir/L1/x", "L1"));
+	CHECK(!engine_store_is_root("vfs/dir/L12", "L1"));
+	CHECK(!engine_store_is_root("vfs/L1", "L1"));
+	CHECK(!engine_store_is_root("overlay/L1/merged", ""));
+	CHECK(!engine_store_is_root("vfs/dir/", ""));
+	CHECK_STR(engine_store_list("overlay/L1/merged"),
+		  "overlay-containers/containers.json");
+	CHECK_STR(engine_store_list("vfs/dir/L1"),
+		  "vfs-containers/containers.json");
+	CHECK(engine_store_list("btrfs/subvolumes/L1") == NULL);
+	CHECK(engine_store_list("overlay-containers/x") == NULL);
 	CHECK(!engine_store_is_root("x/overlay/L1/merged", "L1"));
 }
 
