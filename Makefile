@@ -456,11 +456,16 @@ clean:
 conformance: corral
 	@tests/conformance/run
 
+# The security mutants, each killed by a test that runs the real binary
+# (root; tests/mutate/README.md)
+mutate: corral helpers
+	@tests/mutate/run
+
 # corral vs crun and runc, side by side (root; not part of check):
 # tests/bench/README.md says what is measured, BENCH_N=20 for a short run
 bench: corral
 	@tests/bench/run
 
 .PHONY: all unit helpers check check-vm sanitize install deps format format-check demo clean \
-	bench fuzz fuzz-run stage conformance
+	bench fuzz fuzz-run stage conformance mutate
 .PHONY: man deb

@@ -101,7 +101,7 @@ count() {
 	assert_error_line
 	assert_equal "$stderr" "corral: pause $ID: the container is created, not running"
 
-	corral start "$ID"
+	corral_bounded 60 start "$ID"
 	run --separate-stderr corral resume "$ID"
 	assert_error_line
 	assert_equal "$stderr" "corral: resume $ID: the container is running, not paused"
@@ -138,7 +138,7 @@ count() {
 @test "update lowers the memory limit of a running container" {
 	write_policy
 	set_args sleep 100
-	corral --policy "$POLICY" run -d --bundle "$BUNDLE" "$ID" </dev/null \
+	corral_bounded 60 --policy "$POLICY" run -d --bundle "$BUNDLE" "$ID" </dev/null \
 		>>"$BATS_TEST_TMPDIR/$ID.out" 2>>"$BATS_TEST_TMPDIR/$ID.err"
 	track_pid "$(container_pid "$ID")"
 	if [ "$LAYOUT" = v1 ]; then
@@ -182,7 +182,7 @@ count() {
 @test "update refuses to widen beyond the policy, with one line each" {
 	write_policy
 	set_args sleep 100
-	corral --policy "$POLICY" run -d --bundle "$BUNDLE" "$ID" </dev/null \
+	corral_bounded 60 --policy "$POLICY" run -d --bundle "$BUNDLE" "$ID" </dev/null \
 		>>"$BATS_TEST_TMPDIR/$ID.out" 2>>"$BATS_TEST_TMPDIR/$ID.err"
 	track_pid "$(container_pid "$ID")"
 
@@ -229,7 +229,7 @@ count() {
 	local policy="$BATS_TEST_TMPDIR/permissive.json"
 	echo '{"mode": "permissive"}' >"$policy"
 	set_args sleep 100
-	corral --policy "$policy" run -d --bundle "$BUNDLE" "$ID" </dev/null \
+	corral_bounded 60 --policy "$policy" run -d --bundle "$BUNDLE" "$ID" </dev/null \
 		>>"$BATS_TEST_TMPDIR/$ID.out" 2>>"$BATS_TEST_TMPDIR/$ID.err"
 	track_pid "$(container_pid "$ID")"
 	run corral update --memory 2GiB --pids-limit 5000 "$ID"
@@ -321,7 +321,7 @@ count() {
 	local ev=$!
 	track_pid "$ev"
 	wait_for_file "$out" '"type":"stats"' 30
-	corral start "$ID"
+	corral_bounded 60 start "$ID"
 	wait_bg "$ev" 150
 	[ "$BG_STATUS" -eq 0 ] || fail "events exited $BG_STATUS: $(cat "$out")"
 	if grep -q survived "$BATS_TEST_TMPDIR/$ID.out"; then

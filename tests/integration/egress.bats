@@ -72,9 +72,10 @@ allow() {
 }
 
 # sandboxed CMD...: corral sandbox under the policy, with the test's hosts
-# file as the host's /etc/hosts (a private mount namespace).
+# file as the host's /etc/hosts (a private mount namespace); at most 180 s
+# (pip and npm on a loaded machine; helpers.bash bounded).
 sandboxed() {
-	run --separate-stderr unshare -m sh -c \
+	run --separate-stderr bounded 180 unshare -m sh -c \
 		'mount --bind "$0" /etc/hosts && exec "$@"' "$UP/hosts" \
 		"$CORRAL" --root "$ROOT" --policy "$POLICY" sandbox -- "$@" \
 		</dev/null 3>&-
@@ -83,7 +84,7 @@ sandboxed() {
 # create_with_policy: create $ID under the policy, stdio to files (the
 # container outlives the command).
 create_with_policy() {
-	corral --policy "$POLICY" create --bundle "$BUNDLE" "$ID" </dev/null \
+	corral_bounded 60 --policy "$POLICY" create --bundle "$BUNDLE" "$ID" </dev/null \
 		>>"$BATS_TEST_TMPDIR/$ID.out" 2>>"$BATS_TEST_TMPDIR/$ID.err" ||
 		fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
 }
@@ -241,7 +242,7 @@ packages() {
 	chmod -R a+rX "$ws"
 	printf '{"network": {"allow": ["up.test:%s", "127.0.0.1:%s"]}, "mounts": [{"source": "%s"}]}\n' \
 		"$HTTPS_PORT" "$HTTPS_PORT" "$ws" >"$POLICY"
-	run --separate-stderr unshare -m sh -c \
+	run --separate-stderr bounded 180 unshare -m sh -c \
 		'mount --bind "$0" /etc/hosts && exec "$@"' "$UP/hosts" \
 		"$CORRAL" --root "$ROOT" --policy "$POLICY" sandbox --workspace "$ws" -- \
 		sh -c 'export SSL_CERT_FILE=/workspace/cert.pem
@@ -486,7 +487,7 @@ for fam, a in ((socket.AF_INET, sys.argv[1]), (socket.AF_INET6, sys.argv[2])):
 	cg="$(cat "/proc/$pid/cgroup")"
 	[ "$cg" = "$(cat "/proc/$(container_pid "$ID")/cgroup")" ]
 	[[ "$cg" == *"/$ID"* ]]
-	corral start "$ID"
+	corral_bounded 60 start "$ID"
 	for _ in $(seq 50); do
 		[ "$(wc -l <"$dir/egress.log")" -ge 2 ] && break
 		sleep 0.1
@@ -528,7 +529,7 @@ for l in open(sys.argv[1]):
 	wait "$run_pid" 2>/dev/null || true
 	# as with runc: the container is the engine's to end, not the
 	# runtime's process; its proxy still serves it
-	run corral exec "$ID" busybox wget -q -O- "http://127.0.0.1:$HTTP_PORT/"
+	run corral_bounded 60 exec "$ID" busybox wget -q -O- "http://127.0.0.1:$HTTP_PORT/"
 	assert_success
 	assert_output hello-from-upstream
 	pid_gone "$helper" && fail "the helper died with corral run"
@@ -541,7 +542,7 @@ for l in open(sys.argv[1]):
 	set_args sh -c "sleep 1; wget -q -O /dev/null http://127.0.0.1:$HTTP_PORT/
 		wget -q -O /dev/null http://denied.test/; sleep 0.5"
 	create_with_policy
-	corral start "$ID"
+	corral_bounded 60 start "$ID"
 	run --separate-stderr timeout 20 "$CORRAL" --root "$ROOT" events \
 		--interval 60s "$ID"
 	assert_success
@@ -566,7 +567,8 @@ for l in open(sys.argv[1]):
 	assert_line --partial "sandbox.egress"
 	assert_line --partial "[api.github.com]  (annotation: run.corral.egress)"
 	update_config '.annotations["run.corral.egress"] = "evil.example"'
-	run --separate-stderr corral --policy "$POLICY" create --bundle "$BUNDLE" "$ID"
+	# through files: a create that should fail would hold a `run`'s pipe
+	run_files corral --policy "$POLICY" create --bundle "$BUNDLE" "$ID"
 	assert_failure
 	assert_error_line "create $ID: config.json: annotation run.corral.egress: evil.example is not within the policy's network.allow"
 	[ ! -e "$ROOT/$ID" ]

@@ -25,10 +25,12 @@ teardown() {
 }
 
 # run_in_container ARG...: run ARG... as the workload, in the foreground,
-# with any global flags in CORRAL_FLAGS (e.g. --policy FILE).
+# with any global flags in CORRAL_FLAGS (e.g. --policy FILE), waiting at
+# most CORRAL_WAIT seconds (60; helpers.bash bounded).
 run_in_container() {
 	set_args "$@"
-	run --separate-stderr corral "${CORRAL_FLAGS[@]}" run --bundle "$BUNDLE" "$ID" </dev/null
+	run --separate-stderr corral_bounded "${CORRAL_WAIT:-60}" \
+		"${CORRAL_FLAGS[@]}" run --bundle "$BUNDLE" "$ID" </dev/null
 }
 CORRAL_FLAGS=()
 
@@ -45,7 +47,8 @@ write_policy() {
 try_create() {
 	local err="$BATS_TEST_TMPDIR/create.err"
 	status=0
-	corral "$@" </dev/null >"$BATS_TEST_TMPDIR/create.out" 2>"$err" || status=$?
+	corral_bounded 60 "$@" </dev/null >"$BATS_TEST_TMPDIR/create.out" 2>"$err" ||
+		status=$?
 	output="$(cat "$BATS_TEST_TMPDIR/create.out")"
 	stderr="$(cat "$err")"
 	mapfile -t stderr_lines <"$err"
@@ -190,7 +193,7 @@ mtu 65536"
 	refute_output --partial "$value"
 
 	# nor does the runtime log at create
-	corral --log "$BATS_TEST_TMPDIR/log" --log-format json create \
+	corral_bounded 60 --log "$BATS_TEST_TMPDIR/log" --log-format json create \
 		--bundle "$BUNDLE" "$ID" </dev/null >/dev/null 2>&1 ||
 		fail "create $ID failed"
 	grep -q SECRET "$BATS_TEST_TMPDIR/log" || fail "the log does not name SECRET"
@@ -302,6 +305,7 @@ bind_data() {
 }
 
 @test "wall clock: a busy loop dies at the deadline with 137 and the reason" {
+	CORRAL_WAIT=20
 	update_config '.annotations["run.corral.timeout"] = "2"'
 	start=$(now_ms)
 	run_in_container sh -c 'while :; do :; done'
@@ -313,6 +317,7 @@ bind_data() {
 }
 
 @test "wall clock: a process that ignores SIGTERM dies too" {
+	CORRAL_WAIT=20
 	update_config '.annotations["run.corral.timeout"] = "2"'
 	start=$(now_ms)
 	run_in_container sh -c 'trap "" TERM INT HUP; while :; do :; done'

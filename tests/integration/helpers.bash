@@ -100,11 +100,11 @@ set_args() {
 # create_container ID [CREATE FLAGS...]: create in $BUNDLE.  The
 # container's stdio (and create's errors) go to files $BATS_TEST_TMPDIR/ID.out
 # and ID.err: a container that outlives the command must not hold the pipe
-# of a bats `run`.
+# of a bats `run`.  At most 60 s (bounded, below).
 create_container() {
 	local id="$1"
 	shift
-	corral create --bundle "$BUNDLE" "$@" "$id" \
+	corral_bounded 60 create --bundle "$BUNDLE" "$@" "$id" \
 		</dev/null >>"$BATS_TEST_TMPDIR/$id.out" 2>>"$BATS_TEST_TMPDIR/$id.err"
 }
 
@@ -112,8 +112,70 @@ create_container() {
 run_detached() {
 	local id="$1"
 	shift
-	corral run -d --bundle "$BUNDLE" "$@" "$id" \
+	corral_bounded 60 run -d --bundle "$BUNDLE" "$@" "$id" \
 		</dev/null >>"$BATS_TEST_TMPDIR/$id.out" 2>>"$BATS_TEST_TMPDIR/$id.err"
+}
+
+# bounded SECONDS COMMAND...: COMMAND (a function too) that may wait on
+# corral at most SECONDS.  Every wait of a test on corral (run, start,
+# exec, sandbox) goes through it (or corral_bounded, or `timeout` where no
+# container can hold the test's output), so that a regression that makes
+# the guarded thing succeed (a loop that should have died) fails the test
+# in bounded time instead of hanging the suite.  COMMAND runs in this
+# shell, so corral is its child as without the bound (a pod's members
+# must come from the process that made their pod sandbox); a watchdog
+# beside it, past SECONDS, kills this shell's other children (COMMAND's
+# processes) and every container of the test's state root (one that
+# holds the output pipe of a bats `run` would keep the test waiting).
+# Then it returns 124 with a line on stderr.
+bounded() {
+	local secs="$1" me="$BASHPID" dog status=0 id
+	local fired="$BATS_TEST_TMPDIR/.bounded.$BASHPID.$RANDOM"
+	shift
+	(
+		trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+		sleep "$secs" &
+		nap=$!
+		wait "$nap"
+		trap '' TERM # fired: the shell's kill waits for the deletes
+		: >"$fired"
+		for c in $(cat /proc/"$me"/task/*/children); do
+			[ "$c" = "$BASHPID" ] || kill -KILL "$c"
+		done
+		for id in $(state_entries); do
+			corral delete --force "$id"
+		done
+	) </dev/null >/dev/null 2>&1 3>&- &
+	dog=$!
+	"$@" || status=$?
+	kill "$dog" 2>/dev/null || true
+	wait "$dog" 2>/dev/null || true
+	if [ -e "$fired" ]; then
+		rm -f "$fired"
+		echo "bounded: $1 ${2:-} still waiting after ${secs}s: killed" >&2
+		return 124
+	fi
+	return "$status"
+}
+
+# corral_bounded SECONDS ARG...: `corral ARG...` (the function, which a
+# file may redefine: the rootless battery's runs it as a user), bounded.
+corral_bounded() {
+	bounded "$1" corral "${@:2}"
+}
+
+# run_files COMMAND...: bats' `run --separate-stderr COMMAND...` through
+# files, bounded (60 s): a container that COMMAND made (a create that
+# should have been refused) keeps its stdio open, and would keep a `run`
+# waiting on its pipe.  Sets status, output, stderr, lines, stderr_lines.
+run_files() {
+	local out="$BATS_TEST_TMPDIR/.run_files.out" err="$BATS_TEST_TMPDIR/.run_files.err"
+	status=0
+	bounded 60 "$@" >"$out" 2>"$err" || status=$?
+	output="$(cat "$out")"
+	stderr="$(cat "$err")"
+	mapfile -t lines <"$out"
+	mapfile -t stderr_lines <"$err"
 }
 
 # state_field ID FIELD: one field of `corral state`.

@@ -90,7 +90,7 @@ add_script() {
 
 	create_container "$ID" || fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
 	track_pid "$(container_pid "$ID")"
-	run corral start "$ID"
+	run corral_bounded 60 start "$ID"
 	assert_success
 	wait_for_status "$ID" stopped
 	run corral delete "$ID"
@@ -138,7 +138,7 @@ poststop stopped $ID"
 
 	create_container "$ID" || fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
 	track_pid "$(container_pid "$ID")"
-	run corral start "$ID"
+	run corral_bounded 60 start "$ID"
 	assert_success
 	wait_for_status "$ID" stopped
 	run cat "$LOG"
@@ -151,7 +151,7 @@ poststart running $ID"
 	add_script fail-hook "jq -r .pid >'$BATS_TEST_TMPDIR/hook-pid'; exit 1"
 	add_hook prestart "$BATS_TEST_TMPDIR/fail-hook"
 
-	run --separate-stderr corral create --bundle "$BUNDLE" "$ID"
+	run_files corral create --bundle "$BUNDLE" "$ID"
 	assert_error_line
 	[[ "$stderr" == *prestart* ]] || fail "the error does not name the hook: $stderr"
 	[[ "$stderr" == *fail-hook* ]] || fail "the error does not name the hook: $stderr"
@@ -171,7 +171,7 @@ poststart running $ID"
 	add_script fail-hook 'exit 3'
 	add_hook createRuntime "$BATS_TEST_TMPDIR/fail-hook"
 
-	run --separate-stderr corral create --bundle "$BUNDLE" "$ID"
+	run_files corral create --bundle "$BUNDLE" "$ID"
 	assert_error_line
 	[[ "$stderr" == *createRuntime* ]]
 	assert_no_leftovers "$ID"
@@ -182,7 +182,7 @@ poststart running $ID"
 	add_script fail-hook 'exit 4'
 	add_hook createContainer "$BATS_TEST_TMPDIR/fail-hook"
 
-	run --separate-stderr corral create --bundle "$BUNDLE" "$ID"
+	run_files corral create --bundle "$BUNDLE" "$ID"
 	assert_error_line
 	[[ "$stderr" == *createContainer* ]]
 	[[ "$stderr" == *"status 4"* ]]
@@ -196,7 +196,7 @@ poststart running $ID"
 	add_hook prestart "$BATS_TEST_TMPDIR/slow-hook" prestart 1
 
 	SECONDS=0
-	run --separate-stderr corral create --bundle "$BUNDLE" "$ID"
+	run_files corral create --bundle "$BUNDLE" "$ID"
 	elapsed=$SECONDS
 	assert_error_line
 	[[ "$stderr" == *"timed out"* ]] || fail "no \"timed out\": $stderr"
@@ -216,7 +216,7 @@ poststart running $ID"
 
 	create_container "$ID" || fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
 	track_pid "$(container_pid "$ID")"
-	run --separate-stderr corral start "$ID"
+	run --separate-stderr corral_bounded 60 start "$ID"
 	assert_error_line
 	[[ "$stderr" == *startContainer* ]] || fail "the error does not name the hook: $stderr"
 	wait_for_status "$ID" stopped
@@ -232,7 +232,7 @@ poststart running $ID"
 
 	create_container "$ID"
 	track_pid "$(container_pid "$ID")"
-	run --separate-stderr corral start "$ID"
+	run --separate-stderr corral_bounded 60 start "$ID"
 	assert_success
 	[[ "$stderr" == *warning* ]] || fail "no warning: $stderr"
 	[[ "$stderr" == *poststart* ]] || fail "the warning does not name the hook: $stderr"
@@ -248,7 +248,7 @@ poststart running $ID"
 
 	create_container "$ID"
 	track_pid "$(container_pid "$ID")"
-	corral start "$ID"
+	corral_bounded 60 start "$ID"
 	wait_for_status "$ID" stopped
 	run --separate-stderr corral delete "$ID"
 	assert_success
@@ -262,7 +262,7 @@ poststart running $ID"
 		add_hook "$kind" "$HOST_HOOK"
 	done
 
-	run corral run --bundle "$BUNDLE" "$ID"
+	run corral_bounded 60 run --bundle "$BUNDLE" "$ID"
 	assert_success
 	assert_output workload
 	run cat "$LOG"
@@ -302,7 +302,7 @@ poststart running $ID"
 
 	create_container "$ID" || fail "create: $(cat "$BATS_TEST_TMPDIR/$ID.err")"
 	track_pid "$(container_pid "$ID")"
-	run corral start "$ID"
+	run corral_bounded 60 start "$ID"
 	assert_success
 	wait_for_status "$ID" stopped
 	run corral delete "$ID"
@@ -325,7 +325,7 @@ poststop stopped $ID"
 	ln -s "$HOST_HOOK" "$BATS_TEST_TMPDIR/link-hook"
 	add_hook prestart "$BATS_TEST_TMPDIR/link-hook"
 
-	run --separate-stderr corral create --bundle "$BUNDLE" "$ID"
+	run_files corral create --bundle "$BUNDLE" "$ID"
 	assert_error_line
 	[[ "$stderr" == *link-hook*"symbolic link"* ]] || fail "$stderr"
 	run cat "$LOG"

@@ -44,7 +44,7 @@ bundle_for() {
 
 # start NAME: run -d from its bundle under the test's policy.
 start() {
-	corral --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$1" "$1" \
+	corral_bounded 60 --policy "$POLICY" run -d --bundle "$BATS_TEST_TMPDIR/b-$1" "$1" \
 		</dev/null >>"$BATS_TEST_TMPDIR/$1.out" 2>>"$BATS_TEST_TMPDIR/$1.err"
 }
 
@@ -53,7 +53,7 @@ netns_of() {
 }
 
 fetch_from() {
-	run --separate-stderr corral exec "$1" sh -c 'for i in $(seq 50); do
+	run --separate-stderr corral_bounded 60 exec "$1" sh -c 'for i in $(seq 50); do
 		busybox wget -q -O- http://127.0.0.1:80/group && exit 0
 		sleep 0.1; done; exit 1'
 }
@@ -74,7 +74,7 @@ fetch_from() {
 	fetch_from "$ID-b"
 	assert_success
 	assert_output nogroup:x:65534:
-	run corral exec "$ID-b" ls /sys/class/net
+	run corral_bounded 60 exec "$ID-b" ls /sys/class/net
 	assert_output lo
 	run corral explain "$ID-b"
 	assert_output --partial "its pod's: the pod sandbox's namespace (/run/netns/$NETNS)"
@@ -90,7 +90,7 @@ fetch_from() {
 	start "$ID-app" || fail "run the app: $(cat "$BATS_TEST_TMPDIR/$ID-app.err")"
 	assert_equal "$(netns_of "$ID-app")" "$(netns_of "$ID-pause")"
 	# the app's server, reached from the pause's namespace
-	run nsenter --net="/proc/$(container_pid "$ID-pause")/ns/net" \
+	run timeout 20 nsenter --net="/proc/$(container_pid "$ID-pause")/ns/net" \
 		busybox wget -q -O- http://127.0.0.1:80/group
 	assert_success
 	assert_output nogroup:x:65534:
@@ -105,7 +105,8 @@ fetch_from() {
 	bundle_for "$ID-app" "/proc/$(container_pid "$ID-pause")/ns/net" "$app" sleep 1000
 	# no proxy for the member, where the pod has one
 	echo '{}' >"$POLICY"
-	run --separate-stderr corral --policy "$POLICY" create \
+	# (through files: a create that should fail would hold a pipe)
+	run_files corral --policy "$POLICY" create \
 		--bundle "$BATS_TEST_TMPDIR/b-$ID-app" "$ID-app"
 	assert_failure
 	assert_output ""
@@ -114,7 +115,7 @@ fetch_from() {
 	# more rules than the pod's: the pod's proxy serves it (stdio to
 	# files: the created container outlives the command)
 	echo '{"network": {"allow": ["pypi.org", "files.pythonhosted.org"]}}' >"$POLICY"
-	corral --policy "$POLICY" create --bundle "$BATS_TEST_TMPDIR/b-$ID-app" \
+	corral_bounded 60 --policy "$POLICY" create --bundle "$BATS_TEST_TMPDIR/b-$ID-app" \
 		"$ID-app" </dev/null >>"$BATS_TEST_TMPDIR/$ID-app.out" \
 		2>>"$BATS_TEST_TMPDIR/$ID-app.err" ||
 		fail "create: $(cat "$BATS_TEST_TMPDIR/$ID-app.err")"
@@ -122,7 +123,7 @@ fetch_from() {
 	jq -e '.sandbox.podNetwork == true' "$ROOT/$ID-app/sandbox.json" >/dev/null ||
 		fail "the member is not in its pod's network"
 	echo '{"network": {"allow": ["files.pythonhosted.org"]}}' >"$POLICY"
-	run --separate-stderr corral --policy "$POLICY" create \
+	run_files corral --policy "$POLICY" create \
 		--bundle "$BATS_TEST_TMPDIR/b-$ID-app" "$ID-app-2"
 	assert_failure
 	[[ "$stderr" == *"the pod's proxy allows hosts this container's policy does not"* ]] ||
@@ -133,7 +134,7 @@ fetch_from() {
 @test "a member naming a pod sandbox that is not running is refused with one line; nothing is left" {
 	local app="{\"io.kubernetes.cri.container-type\": \"container\", \"io.kubernetes.cri.sandbox-id\": \"$ID-none\"}"
 	bundle_for "$ID-app" "/run/netns/$NETNS" "$app" sleep 1000
-	run --separate-stderr corral --policy "$POLICY" create \
+	run_files corral --policy "$POLICY" create \
 		--bundle "$BATS_TEST_TMPDIR/b-$ID-app" "$ID-app"
 	assert_error_line
 	[[ "$stderr" == *"annotation io.kubernetes.cri.sandbox-id=$ID-none: no running pod sandbox of that name"* ]] ||

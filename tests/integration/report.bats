@@ -38,7 +38,7 @@ run_reported() {
 	mkdir -p "$BATS_TEST_TMPDIR/reports"
 	printf '{%s"report": {"dir": "%s"}}\n' "${POLICY_MORE:-}" \
 		"$BATS_TEST_TMPDIR/reports" >"$BATS_TEST_TMPDIR/reported.json"
-	corral --policy "$BATS_TEST_TMPDIR/reported.json" run -d \
+	corral_bounded 60 --policy "$BATS_TEST_TMPDIR/reported.json" run -d \
 		--bundle "$BUNDLE" "$1" </dev/null >>"$BATS_TEST_TMPDIR/$1.out" \
 		2>>"$BATS_TEST_TMPDIR/$1.err"
 }
@@ -149,7 +149,7 @@ print(eval(sys.argv[2]))' "$BATS_TEST_TMPDIR/r.json" "$2"
 	mkdir -p "$BATS_TEST_TMPDIR/reports"
 	printf '{"report": {"dir": "%s"}}\n' "$BATS_TEST_TMPDIR/reports" \
 		>"$BATS_TEST_TMPDIR/reported.json"
-	corral --policy "$BATS_TEST_TMPDIR/reported.json" run -d \
+	corral_bounded 60 --policy "$BATS_TEST_TMPDIR/reported.json" run -d \
 		--bundle "$BUNDLE" "$ID" <"$BATS_TEST_TMPDIR/in" >/dev/null 2>&1 &
 	track_pid $!
 	exec 5>"$BATS_TEST_TMPDIR/in"
@@ -174,7 +174,7 @@ print(eval(sys.argv[2]))' "$BATS_TEST_TMPDIR/r.json" "$2"
 
 @test "run --report FILE writes the JSON report at delete, 0600, never through a link" {
 	set_args sh -c 'echo abc >/out; exit 4'
-	run corral run --report "$BATS_TEST_TMPDIR/rep.json" --bundle "$BUNDLE" "$ID" </dev/null
+	run corral_bounded 60 run --report "$BATS_TEST_TMPDIR/rep.json" --bundle "$BUNDLE" "$ID" </dev/null
 	assert_failure 4
 	[ "$(stat -c %a "$BATS_TEST_TMPDIR/rep.json")" = 600 ]
 	run python3 -c 'import json, sys
@@ -185,18 +185,18 @@ print(r["status"], r["outcome"]["exit_code"], [c["path"] for c in r["files"]["ch
 	# a link planted at the name is not followed, nor a file overwritten
 	echo keep >"$BATS_TEST_TMPDIR/target"
 	ln -s "$BATS_TEST_TMPDIR/target" "$BATS_TEST_TMPDIR/link.json"
-	run --separate-stderr corral run --report "$BATS_TEST_TMPDIR/link.json" --bundle "$BUNDLE" "$ID-2" </dev/null
+	run --separate-stderr corral_bounded 60 run --report "$BATS_TEST_TMPDIR/link.json" --bundle "$BUNDLE" "$ID-2" </dev/null
 	assert_failure
 	[[ "$stderr" == *"link.json"* ]] || fail "stderr: $stderr"
 	[ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
 	assert_no_leftovers "$ID-2"
-	run --separate-stderr corral run -d --report "$BATS_TEST_TMPDIR/x.json" --bundle "$BUNDLE" "$ID-3" </dev/null
+	run --separate-stderr corral_bounded 60 run -d --report "$BATS_TEST_TMPDIR/x.json" --bundle "$BUNDLE" "$ID-3" </dev/null
 	assert_error_line
 	[ ! -e "$BATS_TEST_TMPDIR/x.json" ]
 }
 
 @test "sandbox --report FILE: the sandbox's files and exit in the report" {
-	run --separate-stderr corral sandbox --timeout 20 \
+	run --separate-stderr corral_bounded 60 sandbox --timeout 20 \
 		--report "$BATS_TEST_TMPDIR/sb.json" -- sh -c 'echo data >/tmp/f; exit 5' </dev/null
 	assert_failure 5
 	[ "$(stat -c %a "$BATS_TEST_TMPDIR/sb.json")" = 600 ]
@@ -251,9 +251,9 @@ print([(c["change"], c["path"]) for c in r["files"]["changes"]])' "$BATS_TEST_TM
 	mkdir "$BATS_TEST_TMPDIR/reports"
 	printf '{"report": {"dir": "%s"}}\n' "$BATS_TEST_TMPDIR/reports" >"$BATS_TEST_TMPDIR/policy.json"
 	set_args sh -c 'echo z >/z; exit 2'
-	corral --policy "$BATS_TEST_TMPDIR/policy.json" create --bundle "$BUNDLE" "$ID" \
+	corral_bounded 60 --policy "$BATS_TEST_TMPDIR/policy.json" create --bundle "$BUNDLE" "$ID" \
 		</dev/null >/dev/null 2>&1
-	corral start "$ID"
+	corral_bounded 60 start "$ID"
 	wait_for_status "$ID" stopped 100
 	corral delete "$ID"
 	[ "$(stat -c %a "$BATS_TEST_TMPDIR/reports/$ID.json")" = 600 ]
@@ -265,7 +265,7 @@ print(r["id"], r["outcome"]["exit_code"], [c["path"] for c in r["files"]["change
 	# a report directory that is a link is refused, the delete still done
 	ln -s "$BATS_TEST_TMPDIR/reports" "$BATS_TEST_TMPDIR/rlink"
 	printf '{"report": {"dir": "%s"}}\n' "$BATS_TEST_TMPDIR/rlink" >"$BATS_TEST_TMPDIR/policy.json"
-	corral --policy "$BATS_TEST_TMPDIR/policy.json" create --bundle "$BUNDLE" "$ID-2" \
+	corral_bounded 60 --policy "$BATS_TEST_TMPDIR/policy.json" create --bundle "$BUNDLE" "$ID-2" \
 		</dev/null >/dev/null 2>&1
 	run --separate-stderr corral delete "$ID-2"
 	assert_success
@@ -274,7 +274,7 @@ print(r["id"], r["outcome"]["exit_code"], [c["path"] for c in r["files"]["change
 	assert_no_leftovers "$ID-2"
 	# a relative directory is refused at create
 	echo '{"report": {"dir": "reports"}}' >"$BATS_TEST_TMPDIR/policy.json"
-	run --separate-stderr corral --policy "$BATS_TEST_TMPDIR/policy.json" create --bundle "$BUNDLE" "$ID-3"
+	run_files corral --policy "$BATS_TEST_TMPDIR/policy.json" create --bundle "$BUNDLE" "$ID-3"
 	assert_error_line
 	[[ "$stderr" == *"report.dir"* ]] || fail "stderr: $stderr"
 }

@@ -15,10 +15,11 @@ teardown() {
 	corral_teardown
 }
 
-# run_in_container ARG...: run ARG... as the workload, in the foreground.
+# run_in_container ARG...: run ARG... as the workload, in the foreground
+# (at most 60 s: helpers.bash bounded).
 run_in_container() {
 	set_args "$@"
-	run --separate-stderr corral run --bundle "$BUNDLE" "$ID" </dev/null
+	run --separate-stderr corral_bounded 60 run --bundle "$BUNDLE" "$ID" </dev/null
 }
 
 @test "the workload runs as uid and gid 65534" {
@@ -168,7 +169,7 @@ mkdir /sys/fs/cgroup/corraltest/other-tenant
 SCRIPT
 	} >"$BATS_TEST_TMPDIR/cg.sh"
 	export CORRAL ROOT BUNDLE ID BATS_TEST_TMPDIR
-	run unshare -m --propagation private bash "$BATS_TEST_TMPDIR/cg.sh"
+	run bounded 60 unshare -m --propagation private bash "$BATS_TEST_TMPDIR/cg.sh"
 	cgroupfs_destroy name=corraltest
 	[ -n "$had_perf_event" ] || cgroupfs_destroy perf_event
 	[[ "$output" != skip:* ]] || skip "${output#skip: }"
@@ -246,7 +247,7 @@ more"
 	echo preserved-data >"$BATS_TEST_TMPDIR/fd3"
 	set_args ls /proc/self/fd
 	# fd 3 given explicitly: the corral wrapper closes bats' own fd 3
-	run --separate-stderr "$CORRAL" --root "$ROOT" run --preserve-fds 1 \
+	run --separate-stderr bounded 60 "$CORRAL" --root "$ROOT" run --preserve-fds 1 \
 		--bundle "$BUNDLE" "$ID" 3<"$BATS_TEST_TMPDIR/fd3"
 	assert_success
 	# 0 1 2 3 and the directory ls itself has open
@@ -256,7 +257,7 @@ more"
 	done
 
 	set_args sh -c 'cat <&3'
-	run --separate-stderr "$CORRAL" --root "$ROOT" run --preserve-fds 1 \
+	run --separate-stderr bounded 60 "$CORRAL" --root "$ROOT" run --preserve-fds 1 \
 		--bundle "$BUNDLE" "$ID" 3<"$BATS_TEST_TMPDIR/fd3"
 	assert_success
 	assert_output preserved-data

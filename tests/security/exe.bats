@@ -56,7 +56,7 @@ in_container() {
 		shift 2
 	fi
 	set_args "$@"
-	run -127 --separate-stderr corral "${policy[@]}" run \
+	run -127 --separate-stderr corral_bounded 60 "${policy[@]}" run \
 		--bundle "$BUNDLE" "$ID" </dev/null
 }
 
@@ -103,12 +103,12 @@ assert_binary_unchanged() {
 		assert_failure 127
 		refute_corral
 		set_args sleep 60
-		corral ${policy:+--policy "$policy"} run -d --bundle "$BUNDLE" \
+		corral_bounded 60 ${policy:+--policy "$policy"} run -d --bundle "$BUNDLE" \
 			"$ID" </dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/run.err" ||
 			fail "run -d: $(cat "$BATS_TEST_TMPDIR/run.err")"
-		run -127 --separate-stderr corral exec "$ID" /bin/selfexe --version
+		run -127 --separate-stderr corral_bounded 60 exec "$ID" /bin/selfexe --version
 		refute_corral
-		run -127 --separate-stderr corral exec "$ID" /proc/self/exe --help
+		run -127 --separate-stderr corral_bounded 60 exec "$ID" /proc/self/exe --help
 		refute_corral
 		corral delete --force "$ID"
 	done
@@ -191,13 +191,13 @@ except OSError as e:
 @test "exe: a permissive root container's writes to /proc/1/exe and its own exe leave corral unchanged" {
 	update_config "$ROOT_ALL_CAPS"
 	set_args sleep 60
-	corral --policy "$PERMISSIVE" run -d --bundle "$BUNDLE" "$ID" \
+	corral_bounded 60 --policy "$PERMISSIVE" run -d --bundle "$BUNDLE" "$ID" \
 		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/run.err" ||
 		fail "run -d: $(cat "$BATS_TEST_TMPDIR/run.err")"
 	track_pid "$(container_pid "$ID")"
 	# with CAP_SYS_PTRACE the workload may read PID 1's exe link: the
 	# memfd, which refuses the writes
-	run --separate-stderr corral exec "$ID" sh -c '
+	run --separate-stderr corral_bounded 60 exec "$ID" sh -c '
 		readlink /proc/1/exe
 		echo x >/proc/1/exe && echo "WROTE /proc/1/exe"
 		echo x >>/proc/1/exe && echo "APPENDED /proc/1/exe"
@@ -224,19 +224,19 @@ except OSError as e:
 	update_config "$ROOT_ALL_CAPS"
 	update_config '.process.capabilities |= map_values(map(select(. != "CAP_SYS_PTRACE")))'
 	set_args sleep 60
-	corral --policy "$PERMISSIVE" run -d --bundle "$BUNDLE" "$ID" \
+	corral_bounded 60 --policy "$PERMISSIVE" run -d --bundle "$BUNDLE" "$ID" \
 		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/run.err" ||
 		fail "run -d: $(cat "$BATS_TEST_TMPDIR/run.err")"
 	track_pid "$(container_pid "$ID")"
-	corral exec -d --pid-file "$BATS_TEST_TMPDIR/scan.pid" "$ID" \
+	corral_bounded 60 exec -d --pid-file "$BATS_TEST_TMPDIR/scan.pid" "$ID" \
 		/bin/sysprobe scanexe 3 </dev/null \
 		>"$BATS_TEST_TMPDIR/scan.out" 2>"$BATS_TEST_TMPDIR/scan.err" ||
 		fail "exec scanexe: $(cat "$BATS_TEST_TMPDIR/scan.err")"
 	scan_pid="$(cat "$BATS_TEST_TMPDIR/scan.pid")"
 	track_pid "$scan_pid"
 	for _ in $(seq 10); do
-		corral exec "$ID" true || fail "exec true failed"
-		corral exec "$ID" /bin/selfexe >/dev/null 2>&1 || true
+		corral_bounded 60 exec "$ID" true || fail "exec true failed"
+		corral_bounded 60 exec "$ID" /bin/selfexe >/dev/null 2>&1 || true
 	done
 	wait_pid_gone "$scan_pid" 60
 	run cat "$BATS_TEST_TMPDIR/scan.out"

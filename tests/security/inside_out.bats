@@ -7,9 +7,11 @@
 load security
 
 ATTACKER="${ATTACKER:-$REPO_ROOT/build/helpers/static/attacker}"
+SECCOMP_TRY="${SECCOMP_TRY:-$REPO_ROOT/build/helpers/seccomp_try}"
 
 setup_file() {
 	[ -x "$ATTACKER" ] || fail "$ATTACKER not found: run make helpers"
+	[ -x "$SECCOMP_TRY" ] || fail "$SECCOMP_TRY not found: run make helpers"
 	[ -x "$RECVTTY" ] || fail "$RECVTTY not found: run make helpers"
 	battery_setup_file
 	cp "$ATTACKER" "$BATS_FILE_TMPDIR/bundle/rootfs/bin/attacker"
@@ -138,6 +140,37 @@ ioprio_set EPERM"
 	assert_output --regexp '^Uid:[[:space:]]+65533[[:space:]]'
 	run corral kill "$ID" KILL
 	assert_success
+}
+
+# The baseline alone would show "Seccomp: 2" too.  The supervisor runs
+# under two filters (its workload under one, the baseline, and one more
+# when config.json has one): the baseline, loaded first for the workload
+# to inherit (index 0), and its own over it (index 1), which kills what
+# the supervisor never calls.  seccomp_try reads a filter from the host
+# and tries calls under it in a child of its own.
+@test "inside-out: the supervisor's own filter is loaded over the baseline and kills ptrace" {
+	set_args sleep 100
+	start_detached
+	pid="$(container_pid "$ID")"
+	run grep -E '^Seccomp(_filters)?:' "/proc/$pid/status"
+	assert_line --regexp '^Seccomp:[[:space:]]+2$'
+	assert_line --regexp '^Seccomp_filters:[[:space:]]+2$'
+	# the baseline refuses ptrace (EPERM; ENOSYS where it hands refusals
+	# to the supervisor's listener, which seccomp_try's child has not)
+	run "$SECCOMP_TRY" "$pid" 0 getpid ptrace
+	assert_success
+	assert_line --index 0 "getpid allowed"
+	assert_line --index 1 --regexp '^ptrace errno (EPERM|ENOSYS)$'
+	run "$SECCOMP_TRY" "$pid" 1 getpid ptrace execve socket
+	assert_success
+	assert_output "getpid allowed
+ptrace killed
+execve killed
+socket killed"
+	# stopped for a moment to be read, it still runs the container
+	assert_equal "$(state_field "$ID" status)" running
+	corral kill "$ID" KILL
+	wait_pid_gone "$pid" 50
 }
 
 @test "inside-out: a fork bomb against the memory limit leaves a record that names it" {

@@ -4,7 +4,9 @@
 #
 # A test that makes something on the host (a network namespace, a listener,
 # a process) records it in HOST_NETNS / track_pid so battery_teardown
-# removes it even when the test fails.
+# removes it even when the test fails; one that could see a host sysctl
+# changed records its value first ("vm/swappiness=60" in HOST_SYSCTLS),
+# and battery_teardown writes it back.
 
 # shellcheck disable=SC2034,SC2154
 # (shared with the .bats files; output, lines and stderr are set by bats' run.)
@@ -18,10 +20,11 @@ BATTERY_APPLETS=(mknod chroot mount umount unshare nsenter dmesg date dd find
 	sha256sum setsid readlink stat ps seq du tail chmod cut xargs)
 
 # What a careless or hostile engine would put in config.json, applied to
-# every test's bundle: root, every capability, no no_new_privs, no masked or
-# read-only paths, every device, an allow-all seccomp filter, huge limits
-# and rlimits, the host's pid (by leaving it out) and network namespaces,
-# sysctls off the allowlist.  The default policy must cut all of it
+# every test's bundle: root, every capability, no no_new_privs, a writable
+# root (so that a missing scratch overlay shows in the bundle), no masked
+# or read-only paths, every device, an allow-all seccomp filter, huge
+# limits and rlimits, the host's pid (by leaving it out) and network
+# namespaces, sysctls off the allowlist.  The default policy must cut all of it
 # down, so each attack below meets the sandbox, not the config.  (Nothing
 # here would hurt the host if corral obeyed it: the sysctls are per network
 # namespace, /sys stays read-only and no host path is mounted.)
@@ -38,6 +41,7 @@ HOSTILE_CONFIG='
 	 | map("CAP_" + .)) as $caps |
 	.process.user = { uid: 0, gid: 0, additionalGids: [0] } |
 	.process.noNewPrivileges = false |
+	.root.readonly = false |
 	.process.capabilities = { bounding: $caps, effective: $caps,
 		permitted: $caps, inheritable: $caps, ambient: $caps } |
 	.process.rlimits = [
@@ -154,6 +158,7 @@ battery_teardown_file() {
 battery_setup() {
 	corral_setup
 	HOST_NETNS=()
+	HOST_SYSCTLS=()
 	update_config "$HOSTILE_CONFIG"
 	# where corral writes files the test names (a pid file): its own
 	USER_TMPDIR="$BATS_TEST_TMPDIR"
@@ -175,9 +180,14 @@ battery_binary() {
 }
 
 battery_teardown() {
-	local ns id
+	local ns id kv
 	for ns in "${HOST_NETNS[@]}"; do
 		ip netns del "$ns" 2>/dev/null || true
+	done
+	for kv in "${HOST_SYSCTLS[@]}"; do
+		[ "$(cat "/proc/sys/${kv%%=*}")" = "${kv#*=}" ] ||
+			echo "${kv#*=}" >"/proc/sys/${kv%%=*}" ||
+			echo "# could not restore ${kv%%=*}" >&3
 	done
 	# the user's own delete first, as it would clean up
 	if [ -n "$BATTERY_ROOTLESS" ] && [ -d "$ROOT" ]; then
@@ -190,9 +200,11 @@ battery_teardown() {
 
 # run_in_container ARG...: run ARG... as the workload in the foreground,
 # stdin from /dev/null; status, output and stderr as `run --separate-stderr`.
+# It waits at most CORRAL_WAIT seconds (60; helpers.bash corral_bounded).
 run_in_container() {
 	set_args "$@"
-	run --separate-stderr corral run --bundle "$BUNDLE" "$ID" </dev/null
+	run --separate-stderr corral_bounded "${CORRAL_WAIT:-60}" run \
+		--bundle "$BUNDLE" "$ID" </dev/null
 }
 
 # run_in_container_with POLICY-JSON ARG...: run_in_container under a
@@ -289,6 +301,15 @@ cgroup_file() {
 		[ -e "$f" ] && { echo "$f"; return; }
 	done
 	return 1
+}
+
+# pids_with_tag TAG: host pids whose command line contains TAG.
+pids_with_tag() {
+	local p
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "$1" && echo "${p#/proc/}"
+	done
+	return 0
 }
 
 # now_ms: wall-clock milliseconds, from bash itself.

@@ -5,6 +5,8 @@
  *   sysprobe fds               the open fds, one a line (not its own dirfd)
  *   sysprobe ids               "ids RUID EUID SUID RGID EGID SGID"
  *   sysprobe caps              the Cap* lines of its own /proc/self/status
+ *   sysprobe securebits        "securebits 0xNN", prctl(PR_GET_SECUREBITS)
+ *                              (/proc shows them nowhere)
  *   sysprobe connect IP PORT   "connect RESULT" (IPv4, 3 s at most)
  *   sysprobe connectunix PATH  "connect RESULT"; @NAME is an abstract name
  *   sysprobe openw PATH...     "PATH RESULT" for open(PATH, O_WRONLY)
@@ -41,6 +43,7 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -574,6 +577,18 @@ static int print_caps(void)
 	return 0;
 }
 
+static int print_securebits(void)
+{
+	int bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+
+	if (bits < 0) {
+		perror("sysprobe: PR_GET_SECUREBITS");
+		return 1;
+	}
+	printf("securebits 0x%02x\n", bits);
+	return 0;
+}
+
 static int probe_connect(const char *ip, const char *port)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET};
@@ -706,6 +721,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: sysprobe PROBE... | fds | ids | caps | "
+				"securebits | "
 				"connect IP PORT | connectunix PATH | "
 				"openw PATH... | "
 				"scanexe SECONDS | repeat|timed N PROBE | "
@@ -724,6 +740,8 @@ int main(int argc, char **argv)
 		return print_ids();
 	if (strcmp(argv[1], "caps") == 0)
 		return print_caps();
+	if (strcmp(argv[1], "securebits") == 0)
+		return print_securebits();
 	if (strcmp(argv[1], "connect") == 0 && argc == 4)
 		return probe_connect(argv[2], argv[3]);
 	if (strcmp(argv[1], "connectunix") == 0 && argc == 3)
