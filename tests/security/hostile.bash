@@ -50,6 +50,7 @@ hostile_setup() {
 		d="${d%/*}"
 	done
 	OWN_MOUNTS=()
+	OWN_CGROUPS=()
 	SWAPPERS=()
 	CASES_OK=()
 	CASES_FAILED=()
@@ -92,6 +93,16 @@ hostile_teardown() {
 	safe_bundle_vars
 	stop_swappers || problems+="a swapper; "
 	corral_teardown || problems+="corral_teardown; "
+	# cgroups the test made (its processes gone with corral_teardown's
+	# kills): removed even when the test failed before its own rmdir
+	for ((i = ${#OWN_CGROUPS[@]} - 1; i >= 0; i--)); do
+		[ -d "${OWN_CGROUPS[i]}" ] || continue
+		for _ in $(seq 50); do
+			rmdir "${OWN_CGROUPS[i]}" 2>/dev/null && break
+			sleep 0.1
+		done
+		[ ! -d "${OWN_CGROUPS[i]}" ] || problems+="rmdir ${OWN_CGROUPS[i]}; "
+	done
 	for ((i = ${#OWN_MOUNTS[@]} - 1; i >= 0; i--)); do
 		umount "${OWN_MOUNTS[i]}" 2>/dev/null ||
 			umount -l "${OWN_MOUNTS[i]}" ||

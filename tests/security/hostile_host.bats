@@ -358,6 +358,7 @@ touch /scratch/planted 2>/dev/null && [ -e /scratch/planted ] && echo WROTE'
 	base="$(dirname "$vprocs")"
 	base="${base%"$vcg"}"
 	mkdir "$base/corral-holder-$$"
+	OWN_CGROUPS+=("$base/corral-holder-$$")
 	echo "$holder" >"$base/corral-holder-$$/cgroup.procs" ||
 		{ rmdir "$base/corral-holder-$$"; fail "move the holder"; }
 	base_config
