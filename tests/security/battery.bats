@@ -487,6 +487,13 @@ unchanged"
 raise_nofile EPERM
 same-hard
 core 0"
+	# the clamp is harden's, and recorded (the stage's own is a second
+	# line, which would hold the same limit inside without a word)
+	[ "$host" -lt 1048576 ] || return 0
+	run --separate-stderr corral explain --format json --bundle "$BUNDLE"
+	assert_success
+	assert_equal "$(jq -c '.changes[] | select(.field == ".process.rlimits[RLIMIT_NOFILE]") | [.asked, .applied]' <<<"$output")" \
+		"[\"1048576/1048576\",\"$host/$host\"]"
 }
 
 # --- processes -------------------------------------------------------------
