@@ -367,6 +367,26 @@ run_pod_member() {
 	corral delete --force "$ID-pause"
 }
 
+@test "root of its own user namespace cannot reach its supervisor even as its first call: prlimit and kill of PID 1 refused in every run" {
+	# The workload is root of the namespace, which the supervisor was
+	# until it took its own ids: a switch after the workload's exec left
+	# a window in which such a first call won in 11 to 20 of 20 runs.
+	# prlimit needs the uids and the gids to match, kill (signal 0: the
+	# permission alone) the uids.
+	local out results=""
+	cp "${ATTACKER:-$REPO_ROOT/build/helpers/static/attacker}" "$ROOTFS/bin/attacker"
+	for attack in "prlimit 1" "signal 1 0"; do
+		set_args /bin/attacker $attack
+		for i in $(seq 20); do
+			out="$(bounded 60 corral --policy "$POLICY" run --bundle "$BUNDLE" "$ID-$i" </dev/null 2>&1)" || true
+			results+="$out"$'\n'
+		done
+	done
+	assert_equal "$(grep -c '^prlimit EPERM$' <<<"$results")" 20
+	assert_equal "$(grep -c '^kill EPERM$' <<<"$results")" 20
+	assert_equal "$(grep -v -e '^prlimit EPERM$' -e '^kill EPERM$' -e '^$' <<<"$results")" ""
+}
+
 @test "root of its own user namespace gains nothing: a setuid binary, mount, unshare, another's files" {
 	cp "$REPO_ROOT/build/helpers/static/sysprobe" "$ROOTFS/bin/sysprobe"
 	cp "$ROOTFS/bin/sysprobe" "$ROOTFS/bin/suidprobe"
