@@ -32,6 +32,28 @@ bool cgroup_systemd_host(void)
 	return systemd_booted();
 }
 
+/* The driver runs on the unified hierarchy alone.  On a hybrid or v1
+ * host systemd makes a scope's cgroup only in the hierarchies of the
+ * controllers it manages (not cpuset's, freezer's, net_cls's), so the
+ * scope would hold part of the container and corral would make the rest
+ * behind systemd's back: the two managers of one tree the driver exists
+ * to avoid.  Refused, before systemd is asked for anything. */
+static int unified_only(const char *mount_root, struct error **err)
+{
+	const struct cgroup_backend *layout;
+
+	if (cgroup_detect(mount_root, &layout, err) < 0)
+		return -1;
+	if (layout != &cgroup_v2_backend)
+		return error_set(err, ENOTSUP,
+				 "systemd's cgroup driver needs the unified "
+				 "cgroup v2 hierarchy, and this host mounts "
+				 "v1 controllers (boot with "
+				 "systemd.unified_cgroup_hierarchy=1, or use "
+				 "cgroupfs)");
+	return 0;
+}
+
 int cgroup_new_systemd(const char *mount_root, const char *cgroups_path,
 		       const char *id, bool user, struct cgroup **out,
 		       struct error **err)
@@ -59,6 +81,8 @@ int cgroup_new_systemd(const char *mount_root, const char *cgroups_path,
 				 cgroups_path);
 	if (cg_systemd_parse(cgroups_path, slice, &u, err) < 0)
 		return -1;
+	if (unified_only(mount_root, err) < 0)
+		goto out;
 	/* the manager's own cgroup ("" for PID 1; the user's manager's
 	 * service for a user's) is where the slices are */
 	if (systemd_connect(user, &sd, err) < 0)
