@@ -173,6 +173,14 @@ build/gen/seccomp_filters.o: build/gen/seccomp_filters.c \
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) $(RUNTIME_INC) -c -o $@ $<
 
+# `corral COMMAND --help`, from corral(8)'s source (tools/help_gen.awk).
+build/gen/help.inc: docs/man/corral.8.scd tools/help_gen.awk
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	@awk -f tools/help_gen.awk $< >$@.tmp && mv $@.tmp $@
+
+build/runtime/cli/main.o: build/gen/help.inc
+
 # The domains a wildcard egress rule may not stand on: the Public Suffix
 # List (Debian's publicsuffix package, a build dependency: tests/deps) and
 # corral's own list, compiled into spec/egress/egress_suffix.c at build time.

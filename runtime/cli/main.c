@@ -45,6 +45,33 @@ static const struct command commands[] = {
      false},
 };
 
+/* `corral COMMAND --help`: the synopsis and options of the command's
+ * section of corral(8), made into C at build time from the page's source
+ * (tools/help_gen.awk on docs/man/corral.8.scd), so the two agree. */
+static const struct {
+	const char *name, *usage, *options;
+} command_help[] = {
+#include "help.inc"
+};
+
+/* Whether argv (a command and its arguments) asks for the command's help
+ * (its first argument is --help; a later one is the container's program's,
+ * as in `exec ID prog --help`), which is then printed. */
+static bool print_command_help(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") != 0)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(command_help); i++) {
+		if (strcmp(command_help[i].name, argv[0]) != 0)
+			continue;
+		fputs(command_help[i].usage, stdout);
+		if (command_help[i].options[0])
+			printf("\nOptions:\n%s", command_help[i].options);
+		return true;
+	}
+	return false;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(
@@ -63,7 +90,7 @@ static void usage(FILE *f)
 	       "  --debug              debug logging\n"
 	       "  --policy FILE        the sandbox policy (default " POLICY_PATH
 	       ")\n"
-	       "  --systemd-cgroup     accepted for compatibility\n"
+	       "  --systemd-cgroup     a systemd scope per container\n"
 	       "  -v, --version        print the version\n"
 	       "  -h, --help           print this help\n");
 }
@@ -208,6 +235,8 @@ int main(int argc, char **argv)
 		if (!cmd)
 			error_set(&err, EINVAL, "unknown command \"%s\"",
 				  argv[first]);
+		else if (print_command_help(argc - first, argv + first))
+			status = 0;
 		else
 			status = dispatch(&g, cmd, argc - first, argv + first,
 					  &own_root, &err);

@@ -148,7 +148,10 @@ TEST(slice_path_and_names)
 	CHECK(cg_slice_path("kubepods-burstable-podX.slice", &p, &e) == 0);
 	CHECK_STR(p, "kubepods.slice/kubepods-burstable.slice/"
 		     "kubepods-burstable-podX.slice");
+	free(p);
+	p = NULL;
 	CHECK(cg_slice_path("a/b.slice", &p, &e) < 0);
+	CHECK(p == NULL);
 	CHECK(cg_unit_name_ok("x.scope", "scope", true));
 	CHECK(cg_unit_name_ok("a@b.scope", "scope", true));
 	CHECK(!cg_unit_name_ok("a@b.slice", "slice", false));

@@ -1,17 +1,10 @@
 #!/usr/bin/env bats
-# WAITING FOR A CODE CHANGE: not in any default run (tests/run runs
-# tests/integration, tests/security and tests/engines; this is in
-# tests/package).  It fails on corral as built today, whose commands answer
-# `--help` with "unknown option --help"; tests/package/README.md says what
-# runtime/cli/main.c and runtime/cli/commands.c must do for it to pass, and then it
-# moves to tests/integration.
-#
 # `corral --help` and `corral COMMAND --help` print the synopsis corral(8)
 # has: the first line of each is "usage: " and the section's synopsis line
 # as text (docs/man/corral.8.scd, scdoc's *bold* and _underline_ taken
 # off), exit 0 on stdout, and name every flag the section documents.
 
-load ../integration/helpers
+load helpers
 
 MAN8="$REPO_ROOT/docs/man/corral.8.scd"
 
