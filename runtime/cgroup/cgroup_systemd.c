@@ -61,7 +61,7 @@ int cgroup_new_systemd(const char *mount_root, const char *cgroups_path,
 	struct cg_systemd_unit u = {0};
 	struct systemd sd = {.c = {.fd = -1}};
 	_cleanup_free_ char *dflt = NULL, *path = NULL;
-	const char *slice = user ? "user.slice" : "system.slice";
+	const char *slice = user ? "user.slice" : "system.slice", *rel;
 	int rc = -1;
 
 	*out = NULL;
@@ -87,13 +87,18 @@ int cgroup_new_systemd(const char *mount_root, const char *cgroups_path,
 	 * service for a user's) is where the slices are */
 	if (systemd_connect(user, &sd, err) < 0)
 		goto out;
-	path = cg_join(sd.manager_cgroup[0] ? sd.manager_cgroup : "/", u.path);
+	path = cg_join(sd.manager_cgroup, u.path);
 	if (!path) {
 		error_set(err, ENOMEM, "cgroup: out of memory");
 		goto out;
 	}
-	if (cgroup_new(mount_root, path[0] == '/' ? path + 1 : path, out, err) <
-	    0)
+	/* relative to the mount, as check_place compares it: cg_join of
+	 * PID 1's "" gives "/machine.slice/...", a user manager's its own
+	 * absolute cgroup before the slice */
+	rel = path;
+	while (*rel == '/')
+		rel++;
+	if (cgroup_new(mount_root, rel, out, err) < 0)
 		goto out;
 	(*out)->backend = &cgroup_systemd_backend;
 	(*out)->unit = steal_pointer(&u.scope);
@@ -196,7 +201,13 @@ static int sd_prepare(const struct cgroup *cg, const struct spec_resources *r,
 	}
 	if (check_place(cg, &sd, err) < 0 ||
 	    cg->layout->prepare(cg, r, best_effort, skipped, err) < 0) {
-		systemd_stop_unit(&sd, cg->unit, NULL);
+		_cleanup_error_ struct error *stop_err = NULL;
+
+		/* the error that matters is err; a scope left behind is
+		 * said, not hidden */
+		if (systemd_stop_unit(&sd, cg->unit, &stop_err) < 0)
+			log_warn("%s: not stopped: %s", cg->unit,
+				 stop_err->msg);
 		goto out;
 	}
 	rc = 0;
