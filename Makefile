@@ -342,6 +342,12 @@ check: corral $(UNIT_BIN) $(HELPER_BIN) $(STATIC_HELPER_BIN)
 check-vm: corral $(HELPER_BIN) $(STATIC_HELPER_BIN)
 	@KERNEL="$(KERNEL)" MODE="$(MODE)" tests/vm/run
 
+# make check-vm-ci: the short lane for CI, one guest after the other:
+# bare 5.10 (tests/vm/suites-ci.list), then 6.1 under systemd
+# (tests/vm/suites-ci-systemd.list); each guest killed at 1200 s.
+check-vm-ci: corral $(HELPER_BIN) $(STATIC_HELPER_BIN)
+	@GUESTS="5.10:bare 6.1:systemd" LIST=ci VM_TIMEOUT=1200 tests/vm/run
+
 sanitize:
 	$(MAKE) clean
 	$(MAKE) CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
@@ -466,6 +472,6 @@ mutate: corral helpers
 bench: corral
 	@tests/bench/run
 
-.PHONY: all unit helpers check check-vm sanitize install deps format format-check demo clean \
+.PHONY: all unit helpers check check-vm check-vm-ci sanitize install deps format format-check demo clean \
 	bench fuzz fuzz-run stage conformance mutate
 .PHONY: man deb

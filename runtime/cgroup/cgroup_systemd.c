@@ -32,6 +32,28 @@ bool cgroup_systemd_host(void)
 	return systemd_booted();
 }
 
+/* The driver runs on the unified hierarchy alone.  On a hybrid or v1
+ * host systemd makes a scope's cgroup only in the hierarchies of the
+ * controllers it manages (not cpuset's, freezer's, net_cls's), so the
+ * scope would hold part of the container and corral would make the rest
+ * behind systemd's back: the two managers of one tree the driver exists
+ * to avoid.  Refused, before systemd is asked for anything. */
+static int unified_only(const char *mount_root, struct error **err)
+{
+	const struct cgroup_backend *layout;
+
+	if (cgroup_detect(mount_root, &layout, err) < 0)
+		return -1;
+	if (layout != &cgroup_v2_backend)
+		return error_set(err, ENOTSUP,
+				 "systemd's cgroup driver needs the unified "
+				 "cgroup v2 hierarchy, and this host mounts "
+				 "v1 controllers (boot with "
+				 "systemd.unified_cgroup_hierarchy=1, or use "
+				 "cgroupfs)");
+	return 0;
+}
+
 int cgroup_new_systemd(const char *mount_root, const char *cgroups_path,
 		       const char *id, bool user, struct cgroup **out,
 		       struct error **err)
@@ -39,7 +61,7 @@ int cgroup_new_systemd(const char *mount_root, const char *cgroups_path,
 	struct cg_systemd_unit u = {0};
 	struct systemd sd = {.c = {.fd = -1}};
 	_cleanup_free_ char *dflt = NULL, *path = NULL;
-	const char *slice = user ? "user.slice" : "system.slice";
+	const char *slice = user ? "user.slice" : "system.slice", *rel;
 	int rc = -1;
 
 	*out = NULL;
@@ -59,17 +81,24 @@ int cgroup_new_systemd(const char *mount_root, const char *cgroups_path,
 				 cgroups_path);
 	if (cg_systemd_parse(cgroups_path, slice, &u, err) < 0)
 		return -1;
+	if (unified_only(mount_root, err) < 0)
+		goto out;
 	/* the manager's own cgroup ("" for PID 1; the user's manager's
 	 * service for a user's) is where the slices are */
 	if (systemd_connect(user, &sd, err) < 0)
 		goto out;
-	path = cg_join(sd.manager_cgroup[0] ? sd.manager_cgroup : "/", u.path);
+	path = cg_join(sd.manager_cgroup, u.path);
 	if (!path) {
 		error_set(err, ENOMEM, "cgroup: out of memory");
 		goto out;
 	}
-	if (cgroup_new(mount_root, path[0] == '/' ? path + 1 : path, out, err) <
-	    0)
+	/* relative to the mount, as check_place compares it: cg_join of
+	 * PID 1's "" gives "/machine.slice/...", a user manager's its own
+	 * absolute cgroup before the slice */
+	rel = path;
+	while (*rel == '/')
+		rel++;
+	if (cgroup_new(mount_root, rel, out, err) < 0)
 		goto out;
 	(*out)->backend = &cgroup_systemd_backend;
 	(*out)->unit = steal_pointer(&u.scope);
@@ -172,7 +201,13 @@ static int sd_prepare(const struct cgroup *cg, const struct spec_resources *r,
 	}
 	if (check_place(cg, &sd, err) < 0 ||
 	    cg->layout->prepare(cg, r, best_effort, skipped, err) < 0) {
-		systemd_stop_unit(&sd, cg->unit, NULL);
+		_cleanup_error_ struct error *stop_err = NULL;
+
+		/* the error that matters is err; a scope left behind is
+		 * said, not hidden */
+		if (systemd_stop_unit(&sd, cg->unit, &stop_err) < 0)
+			log_warn("%s: not stopped: %s", cg->unit,
+				 stop_err->msg);
 		goto out;
 	}
 	rc = 0;

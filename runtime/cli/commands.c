@@ -13,6 +13,7 @@
 #include "report_gather.h"
 #include "exec.h"
 #include "fsutil.h"
+#include "kernel_probe.h"
 #include "harden.h"
 #include "rootless.h"
 #include "sandbox.h"
@@ -520,7 +521,7 @@ int cmd_features(const struct global *g, int argc, char **argv,
 	optind = 0;
 	if (next_opt(argc, argv, "+:", none, err) != -1 ||
 	    want_args(argc, argv, 0, 0, "", err) < 0 ||
-	    spec_features_emit(&json, err) < 0)
+	    spec_features_emit(kernel_probe(), &json, err) < 0)
 		return 1;
 	fputs(json, stdout);
 	return 0;

@@ -9,10 +9,10 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "kernel_probe.h"
 #include "util.h"
 
 #ifndef MS_NOSYMFOLLOW
@@ -112,15 +112,11 @@ static int set_lowers(int fs, const int *lowers, size_t n, struct error **err)
  * 6.12, tests/vm).  There the layers are attached in the container's
  * state directory while the overlay is made.  That costs a directory, a
  * mount and an unmount, about 0.5 ms of a `run`, so a kernel that takes
- * detached layers is spared it (tests/vm/README.md). */
+ * detached layers is spared it (tests/vm/README.md); the same predicate
+ * tells `corral features` and `explain` (host_kernel.h). */
 static bool overlay_takes_detached(void)
 {
-	struct utsname u;
-	unsigned int major, minor;
-
-	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 15);
+	return host_kernel_overlay_takes_detached(kernel_probe());
 }
 
 /* Attach the detached mount `mnt` at dirfd/name, a directory made here. */

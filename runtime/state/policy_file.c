@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/utsname.h>
 
 #include "fsutil.h"
+#include "kernel_probe.h"
 #include "rootless.h"
 #include "util.h"
 
@@ -71,21 +71,11 @@ static bool subid_range(const char *file, const char *name, uint32_t *start,
 	return false;
 }
 
-/* Idmapped layers under an overlay (what the pool's user namespaces
- * need to give the image's root its files) came with Linux 5.19. */
-static bool kernel_idmaps_layers(void)
-{
-	struct utsname u;
-	unsigned major = 0, minor = 0;
-
-	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-		return false;
-	return major > 5 || (major == 5 && minor >= 19);
-}
-
 /* Without user.pool in the policy file, the host's reservation for
  * corral, as podman's --userns=auto takes the user "containers"'s: the
- * /etc/subuid and /etc/subgid lines of "corral". */
+ * /etc/subuid and /etc/subgid lines of "corral"; not on a kernel whose
+ * overlayfs takes no idmapped layer (before 5.19), which `corral explain`
+ * and `corral features` say (host_kernel.h). */
 static void pool_from_subid(struct policy *p)
 {
 	uint32_t uid, uids, gid, gids, size;
@@ -95,7 +85,8 @@ static void pool_from_subid(struct policy *p)
 	    !subid_range("/etc/subgid", SUBID_USER, &gid, &gids))
 		return;
 	size = uids < gids ? uids : gids;
-	if (policy_pool_check(uid, gid, size) < 0 || !kernel_idmaps_layers())
+	if (policy_pool_check(uid, gid, size) < 0 ||
+	    !host_kernel_idmaps_layers(&p->kernel))
 		return;
 	p->pool = (struct policy_pool){.set = true,
 				       .from_subid = true,
@@ -139,6 +130,7 @@ static void host_facts(struct policy *p, bool outside)
 	p->rootless_single =
 	    p->rootless && strcmp(rootless_mapping(), "single") == 0;
 	p->rootless_groups = p->rootless_single && rootless_has_groups();
+	p->kernel = *kernel_probe();
 }
 
 /* One file: `path` (missing: the built-in defaults, unless `named`). */

@@ -92,35 +92,46 @@ static int read_line(int fd, char *buf, size_t size, long deadline,
 	return error_set(err, EPROTO, "D-Bus auth: a line too long");
 }
 
-static int say(int fd, const char *s, struct error **err)
-{
-	if (write_all(fd, s, strlen(s)) < 0)
-		return error_errno(err, "D-Bus auth: write");
-	return 0;
-}
-
 /* EXTERNAL with no initial response: the server answers DATA and, on our
  * empty DATA, takes our uid from the socket's credentials, which is
  * right in a user namespace too (what getuid() says there is not what
- * the server sees). */
+ * the server sees).
+ *
+ * The whole exchange is written at once, BEGIN included, before any
+ * answer is read, as sd-bus's own clients write it.  systemd's private
+ * socket (sd-bus in PID 1's event loop) reads what follows BEGIN in the
+ * same read into its buffer and then waits for the socket to be readable
+ * again before it parses it: a first call written right after the OK
+ * often arrived with the BEGIN and was never answered (the systemd
+ * guest's "Get: systemd did not answer in time", gone under strace).
+ * Written first, BEGIN is read with the rest of the exchange, and the
+ * first call arrives alone. */
 static int authenticate(int fd, struct error **err)
 {
+	static const char auth[] = "\0AUTH EXTERNAL\r\nDATA\r\nBEGIN\r\n";
 	long deadline = now_ms() + DBUS_TIMEOUT_MS;
 	char line[LINE_MAX_];
+	bool challenged = false;
 
-	if (write_all(fd, "", 1) < 0) /* the credentials byte */
+	if (write_all(fd, auth, sizeof(auth) - 1) < 0)
 		return error_errno(err, "D-Bus auth: write");
-	if (say(fd, "AUTH EXTERNAL\r\n", err) < 0 ||
-	    read_line(fd, line, sizeof(line), deadline, err) < 0)
-		return -1;
-	if (strcmp(line, "DATA") == 0 &&
-	    (say(fd, "DATA\r\n", err) < 0 ||
-	     read_line(fd, line, sizeof(line), deadline, err) < 0))
-		return -1;
+	for (;;) {
+		if (read_line(fd, line, sizeof(line), deadline, err) < 0)
+			return -1;
+		if (!challenged && strcmp(line, "DATA") == 0) {
+			challenged = true;
+			continue;
+		}
+		break;
+	}
 	if (strncmp(line, "OK ", 3) != 0)
 		return error_set(err, EACCES, "D-Bus auth: refused (%.40s)",
 				 line);
-	return say(fd, "BEGIN\r\n", err);
+	/* a server that said OK without asking for DATA answers our DATA
+	 * with an ERROR line, before the first message */
+	if (!challenged && read_line(fd, line, sizeof(line), deadline, err) < 0)
+		return -1;
+	return 0;
 }
 
 static int send_msg(struct dbus_conn *c, const struct dbus_buf *msg,

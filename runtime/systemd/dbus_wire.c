@@ -411,7 +411,9 @@ static int skip(struct dbus_reader *r, const char **sig, int depth)
 		return skip(r, &inner, depth + 1);
 	}
 	case 'a': {
-		const char *elem = s + 1, *after = sig_one(elem, 0, 0);
+		/* the whole array type: an element "{..}" is one only after
+		 * its "a" */
+		const char *elem = s + 1, *after = sig_one(s, 0, 0);
 
 		if (!after ||
 		    dbus_read_array(r, sig_align(elem[0] == '{' ? '{' : *elem),

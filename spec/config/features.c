@@ -1,6 +1,8 @@
 /* The runtime-spec features document (`corral features`). */
 #include <errno.h>
+#include <stdio.h>
 
+#include "host_kernel.h"
 #include "json.h"
 #include "mount_options.h"
 #include "spec.h"
@@ -112,7 +114,29 @@ static void emit_linux(yajl_gen gen)
 	yajl_gen_map_close(gen);
 }
 
-int spec_features_emit(char **out, struct error **err)
+/* "annotations": implementation-specific strings, as the features
+ * document allows: the kernel's release and corral's decisions on it. */
+static void emit_kernel(yajl_gen gen, const struct host_kernel *k)
+{
+	struct host_kernel_fact facts[HOST_KERNEL_N_FACTS];
+	unsigned n = host_kernel_facts(k, facts);
+	char key[64];
+
+	if (!n)
+		return;
+	json_str(gen, "annotations");
+	yajl_gen_map_open(gen);
+	json_key_str(gen, "run.corral.kernel", k->release);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "run.corral.kernel.%s",
+			 facts[i].name);
+		json_key_str(gen, key, facts[i].what);
+	}
+	yajl_gen_map_close(gen);
+}
+
+int spec_features_emit(const struct host_kernel *k, char **out,
+		       struct error **err)
 {
 	yajl_gen gen = json_gen_new(1);
 	size_t n_mount = 0;
@@ -128,6 +152,7 @@ int spec_features_emit(char **out, struct error **err)
 		      HOOK_KIND_COUNT);
 	json_key_strv(gen, "mountOptions", spec_mount_option_names, n_mount);
 	emit_linux(gen);
+	emit_kernel(gen, k);
 	yajl_gen_map_close(gen);
 	return json_gen_finish(gen, out, NULL, err);
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "host_kernel.h"
 #include "spec.h"
 
 struct spec_state {
@@ -72,7 +73,11 @@ int spec_state_emit_list(struct spec_state *const *states, size_t n, char **out,
 
 void spec_state_free(struct spec_state *state);
 
-/* The runtime-spec features document for `corral features`. */
-int spec_features_emit(char **out, struct error **err);
+/* The runtime-spec features document for `corral features`; its
+ * annotations say the running kernel k and what corral does about each
+ * of its differences (run.corral.kernel, run.corral.kernel.NAME;
+ * host_kernel.h), none when k is unknown. */
+int spec_features_emit(const struct host_kernel *k, char **out,
+		       struct error **err);
 
 #endif

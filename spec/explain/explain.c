@@ -249,6 +249,23 @@ static void json_reach(yajl_gen g, const struct view *v)
 	yajl_gen_map_close(g);
 }
 
+/* "kernel": the release and what corral does about each kernel
+ * difference (host_kernel.h); absent when the runtime did not probe. */
+static void json_kernel(yajl_gen g, const struct host_kernel *k)
+{
+	struct host_kernel_fact facts[HOST_KERNEL_N_FACTS];
+	unsigned n = host_kernel_facts(k, facts);
+
+	if (!n)
+		return;
+	json_str(g, "kernel");
+	yajl_gen_map_open(g);
+	json_key_str(g, "release", k->release);
+	for (unsigned i = 0; i < n; i++)
+		json_key_str(g, facts[i].name, facts[i].what);
+	yajl_gen_map_close(g);
+}
+
 int explain_json(const struct hardened *h, char **out, struct error **err)
 {
 	struct view v;
@@ -265,6 +282,7 @@ int explain_json(const struct hardened *h, char **out, struct error **err)
 	json_str(g, "sandbox");
 	harden_emit_sandbox_object(g, &h->sandbox);
 	json_reach(g, &v);
+	json_kernel(g, &h->sandbox.kernel);
 	json_str(g, "changes");
 	harden_emit_changes(g, h);
 	yajl_gen_map_close(g);
@@ -471,6 +489,20 @@ static void text_dropped(FILE *f, const struct hardened *h)
 		    "nothing config.json asked for");
 }
 
+/* The kernel's differences and what corral does about each, as
+ * json_kernel says them. */
+static void text_kernel(FILE *f, const struct host_kernel *k)
+{
+	struct host_kernel_fact facts[HOST_KERNEL_N_FACTS];
+	unsigned n = host_kernel_facts(k, facts);
+
+	if (!n)
+		return;
+	row(f, "kernel", "release", k->release);
+	for (unsigned i = 0; i < n; i++)
+		row(f, "", facts[i].name, facts[i].what);
+}
+
 /* The change list, the field column aligned. */
 static void text_changes(FILE *f, const struct hardened *h)
 {
@@ -525,6 +557,7 @@ static void text_page(FILE *f, const struct view *v)
 	text_limits(f, v);
 	text_privileges(f, v);
 	text_dropped(f, v->h);
+	text_kernel(f, &v->h->sandbox.kernel);
 	text_changes(f, v->h);
 }
 

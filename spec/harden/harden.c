@@ -174,6 +174,7 @@ int harden_take(struct spec **config, const struct policy *policy,
 	}
 	h->spec = steal_pointer(config);
 	h->sandbox.role = harden_role(h->spec);
+	h->sandbox.kernel = policy->kernel;
 	if (policy->mode == POLICY_PERMISSIVE) {
 		if (permissive(h, err) < 0)
 			return -1;

@@ -109,6 +109,9 @@ struct sandbox {
 	 * namespace the caller is root of already, an engine's (rootless
 	 * podman's) */
 	bool rootless, rootless_single, rootless_nested;
+	/* the kernel the runtime found and what corral does about each of
+	 * its differences (host_kernel.h), for explain */
+	struct host_kernel kernel;
 };
 
 /* One change to config.json: the field (a JSON path in config.json, or a

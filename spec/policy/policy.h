@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "host_kernel.h"
 
 #define POLICY_PATH "/etc/corral/policy.json"
 #define POLICY_EGRESS_MAX 256 /* rules in network.allow */
@@ -177,6 +178,8 @@ struct policy {
 	 * through systemd (runtime/cgroup/cgroup_systemd.c), for explain */
 	bool cgroup_systemd;
 	unsigned cgroup_controllers;
+	/* the running kernel, for explain (unknown: nothing said) */
+	struct host_kernel kernel;
 	/* Host groups a container never runs in (names or decimal ids);
 	 * privileged_gids is what the runtime resolved them to on this host
 	 * (policy_resolve_groups), which harden() reads.  Group 0 is always

@@ -74,3 +74,22 @@ cgroup2() {
 	[ ! -e "$(cgroup2)/bad name.slice" ] || fail "a cgroup was made"
 	assert_no_leftovers "$ID"
 }
+
+@test "systemd as init over v1 controllers (a hybrid host): the systemd driver refuses with one line, nothing made" {
+	[ -d /sys/fs/cgroup/unified ] || skip "not a hybrid host"
+	[ -d /run/systemd ] || skip "no /run/systemd to cover"
+	update_config ".linux.cgroupsPath = \"corraltest-a.slice:p:$ID\""
+	set_args true
+	# /run/systemd/system, sd_booted(3)'s test, in a mount namespace of
+	# the test's own: to corral this host is then booted by systemd
+	run --separate-stderr timeout 30 unshare -m --propagation private \
+		sh -c 'mount -t tmpfs corraltest /run/systemd &&
+			mkdir /run/systemd/system && exec "$@"' sh \
+		"$CORRAL" --root "$ROOT" create --bundle "$BUNDLE" "$ID" \
+		</dev/null 3>&-
+	assert_error_line
+	[[ "$stderr" == *"systemd's cgroup driver needs the unified cgroup v2 hierarchy, and this host mounts v1 controllers"* ]] ||
+		fail "stderr: $stderr"
+	[ ! -e "$(cgroup2)/corraltest.slice" ] || fail "a cgroup was made"
+	assert_no_leftovers "$ID"
+}

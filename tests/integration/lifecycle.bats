@@ -21,6 +21,7 @@ trap_term() {
 	set_args sh -c 'trap "exit 7" TERM; echo ready; while :; do sleep 0.1; done'
 }
 
+# bats test_tags=vm-ci
 @test "create, start, kill and delete walk the states" {
 	set_args sleep 100
 	create_container "$ID" --pid-file "$BATS_TEST_TMPDIR/pid"
@@ -59,6 +60,7 @@ trap_term() {
 	assert_equal "$stderr" "corral: container $ID does not exist"
 }
 
+# bats test_tags=vm-ci
 @test "run exits with the workload's status: 0" {
 	set_args sh -c 'echo hello'
 	run corral run --bundle "$BUNDLE" "$ID"
@@ -94,6 +96,7 @@ trap_term() {
 	assert_no_leftovers "$ID"
 }
 
+# bats test_tags=vm-ci
 @test "create returns with the container alive, even on one CPU" {
 	# The container must outlive the create command that made it, however
 	# the scheduler orders their last steps.  On one CPU the command
@@ -115,6 +118,7 @@ trap_term() {
 	done
 }
 
+# bats test_tags=vm-ci
 @test "the workload may run on every CPU its create could" {
 	# create keeps its child off its own CPU until GO, and the child then
 	# takes back the whole set (runtime/cgroup/cpus.h): never the workload's
@@ -235,6 +239,7 @@ trap_term() {
 	assert_line children-gone
 }
 
+# bats test_tags=vm-ci
 @test "delete --force of a running container kills it" {
 	set_args sleep 100
 	create_container "$ID"

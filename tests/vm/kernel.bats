@@ -163,3 +163,76 @@ scratch_mounts() {
 		fail "stderr: $stderr"
 	assert_no_leftovers "$ID"
 }
+
+# kernel_at_least MAJOR MINOR: this kernel's release is MAJOR.MINOR or later.
+kernel_at_least() {
+	local major minor
+	IFS=. read -r major minor _ <<<"$(uname -r)"
+	minor="${minor%%[!0-9]*}"
+	[ "$major" -gt "$1" ] || { [ "$major" -eq "$1" ] && [ "$minor" -ge "$2" ]; }
+}
+
+# What corral does about each difference above, as `corral features`
+# (annotations) and `corral explain` (its kernel rows, and the JSON's
+# "kernel") say it: the words expected here are worked out from this
+# kernel's release alone, so a kernel that changed corral's choice
+# without its words (or the words without the choice) fails here.  A
+# created container's explain, saved at create, says the same.
+@test "features and explain name the kernel and what corral does about each of its differences" {
+	local -A want
+	if kernel_at_least 6 15; then
+		want[scratch]="made detached (6.15+)"
+	else
+		want[scratch]="attached while made (before 6.15)"
+	fi
+	if kernel_at_least 5 12; then
+		want[binds]="restricted before attach (mount_setattr)"
+	else
+		want[binds]="restricted after attach (no mount_setattr)"
+	fi
+	if kernel_at_least 6 2; then
+		want[cpus]="kept through the cgroup join (6.2+)"
+	else
+		want[cpus]="taken back after the cgroup join (before 6.2)"
+	fi
+	if ! kernel_at_least 5 12; then
+		want[pool]="refused (no mount_setattr: idmapped mounts, Linux 5.12); /etc/subuid's range not taken"
+	elif ! kernel_at_least 5 19; then
+		want[pool]="/etc/subuid's range not taken (idmapped layers under overlayfs: Linux 5.19)"
+	else
+		want[pool]="idmapped layers (mount_setattr)"
+	fi
+
+	run --separate-stderr corral features
+	assert_success
+	local features="$output" name
+	[ "$(jq -r '.annotations["run.corral.kernel"]' <<<"$features")" = "$(uname -r)" ] ||
+		fail "features: $(jq -c .annotations <<<"$features")"
+	for name in scratch binds cpus pool; do
+		[ "$(jq -r --arg k "run.corral.kernel.$name" '.annotations[$k]' <<<"$features")" = "${want[$name]}" ] ||
+			fail "features: $name: $(jq -c .annotations <<<"$features")"
+	done
+
+	run --separate-stderr corral explain --bundle "$BUNDLE"
+	assert_success
+	assert_line "kernel      release         $(uname -r)"
+	for name in scratch binds cpus pool; do
+		assert_line "$(printf '%-12s%-16s%s' '' "$name" "${want[$name]}")"
+	done
+	run --separate-stderr corral explain --format json --bundle "$BUNDLE"
+	assert_success
+	for name in scratch binds cpus pool; do
+		[ "$(jq -r --arg k "$name" '.kernel[$k]' <<<"$output")" = "${want[$name]}" ] ||
+			fail "explain --format json: $name: $(jq -c .kernel <<<"$output")"
+	done
+
+	set_args sleep 100
+	create_container "$ID"
+	track_pid "$(container_pid "$ID")"
+	run --separate-stderr corral explain "$ID"
+	assert_success
+	assert_line "$(printf '%-12s%-16s%s' '' scratch "${want[scratch]}")"
+	assert_line "$(printf '%-12s%-16s%s' '' pool "${want[pool]}")"
+	corral delete --force "$ID"
+	assert_no_leftovers "$ID"
+}

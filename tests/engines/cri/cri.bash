@@ -128,7 +128,14 @@ render_containerd_config() {
 		"$cri.cni.bin_dir=$CRI_CNI_BIN" \
 		"$cri.cni.conf_dir=$CRI_WORK/cni" \
 		"$corral.BinaryName=$CRI_WORK/corral-runtime" \
-		"$corral.Root=$CRI_CORRAL_ROOT"
+		"$corral.Root=$CRI_CORRAL_ROOT" || return 1
+	# CRI_SYSTEMD_CGROUP: the example's SystemdCgroup = false turned
+	# true (a bool, which render_config.py does not set), as a node
+	# with kubelet's systemd cgroup driver has it
+	[ -z "${CRI_SYSTEMD_CGROUP:-}" ] && return 0
+	sed -i 's/^\([[:space:]]*SystemdCgroup = \)false/\1true/' \
+		"$CRI_WORK/config.toml" &&
+		grep -q '^[[:space:]]*SystemdCgroup = true' "$CRI_WORK/config.toml"
 }
 
 # make_rootfs_tar FILE: busybox-static with its applets and a passwd that
@@ -235,14 +242,15 @@ cri_setup_file() {
 # run_pod [--annotation K=V]...: RunPodSandbox from pod.yaml, under the
 # handler of runtimeclass.yaml; the id goes to POD (and to the list that
 # teardown removes), the config to $BATS_TEST_TMPDIR/pod.pb.  Output and
-# status as bats' run leaves them.
+# status as bats' run leaves them.  The pod's cgroup parent is
+# $CRI_POD_PARENT when set (a slice, under SystemdCgroup).
 run_pod() {
 	run --separate-stderr cri run-pod --pod-yaml "$CRI_POD_YAML" \
 		--runtimeclass "$CRI_RUNTIMECLASS" \
 		--log-dir "$BATS_TEST_TMPDIR/logs" \
 		--save-config "$BATS_TEST_TMPDIR/pod.pb" \
 		--uid "pod-$BATS_TEST_NUMBER-$$" \
-		--cgroup-parent "/$CRI_CGROUP/pod-$BATS_TEST_NUMBER" "$@"
+		--cgroup-parent "${CRI_POD_PARENT:-/$CRI_CGROUP/pod-$BATS_TEST_NUMBER}" "$@"
 	POD=""
 	if [ "$status" -eq 0 ]; then
 		POD="$output"

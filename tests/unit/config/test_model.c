@@ -297,9 +297,11 @@ TEST(features_document)
 	const char *max[] = {"ociVersionMax", NULL};
 	const char *hooks[] = {"hooks", NULL};
 	const char *ns[] = {"linux", "namespaces", NULL};
+	const char *notes[] = {"annotations", NULL};
+	struct host_kernel unknown = {0};
 	yajl_val root;
 
-	CHECK(spec_features_emit(&json, &err) == 0);
+	CHECK(spec_features_emit(&unknown, &json, &err) == 0);
 	root = yajl_tree_parse(json, NULL, 0);
 	CHECK(root != NULL);
 	CHECK_STR(str_at(root, max), SPEC_OCI_VERSION);
@@ -307,6 +309,33 @@ TEST(features_document)
 	      HOOK_KIND_COUNT);
 	/* time namespaces are not offered */
 	CHECK(yajl_tree_get(root, ns, yajl_t_array)->u.array.len == NS_TIME);
+	/* an unprobed kernel: nothing said of it */
+	CHECK(yajl_tree_get(root, notes, yajl_t_object) == NULL);
+	yajl_tree_free(root);
+}
+
+/* The kernel's release and corral's decisions, as annotations. */
+TEST(features_name_the_kernel)
+{
+	_cleanup_error_ struct error *err = NULL;
+	_cleanup_free_ char *json = NULL;
+	const char *release[] = {"annotations", "run.corral.kernel", NULL};
+	const char *scratch[] = {"annotations", "run.corral.kernel.scratch",
+				 NULL};
+	const char *binds[] = {"annotations", "run.corral.kernel.binds", NULL};
+	struct host_kernel k = {.known = true,
+				.release = "5.10.0-32-amd64",
+				.major = 5,
+				.minor = 10};
+	yajl_val root;
+
+	CHECK(spec_features_emit(&k, &json, &err) == 0);
+	root = yajl_tree_parse(json, NULL, 0);
+	CHECK(root != NULL);
+	CHECK_STR(str_at(root, release), "5.10.0-32-amd64");
+	CHECK_STR(str_at(root, scratch), "attached while made (before 6.15)");
+	CHECK_STR(str_at(root, binds),
+		  "restricted after attach (no mount_setattr)");
 	yajl_tree_free(root);
 }
 

@@ -75,6 +75,56 @@ static void job_removed(struct dbus_buf *out, const char *result)
 	dbus_buf_clear(&body);
 }
 
+/* A unit's PropertiesChanged as systemd 252 sends it to every client of
+ * its private socket: dictionaries, a struct and an array of structs in
+ * variants.  A signal corral ignores must still parse, or the wait for a
+ * reply fails on it (the systemd guest's first create did). */
+TEST(a_properties_changed_signal_parses)
+{
+	_cleanup_error_ struct error *e = NULL;
+	struct dbus_buf msg, body = {0};
+	struct dbus_msg m;
+	size_t dict, a, bytes;
+
+	dbus_put_str(&body, "org.freedesktop.systemd1.Unit");
+	dict = dbus_array_begin(&body, 8);
+	dbus_put_align(&body, 8);
+	dbus_put_str(&body, "ActiveState");
+	dbus_put_sig(&body, "s");
+	dbus_put_str(&body, "inactive");
+	dbus_put_align(&body, 8);
+	dbus_put_str(&body, "Job");
+	dbus_put_sig(&body, "(uo)");
+	dbus_put_align(&body, 8);
+	dbus_put_u32(&body, 0);
+	dbus_put_str(&body, "/");
+	dbus_put_align(&body, 8);
+	dbus_put_str(&body, "InvocationID");
+	dbus_put_sig(&body, "ay");
+	bytes = dbus_array_begin(&body, 1);
+	dbus_put_u8(&body, 7);
+	dbus_array_end(&body, bytes, 1);
+	dbus_put_align(&body, 8);
+	dbus_put_str(&body, "Conditions");
+	dbus_put_sig(&body, "a(sbbsi)");
+	a = dbus_array_begin(&body, 8);
+	dbus_array_end(&body, a, 8);
+	dbus_put_align(&body, 8);
+	dbus_put_str(&body, "ActiveEnterTimestamp");
+	dbus_put_sig(&body, "t");
+	dbus_put_u64(&body, 1);
+	dbus_array_end(&body, dict, 8);
+	a = dbus_array_begin(&body, 4);
+	dbus_put_str(&body, "Asserts");
+	dbus_array_end(&body, a, 4);
+	CHECK(!body.oom);
+	hand_msg(&msg, DBUS_SIGNAL, 0, "PropertiesChanged", "sa{sv}as", &body);
+	CHECK(dbus_msg_parse(msg.data, msg.len, &m, &e) == 0);
+	CHECK_STR(m.sig, "sa{sv}as");
+	dbus_buf_clear(&msg);
+	dbus_buf_clear(&body);
+}
+
 TEST(a_method_call_parses_back)
 {
 	_cleanup_error_ struct error *e = NULL;
