@@ -460,6 +460,18 @@ static void text_privileges(FILE *f, const struct view *v)
 	rows(f, "hooks", "run as root", v->hooks, v->n_hooks, "none");
 }
 
+/* A change's "ASKED -> APPLIED", GAP, "(REASON)" and the line's end. */
+static void put_change(FILE *f, const struct harden_change *ch, const char *gap)
+{
+	put_safe(f, ch->asked);
+	fputs(" -> ", f);
+	put_safe(f, ch->applied);
+	fputs(gap, f);
+	fputc('(', f);
+	put_safe(f, ch->reason);
+	fputs(")\n", f);
+}
+
 /* What the container runs without that config.json asked for: each
  * recorded drop (harden_change.dropped) on a line of its own, which the
  * report lists again under "changed by the sandbox". */
@@ -476,12 +488,7 @@ static void text_dropped(FILE *f, const struct hardened *h)
 			LABEL_WIDTH, any ? "" : "runs without");
 		put_safe(f, ch->field);
 		fputs(": ", f);
-		put_safe(f, ch->asked);
-		fputs(" -> ", f);
-		put_safe(f, ch->applied);
-		fputs(" (", f);
-		put_safe(f, ch->reason);
-		fputs(")\n", f);
+		put_change(f, ch, " ");
 		any = true;
 	}
 	if (!any)
@@ -525,12 +532,7 @@ static void text_changes(FILE *f, const struct hardened *h)
 			    ? width - (int)strlen(ch->field)
 			    : 0,
 			"");
-		put_safe(f, ch->asked);
-		fputs(" -> ", f);
-		put_safe(f, ch->applied);
-		fputs("  (", f);
-		put_safe(f, ch->reason);
-		fputs(")\n", f);
+		put_change(f, ch, "  ");
 	}
 }
 
